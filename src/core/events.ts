@@ -1,0 +1,125 @@
+import { z } from "zod";
+import { ERROR_KINDS } from "./errors.js";
+
+/** A quota window as observed from some source; `usedPercent` is 0..100. */
+export const quotaWindowSchema = z.object({
+  kind: z.string().min(1), // five_hour, seven_day, seven_day_opus, monthly, ...
+  usedPercent: z.number().min(0).max(100).optional(),
+  resetsAt: z.string().optional(), // ISO time
+  status: z.enum(["allowed", "warning", "rejected"]).optional(),
+  source: z.string().min(1),
+  observedAt: z.string(),
+});
+export type QuotaWindow = z.infer<typeof quotaWindowSchema>;
+
+const base = { at: z.string(), turn: z.number().int().nonnegative() };
+
+/** The prompt the user sent for a turn. */
+const userMessage = z.object({ ...base, type: z.literal("user_message"), text: z.string() });
+/** A turn was spawned: which harness, login, mode and native session. */
+const turnStart = z.object({
+  ...base,
+  type: z.literal("turn_start"),
+  harness: z.string(),
+  account: z.string(),
+  mode: z.enum(["build", "plan"]),
+  resume: z.boolean(),
+});
+/** The CLI's own session id (for resume) and model, once the stream names them. */
+const session = z.object({ ...base, type: z.literal("session"), sessionId: z.string(), model: z.string().optional() });
+/** Assistant text. */
+const text = z.object({ ...base, type: z.literal("text"), text: z.string() });
+/** The agent called a tool (file write, shell command, ...). */
+const toolCall = z.object({
+  ...base,
+  type: z.literal("tool_call"),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+/** The result of a tool call. */
+const toolResult = z.object({
+  ...base,
+  type: z.literal("tool_result"),
+  id: z.string(),
+  output: z.string(),
+  isError: z.boolean(),
+});
+/** The agent wants permission to use a tool and waits for the user. */
+const approvalRequest = z.object({
+  ...base,
+  type: z.literal("approval_request"),
+  id: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+});
+/** A tool use the CLI refused by itself (non-interactive mode). */
+const denial = z.object({ ...base, type: z.literal("denial"), tool: z.string(), input: z.unknown() });
+/** The agent asks the user something. */
+const question = z.object({ ...base, type: z.literal("question"), text: z.string() });
+/** Tokens (and cost, where the CLI says) used by the turn so far. */
+const usage = z.object({
+  ...base,
+  type: z.literal("usage"),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  costUsd: z.number().optional(),
+});
+/** Quota windows the stream reported for the login in use. */
+const quota = z.object({ ...base, type: z.literal("quota"), windows: z.array(quotaWindowSchema) });
+/** The login hit a usage limit; `resetsAt` when the message said. */
+const limitHit = z.object({
+  ...base,
+  type: z.literal("limit_hit"),
+  message: z.string(),
+  resetsAt: z.string().optional(),
+  window: z.string().optional(),
+});
+/** The CLI is retrying a transient failure by itself. */
+const retry = z.object({ ...base, type: z.literal("retry"), attempt: z.number(), message: z.string() });
+/** Something went wrong; `kind` is one of the fixed error kinds. */
+const error = z.object({ ...base, type: z.literal("error"), kind: z.enum(ERROR_KINDS), message: z.string() });
+/** Offrun's own remarks in the log: setup output, a Planner turn that changed files, a restart. */
+const notice = z.object({
+  ...base,
+  type: z.literal("notice"),
+  level: z.enum(["info", "warning"]),
+  message: z.string(),
+});
+/** The one terminal event of every turn. */
+const turnEnd = z.object({
+  ...base,
+  type: z.literal("turn_end"),
+  outcome: z.enum(["completed", "failed", "limited", "cancelled", "interrupted"]),
+  reason: z.string().optional(),
+  exitCode: z.number().nullable().optional(),
+});
+
+export const agentEventSchema = z.discriminatedUnion("type", [
+  userMessage,
+  turnStart,
+  session,
+  text,
+  toolCall,
+  toolResult,
+  approvalRequest,
+  denial,
+  question,
+  usage,
+  quota,
+  limitHit,
+  retry,
+  error,
+  notice,
+  turnEnd,
+]);
+/** One line of `.offrun/chats/<agent>.jsonl`. */
+export type AgentEvent = z.infer<typeof agentEventSchema>;
+export type AgentEventType = AgentEvent["type"];
+export type TurnEndEvent = z.infer<typeof turnEnd>;
+export type TurnOutcome = TurnEndEvent["outcome"];
+
+/** Events as an adapter's parser emits them: the supervisor stamps `at` and `turn`. */
+export type ParsedEvent = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "at" | "turn"> : never) : never;

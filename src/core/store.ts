@@ -1,0 +1,95 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import type { z } from "zod";
+import { OffrunError } from "./errors.js";
+
+/** Writes JSON so that a reader never sees half a file (temp file + rename). */
+export async function writeJsonAtomic(file: string, value: unknown, mode?: number): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", mode === undefined ? {} : { mode });
+}
+
+/** Explains a zod failure as "file: field: problem" lines. */
+export function explainZodError(file: string, error: z.ZodError, fix: string): string {
+  const lines = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join(".") : "(whole file)";
+    return `  ${field}: ${issue.message}`;
+  });
+  return `${file} is not valid:\n${lines.join("\n")}\n${fix}`;
+}
+
+/** Reads and validates a JSON file; `undefined` when it does not exist. */
+export async function readJsonFile<S extends z.ZodTypeAny>(
+  file: string,
+  schema: S,
+  fix = "Fix the file or move it aside; Offrun recreates what it owns.",
+): Promise<z.output<S> | undefined> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new OffrunError("invalid_file", `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (error) {
+    throw new OffrunError("invalid_file", `${file} is not valid JSON (${(error as Error).message}). ${fix}`, {
+      cause: error,
+    });
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) throw new OffrunError("invalid_file", explainZodError(file, parsed.error, fix));
+  return parsed.data;
+}
+
+/** Appends one JSON value as one line. A single write call with O_APPEND keeps lines whole. */
+export async function appendJsonLine(file: string, value: unknown): Promise<void> {
+  const line = JSON.stringify(value) + "\n";
+  const handle = await fs.open(file, "a");
+  try {
+    await handle.write(line);
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface JsonlReadResult<T> {
+  entries: T[];
+  /** Lines that were not JSON or did not match the schema; kept, never dropped from disk. */
+  corrupt: { line: number; text: string; problem: string }[];
+}
+
+/** Splits on "\n" only (not readline: U+2028 inside JSON strings is not a line end). */
+export function splitJsonl(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+export async function readJsonl<S extends z.ZodTypeAny>(file: string, schema: S): Promise<JsonlReadResult<z.output<S>>> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], corrupt: [] };
+    throw error;
+  }
+  const result: JsonlReadResult<z.output<S>> = { entries: [], corrupt: [] };
+  splitJsonl(text).forEach((lineText, index) => {
+    if (lineText.trim() === "") return;
+    let data: unknown;
+    try {
+      data = JSON.parse(lineText);
+    } catch {
+      result.corrupt.push({ line: index + 1, text: lineText, problem: "not JSON" });
+      return;
+    }
+    const parsed = schema.safeParse(data);
+    if (parsed.success) result.entries.push(parsed.data);
+    else result.corrupt.push({ line: index + 1, text: lineText, problem: parsed.error.issues[0]?.message ?? "invalid" });
+  });
+  return result;
+}

@@ -1,0 +1,55 @@
+import type { ParsedEvent } from "../core/events.js";
+import type { Mode } from "../core/model.js";
+import type { Command } from "../core/process.js";
+
+/** What a turn needs from the supervisor; the adapter turns it into argv and env. */
+export interface TurnInput {
+  prompt: string;
+  mode: Mode;
+  /** The agent's worktree: the CLI runs here. */
+  cwd: string;
+  /** The binary to run (from `locate`). */
+  binary: string;
+  /** The CLI's own session id to resume; absent on the first turn. */
+  resumeSessionId?: string;
+  /** A session id chosen up front, for CLIs that accept one (Claude `--session-id`). */
+  newSessionId?: string;
+  model?: string;
+  /** The login's home; absent for the Default login (the CLI's own home). */
+  accountHome?: string;
+  /** Extra folders the agent may write (memory). */
+  addDirs?: string[];
+  /** The environment to start from (already carries OFFRUN_PORT and the login's extra env). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** A stateful parser for one turn's stdout: one native line in, zero or more of our events out. */
+export interface StreamParser {
+  push(line: string): ParsedEvent[];
+  /**
+   * Called once after the process ended. Returns the final events, always ending with exactly one
+   * `turn_end` (unless the stream already produced one).
+   */
+  finish(exit: { exitCode: number | undefined; signal?: string; stderrTail: string }): ParsedEvent[];
+}
+
+/** One agent CLI behind one interface. Nothing outside src/harnesses switches on a harness id. */
+export interface Harness {
+  readonly id: string;
+  readonly displayName: string;
+  /** The binary name looked up on PATH and known install folders. */
+  readonly binaryName: string;
+  /** How a user installs it (shown when it is missing). */
+  readonly installHint: string;
+  /** The variable that moves the CLI's home (config, sessions, login). */
+  readonly homeVariable: string;
+  /** The Default login's home. */
+  defaultHome(env: NodeJS.ProcessEnv): string;
+  /** Whether the CLI lets us pick the session id before the first turn. */
+  readonly choosesSessionId: boolean;
+  /** argv and env for one headless turn. */
+  turnCommand(input: TurnInput): Command;
+  createParser(): StreamParser;
+  /** The command that prints the CLI's version. */
+  versionArgs: string[];
+}

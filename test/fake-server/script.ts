@@ -1,0 +1,32 @@
+/** What the fake model does for one model request. Tests script a queue of these per server. */
+export type Step =
+  /** A plain assistant reply. */
+  | { kind: "text"; text: string }
+  /** Calls the CLI's own file-writing tool; the CLI's next request (with the tool result) gets the next step. */
+  | { kind: "write_file"; path: string; content: string; text?: string }
+  /** Calls the CLI's shell tool. */
+  | { kind: "shell"; command: string }
+  /** HTTP 429, a transient rate limit (not a usage limit). */
+  | { kind: "rate_limit"; retryAfterSeconds?: number }
+  /** HTTP 429 that says the login's usage limit is reached, with its reset time (epoch seconds). */
+  | { kind: "usage_limit"; resetsAt: number }
+  /** Accepts the request and never answers (the hang scenario). */
+  | { kind: "hang" };
+
+/** Quota headers to put on every response (what subscription logins see). */
+export interface QuotaHeaders {
+  fiveHourUsedPercent: number;
+  fiveHourResetsAt: number; // epoch seconds
+  weeklyUsedPercent: number;
+  weeklyResetsAt: number;
+}
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  /** The step the server answered with, or "auxiliary" for requests that did not consume one. */
+  answeredWith: Step["kind"] | "auxiliary" | "default";
+}
