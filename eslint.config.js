@@ -1,6 +1,3 @@
 import raycastConfig from "@raycast/eslint-config";
 
-export default [
-  { ignores: ["node_modules/", "build/", "dist/", ".test-clis/", "test/fixtures/"] },
-  ...raycastConfig,
-];
+export default [{ ignores: ["node_modules/", "build/", "dist/", ".test-clis/", "test/fixtures/"] }, ...raycastConfig];

@@ -6,6 +6,7 @@ export default {
   transform: {
     "^.+\\.tsx?$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
   },
+  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/build/", "<rootDir>/.test-clis/"],
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 60_000,
 };

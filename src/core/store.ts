@@ -69,7 +69,10 @@ export function splitJsonl(text: string): string[] {
   return lines;
 }
 
-export async function readJsonl<S extends z.ZodTypeAny>(file: string, schema: S): Promise<JsonlReadResult<z.output<S>>> {
+export async function readJsonl<S extends z.ZodTypeAny>(
+  file: string,
+  schema: S,
+): Promise<JsonlReadResult<z.output<S>>> {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -89,7 +92,8 @@ export async function readJsonl<S extends z.ZodTypeAny>(file: string, schema: S)
     }
     const parsed = schema.safeParse(data);
     if (parsed.success) result.entries.push(parsed.data);
-    else result.corrupt.push({ line: index + 1, text: lineText, problem: parsed.error.issues[0]?.message ?? "invalid" });
+    else
+      result.corrupt.push({ line: index + 1, text: lineText, problem: parsed.error.issues[0]?.message ?? "invalid" });
   });
   return result;
 }

@@ -1,0 +1,181 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { OffrunError } from "../errors.js";
+import { runCommand, type RunResult } from "../process.js";
+
+export interface GitOptions {
+  /** Extra environment for this call (e.g. GIT_INDEX_FILE). */
+  env?: Record<string, string>;
+  /** Exit codes that are answers, not failures (e.g. 1 for `diff --quiet`). */
+  okExitCodes?: number[];
+  timeoutMs?: number;
+  maxBuffer?: number;
+}
+
+// Set by git for hooks; inherited (e.g. tests run from a pre-commit hook) they would point
+// every call at the wrong repository or index.
+const INHERITED_GIT_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"];
+
+/** The environment for git and for setup commands: ours, minus hook-scoped git variables. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of INHERITED_GIT_VARS) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** Runs git with an argv array; throws OffrunError("git") with git's own words on failure. */
+export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<RunResult> {
+  const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env });
+  const result = await runCommand(
+    { file: "git", args, cwd, env },
+    { timeoutMs: options.timeoutMs ?? 120_000, maxBuffer: options.maxBuffer },
+  );
+  const ok =
+    result.exitCode === 0 || (result.exitCode !== undefined && (options.okExitCodes ?? []).includes(result.exitCode));
+  if (!ok) {
+    const said = result.stderr.trim() || result.stdout.trim() || (result.timedOut ? "timed out" : "no output");
+    throw new OffrunError("git", `git ${args[0] ?? ""} failed in ${cwd}: ${lastLines(said, 3)}`, {
+      details: `git ${args.join(" ")}\nexit code: ${result.exitCode}\n${said}`,
+    });
+  }
+  return result;
+}
+
+function lastLines(text: string, count: number): string {
+  return text.split("\n").slice(-count).join("\n");
+}
+
+async function requireFolder(dir: string): Promise<void> {
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new OffrunError("not_found", `${dir} does not exist or is not a folder.`);
+}
+
+/**
+ * The top level of the main checkout, also when `dir` is inside a linked worktree (an agent's
+ * own worktree resolves to the project that owns it).
+ */
+export async function findRepoRoot(dir: string): Promise<string> {
+  const absolute = path.resolve(dir);
+  await requireFolder(absolute);
+  const probe = await runCommand(
+    { file: "git", args: ["rev-parse", "--git-dir"], cwd: absolute, env: cleanEnv({ LC_ALL: "C" }) },
+    { timeoutMs: 30_000 },
+  );
+  if (probe.exitCode !== 0) {
+    if (/not a git repository/i.test(probe.stderr)) {
+      throw new OffrunError(
+        "invalid_input",
+        `${absolute} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
+      );
+    }
+    await git(absolute, ["rev-parse", "--git-dir"]); // throws with git's own message
+  }
+  // The first entry of `worktree list` is always the main working tree.
+  const listing = await git(absolute, ["worktree", "list", "--porcelain"]);
+  const lines = listing.stdout.split("\n");
+  const first = lines[0] ?? "";
+  if (!first.startsWith("worktree ") || lines[1] === "bare") {
+    throw new OffrunError("invalid_input", `${absolute} is in a bare repository. Offrun needs a checkout to work in.`);
+  }
+  const root = first.slice("worktree ".length);
+  const head = await git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { okExitCodes: [1] });
+  if (head.exitCode !== 0) {
+    throw new OffrunError(
+      "invalid_input",
+      `${root} has no commits yet, so there is nothing to branch agents from. Make a first commit (for example \`git commit --allow-empty -m init\`).`,
+    );
+  }
+  return root;
+}
+
+/** The shared git directory of a repository and all its worktrees, absolute and resolved. */
+export async function gitCommonDir(root: string): Promise<string> {
+  const result = await git(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+  return fs.realpath(result.stdout.trim());
+}
+
+/** The branch checked out at `root`; undefined on a detached HEAD. */
+export async function currentBranch(root: string): Promise<string | undefined> {
+  const result = await git(root, ["symbolic-ref", "--quiet", "--short", "HEAD"], { okExitCodes: [1] });
+  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+}
+
+/** The full sha of HEAD at `root`. */
+export async function headCommit(root: string): Promise<string> {
+  return (await git(root, ["rev-parse", "--verify", "HEAD^{commit}"])).stdout.trim();
+}
+
+/** The commit a branch name or commit-ish resolves to; undefined when it does not resolve. */
+export async function resolveCommit(root: string, ref: string): Promise<string | undefined> {
+  if (ref.startsWith("-")) return undefined; // would read as an option
+  const result = await git(root, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { okExitCodes: [1, 128] });
+  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+}
+
+export interface DirtyOptions {
+  /** Leave out `.offrun/` and `.worktrees/` entries (Offrun's own files in the main checkout). */
+  ignoreOffrun?: boolean;
+  /** Count untracked files too (default true). */
+  includeUntracked?: boolean;
+}
+
+const OFFRUN_PREFIXES = [".offrun/", ".worktrees/"];
+
+/** Paths with uncommitted changes (staged, unstaged and, unless told otherwise, untracked). */
+export async function dirtyFiles(dir: string, options: DirtyOptions = {}): Promise<string[]> {
+  const untracked = options.includeUntracked === false ? "no" : "all";
+  // --no-optional-locks: a status must not take index.lock while another git call writes.
+  const result = await git(dir, [
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v1",
+    "-z",
+    `--untracked-files=${untracked}`,
+  ]);
+  const tokens = result.stdout.split("\0");
+  const files: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const entry = tokens[i] ?? "";
+    if (entry.length < 4) continue;
+    const code = entry.slice(0, 2);
+    files.push(entry.slice(3));
+    if (code.includes("R") || code.includes("C")) i++; // the next token is the rename's source
+  }
+  if (!options.ignoreOffrun) return files;
+  return files.filter(
+    (file) => !OFFRUN_PREFIXES.some((prefix) => file === prefix.slice(0, -1) || file.startsWith(prefix)),
+  );
+}
+
+/** True when `dir` has uncommitted changes; see `dirtyFiles`. */
+export async function isDirty(dir: string, options: DirtyOptions = {}): Promise<boolean> {
+  return (await dirtyFiles(dir, options)).length > 0;
+}
+
+export const EXCLUDE_LINES = [".worktrees/", ".offrun/chats/", ".offrun/agents/"] as const;
+
+/**
+ * Adds Offrun's private folders to the repository's info/exclude (shared by all worktrees),
+ * never to the user's .gitignore. Idempotent; an atomic rewrite keeps concurrent callers from
+ * tearing the file, and they all write the same lines.
+ */
+export async function ensureExcludes(root: string): Promise<void> {
+  await addExcludes(root, [...EXCLUDE_LINES], "Offrun: agent worktrees and private state");
+}
+
+/** Appends the missing `lines` to info/exclude under a comment; true when something was added. */
+export async function addExcludes(root: string, lines: string[], comment: string): Promise<boolean> {
+  const excludeFile = path.join(await gitCommonDir(root), "info", "exclude");
+  const current = await fs.readFile(excludeFile, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return "";
+    throw error;
+  });
+  const present = new Set(current.split(/\r?\n/).map((line) => line.trim()));
+  const missing = lines.filter((line) => !present.has(line));
+  if (missing.length === 0) return false;
+  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+  await fs.mkdir(path.dirname(excludeFile), { recursive: true });
+  await writeFileAtomic(excludeFile, `${current}${separator}# ${comment}\n${missing.join("\n")}\n`);
+  return true;
+}

@@ -1,0 +1,205 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { OffrunError, isOffrunError } from "../errors.js";
+import type { ProjectConfig } from "../model.js";
+import { validateAgentName } from "../names.js";
+import { projectPaths } from "../paths.js";
+import { runCommand } from "../process.js";
+import { withRepoLock } from "./lock.js";
+import { addExcludes, cleanEnv, currentBranch, ensureExcludes, git, headCommit, resolveCommit } from "./repo.js";
+
+// Diffing, merging and discarding moved to their own modules; re-exported so older imports keep working.
+export { diffWorktree, type ChangedFile, type WorktreeDiff } from "./diff.js";
+export {
+  agentCommitMessage,
+  commitAgentWork,
+  identityArgs,
+  mergeAgent,
+  type MergeRequest,
+  type MergeResult,
+} from "./merge.js";
+export { discardWorktree, type DiscardRequest, type DiscardResult } from "./discard.js";
+
+export interface CreateWorktreeRequest {
+  root: string;
+  agent: string;
+  /** A branch or commit to start from; HEAD of the main checkout when absent. */
+  base?: string;
+  config: Pick<ProjectConfig, "branchPrefix" | "copyFiles" | "setup" | "setupTimeoutSeconds">;
+  port: number;
+  logFile: string;
+}
+
+export interface CreatedWorktree {
+  path: string;
+  branch: string;
+  baseCommit: string;
+  /** What the user named, or the branch HEAD was on; undefined for a detached HEAD. */
+  baseRef?: string;
+}
+
+/**
+ * A new worktree at .worktrees/<agent> on a new branch <prefix><agent>, with the configured
+ * files copied in and setup commands run. A failing setup leaves the worktree for inspection.
+ */
+export async function createWorktree(request: CreateWorktreeRequest): Promise<CreatedWorktree> {
+  const { root, agent, config } = request;
+  validateAgentName(agent);
+  const branch = `${config.branchPrefix}${agent}`;
+  const worktree = projectPaths(root).worktree(agent);
+  const copies = config.copyFiles.map((file) => insideProject(root, file)); // refuse before creating anything
+  const created = await withRepoLock(root, async () => {
+    await checkBranchName(root, branch);
+    const baseCommit = request.base === undefined ? await headCommit(root) : await resolveCommit(root, request.base);
+    if (baseCommit === undefined) {
+      throw new OffrunError(
+        "invalid_input",
+        `Base '${request.base}' is not a branch or commit in ${root}. Check the name with \`git branch -a\`.`,
+      );
+    }
+    const branchExists = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], {
+      okExitCodes: [1],
+    });
+    if (branchExists.exitCode === 0) {
+      throw new OffrunError(
+        "invalid_input",
+        `Branch ${branch} already exists. Pick another agent name, or delete the branch (\`git branch -D ${branch}\`).`,
+      );
+    }
+    if (await exists(worktree)) {
+      throw new OffrunError(
+        "invalid_input",
+        `${worktree} already exists. Pick another agent name, or remove that folder.`,
+      );
+    }
+    await ensureExcludes(root);
+    await git(root, ["worktree", "add", "--no-track", "-b", branch, "--", worktree, baseCommit]);
+    const baseRef = request.base ?? (await currentBranch(root));
+    return { path: worktree, branch, baseCommit, ...(baseRef === undefined ? {} : { baseRef }) };
+  });
+  await fs.mkdir(path.dirname(request.logFile), { recursive: true });
+  await copyConfiguredFiles(root, worktree, copies, request.logFile);
+  await runSetup(worktree, config, request.port, request.logFile);
+  return created;
+}
+
+async function checkBranchName(root: string, branch: string): Promise<void> {
+  const check = await git(root, ["check-ref-format", `refs/heads/${branch}`], { okExitCodes: [1] });
+  if (check.exitCode !== 0) {
+    throw new OffrunError(
+      "invalid_input",
+      `'${branch}' is not a valid git branch name. Check branchPrefix in .offrun/config.json.`,
+    );
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function appendLog(logFile: string, text: string): Promise<void> {
+  await fs.appendFile(logFile, text.endsWith("\n") ? text : `${text}\n`);
+}
+
+/** `file` relative to the project root; throws when it points outside it. */
+function insideProject(root: string, file: string): string {
+  const relative = path.relative(root, path.resolve(root, file));
+  if (
+    path.isAbsolute(file) ||
+    relative === "" ||
+    relative === ".." ||
+    relative.startsWith(`..${path.sep}`) ||
+    path.isAbsolute(relative)
+  ) {
+    throw new OffrunError(
+      "invalid_input",
+      `copyFiles entry '${file}' is outside the project. List paths relative to ${root}.`,
+    );
+  }
+  return relative;
+}
+
+/** Copies untracked files the agent needs (.env and the like) from the main checkout. */
+async function copyConfiguredFiles(root: string, worktree: string, files: string[], logFile: string): Promise<void> {
+  for (const relative of files) {
+    const source = path.join(root, relative);
+    if (!(await exists(source))) {
+      await appendLog(logFile, `[offrun] copyFiles: ${relative} does not exist in ${root}; skipped.`);
+      continue;
+    }
+    const target = path.join(worktree, relative);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.cp(source, target, { recursive: true, force: true });
+    await appendLog(logFile, `[offrun] copyFiles: copied ${relative}`);
+    await keepOutOfCommits(root, worktree, relative, logFile);
+  }
+}
+
+/**
+ * A copied file that git neither tracks nor ignores (an .env missing from .gitignore) would be
+ * committed by `git add -A` at merge time, secrets and all: exclude it for every worktree.
+ */
+async function keepOutOfCommits(root: string, worktree: string, relative: string, logFile: string): Promise<void> {
+  const gitPath = relative.split(path.sep).join("/");
+  const tracked = await git(worktree, ["ls-files", "--error-unmatch", "--", gitPath], { okExitCodes: [1] });
+  const ignored = await git(worktree, ["check-ignore", "-q", "--", gitPath], { okExitCodes: [1] });
+  if (tracked.exitCode === 0 || ignored.exitCode === 0) return;
+  const added = await withRepoLock(root, () =>
+    addExcludes(root, [`/${gitPath}`], "Offrun: copied into agent worktrees, never committed"),
+  );
+  if (added)
+    await appendLog(
+      logFile,
+      `[offrun] copyFiles: ${relative} was not ignored by git; added /${gitPath} to info/exclude so agents never commit it.`,
+    );
+}
+
+/** Runs each setup command in the worktree; its output goes to the log, a failure names the command. */
+async function runSetup(
+  worktree: string,
+  config: CreateWorktreeRequest["config"],
+  port: number,
+  logFile: string,
+): Promise<void> {
+  for (const argv of config.setup) {
+    const [file, ...args] = argv;
+    if (file === undefined) continue;
+    const shown = argv.join(" ");
+    await appendLog(logFile, `[offrun] setup: $ ${shown}`);
+    const env = cleanEnv({ OFFRUN_PORT: String(port), PORT: String(port) });
+    let result;
+    try {
+      result = await runCommand({ file, args, cwd: worktree, env }, { timeoutMs: config.setupTimeoutSeconds * 1000 });
+    } catch (error) {
+      const reason = isOffrunError(error, "not_installed") ? `${file} was not found` : String(error);
+      await appendLog(logFile, `[offrun] setup: ${reason}`);
+      throw new OffrunError(
+        "process_failed",
+        `Setup command \`${shown}\` could not start: ${reason}. The worktree is kept at ${worktree}; see ${logFile}.`,
+        { cause: error },
+      );
+    }
+    const output = result.stdout + result.stderr;
+    if (output !== "") await appendLog(logFile, output);
+    await appendLog(
+      logFile,
+      `[offrun] setup: exit code ${result.exitCode ?? "none"}${result.timedOut ? " (timed out)" : ""}`,
+    );
+    if (result.timedOut) {
+      throw new OffrunError(
+        "timed_out",
+        `Setup command \`${shown}\` took longer than ${config.setupTimeoutSeconds}s and was stopped. The worktree is kept at ${worktree}; its output is in ${logFile}. Raise setupTimeoutSeconds in .offrun/config.json if it needs longer.`,
+      );
+    }
+    if (result.exitCode !== 0) {
+      throw new OffrunError(
+        "process_failed",
+        `Setup command \`${shown}\` failed with exit code ${result.exitCode ?? "none"}. Its output is in ${logFile}; the worktree is kept at ${worktree}.`,
+        { details: output.slice(-4000) },
+      );
+    }
+  }
+}
