@@ -1,0 +1,54 @@
+import os from "node:os";
+import path from "node:path";
+import type { Command } from "../../core/process.js";
+import type { Harness, TurnInput } from "../types.js";
+import { createCodexParser } from "./parser.js";
+
+export { parseCodexLimitText } from "./limit-text.js";
+export { CODEX_NOT_LOGGED_IN_MESSAGE, classifyFailure, createCodexParser } from "./parser.js";
+export { CODEX_ROLLOUT_SOURCE, findCodexRollout, readCodexRolloutQuota } from "./rollout.js";
+
+/**
+ * argv for one headless turn (checked against 0.171.0):
+ *   codex exec --json -s <sandbox> -C <cwd> [-m M] [--add-dir D]... [resume <thread_id>] -- PROMPT
+ * `exec resume` accepts neither `-s`, `-C` nor `--add-dir` after `resume`, but the `exec`
+ * options before the subcommand apply to the resumed turn (the sandbox is not inherited
+ * from the first turn, so it is passed every time). `--` keeps a prompt starting with '-'
+ * a prompt. Build uses `workspace-write`: the bubblewrap sandbox works here (also as root)
+ * and lets Codex write the worktree but not `.git` or anything outside it.
+ */
+export function codexTurnArgs(
+  input: Pick<TurnInput, "prompt" | "mode" | "cwd" | "model" | "addDirs" | "resumeSessionId" | "promptViaStdin">,
+): string[] {
+  const args = ["exec", "--json", "-s", input.mode === "build" ? "workspace-write" : "read-only", "-C", input.cwd];
+  if (input.model) args.push("-m", input.model);
+  // Every --add-dir must exist: a missing one makes bubblewrap fail every command of the turn.
+  for (const dir of input.addDirs ?? []) args.push("--add-dir", dir);
+  if (input.resumeSessionId) args.push("resume", input.resumeSessionId);
+  // "-" makes Codex read the prompt from stdin (for prompts too long for one argument).
+  args.push("--", input.promptViaStdin ? "-" : input.prompt);
+  return args;
+}
+
+export const codexHarness: Harness = {
+  id: "codex",
+  displayName: "Codex",
+  binaryName: "codex",
+  installHint: "npm install -g @openai/codex",
+  homeVariable: "CODEX_HOME",
+  // The CLI itself honours CODEX_HOME before falling back to ~/.codex.
+  defaultHome: (env) => env.CODEX_HOME || path.join(env.HOME || os.homedir(), ".codex"),
+  choosesSessionId: false,
+  versionArgs: ["--version"],
+  turnCommand(input: TurnInput): Command {
+    const env = input.accountHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.accountHome };
+    return {
+      file: input.binary,
+      args: codexTurnArgs(input),
+      cwd: input.cwd,
+      env,
+      ...(input.promptViaStdin ? { input: input.prompt } : {}),
+    };
+  },
+  createParser: () => createCodexParser(),
+};
