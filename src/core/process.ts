@@ -8,6 +8,8 @@ export interface Command {
   cwd?: string;
   /** The complete environment of the child (callers merge with process.env themselves). */
   env?: NodeJS.ProcessEnv;
+  /** Text written to the child's stdin, which is then closed (a prompt too long for argv). */
+  input?: string;
 }
 
 export interface RunOptions {
@@ -60,7 +62,8 @@ export interface StreamOptions {
   timeoutMs: number;
   /** Kill when no output arrives for this long (CLIs that retry silently). */
   idleTimeoutMs: number;
-  onLine: (line: string) => void;
+  /** Gets every stdout line; returning false says the line was no progress (a retry notice), so the idle clock keeps running. */
+  onLine: (line: string) => boolean | void;
   onStderr?: (chunk: string) => void;
   onSpawn?: (pid: number | undefined) => void;
   signal?: AbortSignal;
@@ -86,7 +89,8 @@ export async function streamCommand(command: Command, options: StreamOptions): P
     cwd: command.cwd,
     env: command.env,
     extendEnv: command.env === undefined,
-    stdin: "ignore",
+    // Closed stdin: several CLIs wait for EOF before they start. With input, EOF follows it.
+    ...(command.input === undefined ? { stdin: "ignore" as const } : { input: command.input }),
     detached: true, // own process group, so a stop ends the CLI's children too
     reject: false,
     buffer: false,
@@ -116,19 +120,18 @@ export async function streamCommand(command: Command, options: StreamOptions): P
 
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => {
-    resetIdle();
     pending += chunk;
     let newline = pending.indexOf("\n");
     while (newline >= 0) {
       const line = pending.slice(0, newline);
       pending = pending.slice(newline + 1);
-      if (line.trim() !== "") options.onLine(line);
+      if (line.trim() !== "" && options.onLine(line) !== false) resetIdle();
       newline = pending.indexOf("\n");
     }
   });
   child.stderr?.setEncoding("utf8");
+  // stderr does not count as progress: CLIs log their endless reconnect attempts there.
   child.stderr?.on("data", (chunk: string) => {
-    resetIdle();
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
     options.onStderr?.(chunk);
   });

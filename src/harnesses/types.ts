@@ -17,6 +17,11 @@ export interface TurnInput {
   model?: string;
   /** The login's home; absent for the Default login (the CLI's own home). */
   accountHome?: string;
+  /**
+   * The prompt is too long for one argument (Linux caps one at 128 KiB): the adapter must have
+   * the CLI read it from stdin, by setting `input` on the command.
+   */
+  promptViaStdin?: boolean;
   /** Extra folders the agent may write (memory). */
   addDirs?: string[];
   /** The environment to start from (already carries OFFRUN_PORT and the login's extra env). */

@@ -1,0 +1,111 @@
+/**
+ * `npm run bench`: time from `offrun start` to the harness process being spawned, on a generated
+ * repository of 20,000 files, against plain `git worktree add` of the same repository in the same
+ * run. Target: Offrun adds no more than 150 ms to git's own time.
+ */
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const packageRoot = path.resolve(here, "..", "..");
+const offrunBin = path.join(packageRoot, "bin", "offrun.js");
+
+async function main() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-bench-"));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: path.join(dir, "home"),
+    TMPDIR: path.join(dir, "tmp"),
+    OFFRUN_HOME: path.join(dir, "oh"),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: path.join(dir, "gitconfig"),
+    // A stand-in harness binary: the benchmark measures Offrun up to the spawn, not the model.
+    OFFRUN_CLAUDE_BIN: path.join(dir, "fake-claude"),
+  };
+  await Promise.all(["home", "tmp", "oh"].map((d) => fs.mkdir(path.join(dir, d), { recursive: true })));
+  await fs.writeFile(env.GIT_CONFIG_GLOBAL!, "[user]\n\tname = Bench\n\temail = bench@offrun.invalid\n");
+  await fs.writeFile(env.OFFRUN_CLAUDE_BIN!, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const repo = path.join(dir, "repo");
+  const git = (args: string[]) => execa("git", args, { cwd: repo, env, extendEnv: false, timeout: 600_000 });
+  const offrun = (args: string[]) =>
+    execa(process.execPath, [offrunBin, ...args], { cwd: repo, env, extendEnv: false, timeout: 600_000 });
+
+  process.stdout.write(`generating a repository of ${FILES} files ... `);
+  await generateRepo(repo, FILES);
+  await git(["init", "-q", "-b", "main"]);
+  await git(["add", "-A"]);
+  await git(["commit", "-q", "-m", "generated"]);
+  process.stdout.write("done\n");
+
+  const gitTimes: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const target = path.join(dir, `plain-${i}`);
+    const t0 = performance.now();
+    await git(["worktree", "add", "-q", "-b", `plain-${i}`, target]);
+    gitTimes.push(performance.now() - t0);
+    await git(["worktree", "remove", "--force", target]);
+  }
+
+  await offrun(["companion", "start"]);
+  const warm: number[] = [];
+  for (let i = 0; i < RUNS; i++) warm.push(await timeStart(`bench-${i}`));
+  await offrun(["companion", "stop"]);
+  const cold = await timeStart("bench-cold");
+  await offrun(["companion", "stop"]);
+
+  async function timeStart(name: string): Promise<number> {
+    const t0 = Date.now();
+    await offrun(["start", "--name", name, "benchmark task"]);
+    const chat = await fs.readFile(path.join(repo, ".offrun", "chats", `${name}.jsonl`), "utf8");
+    const spawned = chat
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { type: string; at: string })
+      .find((event) => event.type === "turn_start");
+    if (!spawned) throw new Error(`no turn_start for ${name}`);
+    return Date.parse(spawned.at) - t0;
+  }
+
+  const g = median(gitTimes);
+  const w = median(warm);
+  const rows = [
+    ["git worktree add (baseline)", g, 1],
+    ["offrun start -> spawn, companion running", w, w / g],
+    ["offrun start -> spawn, companion cold", cold, cold / g],
+  ] as const;
+  console.log(`\n${FILES} files, median of ${RUNS} runs (cold: 1 run)\n`);
+  console.log(`${"measure".padEnd(44)}${"ms".padStart(10)}${"ratio".padStart(10)}`);
+  for (const [label, ms, ratio] of rows)
+    console.log(`${label.padEnd(44)}${ms.toFixed(0).padStart(10)}${ratio.toFixed(2).padStart(10)}`);
+  const added = w - g;
+  console.log(
+    `\nOffrun adds ${added.toFixed(0)} ms to git's own time (target: at most 150 ms): ${added <= 150 ? "met" : "NOT met"}`,
+  );
+  await fs.rm(dir, { recursive: true, force: true });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function generateRepo(repo: string, count: number) {
+  const perDir = 100;
+  for (let d = 0; d * perDir < count; d++) {
+    const folder = path.join(repo, "src", `module-${d}`);
+    await fs.mkdir(folder, { recursive: true });
+    const writes: Promise<void>[] = [];
+    for (let f = 0; f < perDir && d * perDir + f < count; f++) {
+      writes.push(fs.writeFile(path.join(folder, `file-${f}.ts`), `export const value${f} = ${d * perDir + f};\n`));
+    }
+    await Promise.all(writes);
+  }
+}
+
+await main();

@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Installs the pinned agent CLIs the end-to-end tests drive, once, into .test-clis/ (git-ignored).
+// They are not dependencies of the extension: users bring their own CLIs, signed in as themselves.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const PINNED = {
+  "@anthropic-ai/claude-code": "2.1.332",
+  "@openai/codex": "0.171.0",
+};
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const dir = path.join(root, ".test-clis");
+
+function installedVersion(name) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, "node_modules", name, "package.json"), "utf8")).version;
+  } catch {
+    return undefined;
+  }
+}
+
+const missing = Object.entries(PINNED).filter(([name, version]) => installedVersion(name) !== version);
+const binariesPresent = ["claude", "codex"].every((b) => fs.existsSync(path.join(dir, "node_modules", ".bin", b)));
+if (missing.length === 0 && binariesPresent) {
+  console.log(`test CLIs ready in ${dir}`);
+  process.exit(0);
+}
+
+fs.mkdirSync(dir, { recursive: true });
+// npm 11 runs no dependency install scripts unless allowed; Claude Code's postinstall puts its binary in place.
+fs.writeFileSync(
+  path.join(dir, "package.json"),
+  JSON.stringify(
+    {
+      name: "offrun-test-clis",
+      private: true,
+      dependencies: PINNED,
+      allowScripts: { "@anthropic-ai/claude-code": true },
+    },
+    null,
+    2,
+  ) + "\n",
+);
+console.log(
+  `installing ${Object.entries(PINNED)
+    .map(([n, v]) => `${n}@${v}`)
+    .join(" ")} into ${dir} ...`,
+);
+execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts=false"], {
+  cwd: dir,
+  stdio: "inherit",
+  timeout: 15 * 60_000,
+});
+for (const name of Object.keys(PINNED)) {
+  if (installedVersion(name) !== PINNED[name]) {
+    console.error(`${name} did not install at ${PINNED[name]}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,82 @@
+import fs from "node:fs/promises";
+import { listAgentsDetailed } from "../core/agents.js";
+import { locateBinary } from "../core/binaries.js";
+import { CompanionClient } from "../core/companion/client.js";
+import { knownProjects } from "../core/project.js";
+import { runCommand } from "../core/process.js";
+import { HARNESSES } from "../harnesses/registry.js";
+import { AGENT_HEADER, agentRows, table } from "./format.js";
+import { output, type GlobalOptions } from "./context.js";
+
+/** `offrun` with no arguments: what is installed, which logins exist, and every agent on this machine. */
+export async function dashboard(options: GlobalOptions): Promise<void> {
+  const clis = await Promise.all(
+    HARNESSES.map(async (harness) => {
+      const binary = await locateBinary(harness.id, harness.binaryName);
+      let version: string | undefined;
+      if (binary) {
+        const result = await runCommand({ file: binary, args: harness.versionArgs }, { timeoutMs: 10_000 }).catch(
+          () => undefined,
+        );
+        version = result?.stdout.trim().split("\n")[0] || undefined;
+      }
+      const home = harness.defaultHome(process.env);
+      const homeExists = await fs.stat(home).then(
+        () => true,
+        () => false,
+      );
+      return {
+        id: harness.id,
+        name: harness.displayName,
+        binary,
+        version,
+        installHint: harness.installHint,
+        logins: [{ label: "default", home, exists: homeExists }],
+      };
+    }),
+  );
+  const projects = await Promise.all(
+    (await knownProjects()).map(async (root) => ({ root, ...(await listAgentsDetailed(root)) })),
+  );
+  const companion = await CompanionClient.connect()
+    .then(async (client) => {
+      const info = await client.ping();
+      client.close();
+      return info;
+    })
+    .catch(() => undefined);
+
+  output(options, { clis, projects, companion: companion ?? null }, () => {
+    const lines = ["Agent CLIs"];
+    for (const cli of clis) {
+      if (cli.binary) lines.push(`  ✓ ${cli.name.padEnd(12)} ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
+      else lines.push(`  ✗ ${cli.name.padEnd(12)} not installed: ${cli.installHint}`);
+      for (const login of cli.logins) {
+        lines.push(
+          `      login ${login.label}: ${login.home}${login.exists ? "" : " (not created yet: run the CLI once to sign in)"}`,
+        );
+      }
+    }
+    lines.push(
+      "",
+      companion
+        ? `Companion running (pid ${companion.pid}, ${companion.running} turn(s) in progress)`
+        : "Companion not running (it starts by itself when needed)",
+    );
+    const withAgents = projects.filter((p) => p.agents.length > 0);
+    lines.push("");
+    if (withAgents.length === 0) {
+      lines.push("No agents yet. In a git repository, start one:", '  offrun start "fix the flaky upload test"');
+    }
+    for (const project of withAgents) {
+      lines.push(
+        project.root,
+        ...table(AGENT_HEADER, agentRows(project.agents))
+          .split("\n")
+          .map((l) => `  ${l}`),
+        "",
+      );
+    }
+    return lines.join("\n");
+  });
+}

@@ -1,0 +1,99 @@
+import type { AgentEvent } from "../core/events.js";
+import type { AgentRecord } from "../core/model.js";
+
+/** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
+
+export function elapsed(fromIso: string | undefined, now = Date.now()): string {
+  if (!fromIso) return "-";
+  const seconds = Math.max(0, Math.round((now - Date.parse(fromIso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, "0")}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h${String(minutes % 60).padStart(2, "0")}m`;
+  return `${Math.floor(hours / 24)}d`;
+}
+
+/** A fixed-width table; the last column may run long. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+export function agentRows(agents: AgentRecord[]): string[][] {
+  return agents.map((a) => [
+    a.name,
+    a.status,
+    elapsed(a.status === "working" ? a.turnStartedAt : a.createdAt),
+    a.harness,
+    a.account,
+    a.mode,
+    a.branch,
+  ]);
+}
+
+export const AGENT_HEADER = ["AGENT", "STATUS", "ELAPSED", "HARNESS", "LOGIN", "MODE", "BRANCH"];
+
+function truncate(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+function describeInput(input: unknown): string {
+  if (input && typeof input === "object") {
+    const record = input as Record<string, unknown>;
+    for (const field of ["file_path", "path", "command", "cmd", "pattern", "url"]) {
+      const value = record[field];
+      if (typeof value === "string") return value;
+      if (Array.isArray(value)) return value.join(" ");
+    }
+  }
+  return truncate(JSON.stringify(input) ?? "", 80);
+}
+
+/** One event as a line (or a few) of the conversation. */
+export function renderEvent(event: AgentEvent): string | undefined {
+  switch (event.type) {
+    case "user_message":
+      return `\n› you (turn ${event.turn})\n${event.text}`;
+    case "turn_start":
+      return `  [${event.harness} · ${event.account} · ${event.mode}${event.resume ? " · resumed" : ""}]`;
+    case "session":
+      return undefined;
+    case "text":
+      return `\n‹ agent\n${event.text}`;
+    case "tool_call":
+      return `  ⚙ ${event.name} ${describeInput(event.input)}`;
+    case "tool_result":
+      return event.isError ? `    ✗ ${truncate(event.output, 160)}` : undefined;
+    case "approval_request":
+      return `  ? needs approval: ${event.tool} ${describeInput(event.input)}`;
+    case "denial":
+      return `  ⊘ refused: ${event.tool} ${describeInput(event.input)}`;
+    case "question":
+      return `  ? ${event.text}`;
+    case "usage":
+      return `  tokens: ${event.inputTokens} in, ${event.outputTokens} out${event.costUsd !== undefined ? `, $${event.costUsd.toFixed(4)}` : ""}`;
+    case "quota":
+      return `  quota: ${event.windows.map((w) => `${w.kind} ${w.usedPercent ?? "?"}%`).join(", ")}`;
+    case "limit_hit":
+      return `  ⛔ limit: ${event.message}${event.resetsAt ? ` (resets ${new Date(event.resetsAt).toLocaleString()})` : ""}`;
+    case "retry":
+      return `  ↻ retry ${event.attempt}: ${event.message}`;
+    case "error":
+      return `  ✗ ${event.kind}: ${event.message}`;
+    case "notice":
+      return `  ${event.level === "warning" ? "⚠" : "·"} ${event.message}`;
+    case "turn_end":
+      return `  — turn ${event.turn} ${event.outcome}${event.reason ? `: ${event.reason}` : ""}`;
+    default: {
+      const unreachable: never = event;
+      return String(unreachable);
+    }
+  }
+}

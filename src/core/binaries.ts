@@ -1,0 +1,43 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Finds an agent CLI's binary. A process started by Raycast or launchd does not get the login
+ * shell's PATH, so after the explicit setting and PATH we look in the usual install folders.
+ */
+export async function locateBinary(
+  harnessId: string,
+  binaryName: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const override = env[`OFFRUN_${harnessId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN`];
+  if (override) return (await isExecutable(override)) ? path.resolve(override) : undefined;
+  const home = env.HOME || os.homedir();
+  const dirs = [
+    ...(env.PATH ?? "").split(path.delimiter).filter(Boolean),
+    path.join(home, ".local", "bin"),
+    path.join(home, ".npm-global", "bin"),
+    path.join(home, ".bun", "bin"),
+    path.join(home, ".volta", "bin"),
+    "/opt/homebrew/bin",
+    "/usr/local/bin",
+    "/usr/bin",
+  ];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, binaryName);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return false;
+    await fs.access(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

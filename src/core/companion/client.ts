@@ -1,0 +1,151 @@
+import fs from "node:fs/promises";
+import net from "node:net";
+import { execa } from "execa";
+import rpc from "vscode-jsonrpc/node.js";
+import type { z } from "zod";
+import { OffrunError, type ErrorKind, ERROR_KINDS } from "../errors.js";
+import { userPaths } from "../paths.js";
+import type { Command } from "../process.js";
+import {
+  pingResultSchema,
+  RPC_OFFRUN_ERROR,
+  rpcErrorDataSchema,
+  type MethodName,
+  type MethodParams,
+  type PingResult,
+} from "./protocol.js";
+
+const CONNECT_TIMEOUT_MS = 2_000;
+const START_TIMEOUT_MS = 10_000;
+
+/** One JSON-RPC connection to the companion. */
+export class CompanionClient {
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly connection: rpc.MessageConnection,
+  ) {}
+
+  /** Connects, or throws companion_unavailable when nothing listens. */
+  static async connect(socketPath = userPaths().socket): Promise<CompanionClient> {
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect(socketPath);
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new OffrunError("companion_unavailable", `The companion did not answer on ${socketPath}.`));
+      }, CONNECT_TIMEOUT_MS);
+      s.once("connect", () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once("error", (error) => {
+        clearTimeout(timer);
+        reject(
+          new OffrunError("companion_unavailable", `The companion is not running (${error.message}).`, {
+            cause: error,
+          }),
+        );
+      });
+    });
+    const connection = rpc.createMessageConnection(
+      new rpc.SocketMessageReader(socket),
+      new rpc.SocketMessageWriter(socket),
+    );
+    connection.listen();
+    return new CompanionClient(socket, connection);
+  }
+
+  async request<M extends MethodName>(method: M, params: MethodParams<M>): Promise<unknown> {
+    try {
+      return await this.connection.sendRequest(method, params);
+    } catch (error) {
+      throw toOffrunError(error);
+    }
+  }
+
+  async requestParsed<S extends z.ZodTypeAny, M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    schema: S,
+  ): Promise<z.output<S>> {
+    const result = await this.request(method, params);
+    const parsed = schema.safeParse(result);
+    if (!parsed.success) {
+      throw new OffrunError(
+        "unreadable_output",
+        `The companion answered ${method} with something unexpected: ${parsed.error.message}`,
+      );
+    }
+    return parsed.data;
+  }
+
+  ping(): Promise<PingResult> {
+    return this.requestParsed("ping", {}, pingResultSchema);
+  }
+
+  close(): void {
+    this.connection.dispose();
+    this.socket.destroy();
+  }
+}
+
+function toOffrunError(error: unknown): Error {
+  if (error instanceof rpc.ResponseError) {
+    const data = rpcErrorDataSchema.safeParse(error.data);
+    const kind =
+      data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
+        ? (data.data.kind as ErrorKind)
+        : "process_failed";
+    if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, error.message);
+    return new OffrunError("invalid_input", error.message);
+  }
+  if (error instanceof Error && /closed|disposed/i.test(error.message)) {
+    return new OffrunError(
+      "companion_unavailable",
+      "The companion closed the connection (it may have been stopped or crashed). Run the command again; it restarts the companion.",
+      { cause: error },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Connects to the companion, starting it detached first when it is not running.
+ * `launch` is how this face starts `offrun companion run` (the CLI passes its own entry point).
+ */
+export async function ensureCompanion(launch: Command): Promise<CompanionClient> {
+  try {
+    return await CompanionClient.connect();
+  } catch (error) {
+    if (!(error instanceof OffrunError) || error.kind !== "companion_unavailable") throw error;
+  }
+  await startCompanionDetached(launch);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      return await CompanionClient.connect();
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  throw new OffrunError(
+    "companion_unavailable",
+    `The companion did not start within ${START_TIMEOUT_MS / 1000} s. See ${userPaths().companionLog}, or run \`offrun companion run\` to see the error.`,
+    { cause: lastError },
+  );
+}
+
+export async function startCompanionDetached(launch: Command): Promise<void> {
+  const paths = userPaths();
+  await fs.mkdir(paths.home, { recursive: true });
+  const child = execa(launch.file, launch.args, {
+    cwd: launch.cwd ?? paths.home,
+    env: launch.env,
+    detached: true,
+    stdio: "ignore",
+    reject: false,
+    cleanup: false,
+  });
+  child.unref();
+}

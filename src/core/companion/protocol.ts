@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { MODES } from "../model.js";
+
+/** Requests the faces send to the companion. Every request is validated with these schemas. */
+export const methods = {
+  ping: z.object({}).optional(),
+  "agent.start": z.object({
+    project: z.string().min(1),
+    prompt: z.string(),
+    harness: z.string().optional(),
+    mode: z.enum(MODES).optional(),
+    name: z.string().optional(),
+    base: z.string().optional(),
+    model: z.string().optional(),
+  }),
+  "agent.send": z.object({ project: z.string().min(1), name: z.string().min(1), prompt: z.string() }),
+  "agent.stop": z.object({ project: z.string().min(1), name: z.string().min(1) }),
+  "agent.wait": z.object({ project: z.string().min(1), name: z.string().min(1) }),
+  shutdown: z.object({}).optional(),
+} as const;
+export type MethodName = keyof typeof methods;
+export type MethodParams<M extends MethodName> = z.input<(typeof methods)[M]>;
+
+/** What `ping` answers: enough for `offrun companion status`. */
+export const pingResultSchema = z.object({
+  pid: z.number(),
+  version: z.string(),
+  startedAt: z.string(),
+  running: z.number(),
+});
+export type PingResult = z.infer<typeof pingResultSchema>;
+
+/** Error codes on the wire; `data.kind` carries the OffrunError kind so faces can switch on it. */
+export const RPC_OFFRUN_ERROR = -32001;
+export const rpcErrorDataSchema = z.object({ kind: z.string(), details: z.string().optional() });

@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import { describeError } from "../errors.js";
+import { userPaths } from "../paths.js";
+import { Supervisor } from "../supervisor.js";
+import { serveCompanion } from "./server.js";
+
+/**
+ * The companion's main loop: recover agents left working by a companion that died, serve the
+ * socket, and stop cleanly on SIGTERM/SIGINT or a `shutdown` request.
+ */
+export async function runCompanion(options: { version: string; echo?: boolean }): Promise<void> {
+  const paths = userPaths();
+  fs.mkdirSync(paths.home, { recursive: true });
+  const log = (line: string) => {
+    const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
+    try {
+      fs.appendFileSync(paths.companionLog, text);
+    } catch (error) {
+      // A full disk must not take the companion down; say it where someone may see it.
+      process.stderr.write(`offrun companion: cannot write its log (${describeError(error)}): ${text}`);
+    }
+    if (options.echo) process.stderr.write(text);
+  };
+
+  const supervisor = new Supervisor(process.env);
+  // Owning the socket makes this the one companion; requests wait until recovery is over, so
+  // an agent being set up by this companion is never mistaken for an orphan of the last one.
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const server = await serveCompanion({ supervisor, version: options.version, log, ready });
+  log(`companion ${options.version} listening on ${paths.socket}`);
+  const recovered = await supervisor.recover();
+  for (const agent of recovered)
+    log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
+  markReady();
+
+  await new Promise<void>((resolve) => {
+    process.once("SIGTERM", resolve);
+    process.once("SIGINT", resolve);
+    void server.closed.then(resolve);
+  });
+  log("stopping: ending running turns");
+  await supervisor.shutdown();
+  await server.close();
+  log("stopped");
+}

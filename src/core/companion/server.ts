@@ -1,0 +1,141 @@
+import fs from "node:fs/promises";
+import net from "node:net";
+import lockfile from "proper-lockfile";
+import rpc from "vscode-jsonrpc/node.js";
+import { z } from "zod";
+import { OffrunError, describeError } from "../errors.js";
+import { userPaths } from "../paths.js";
+import type { Supervisor } from "../supervisor.js";
+import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./protocol.js";
+import { explainZodError } from "../store.js";
+
+export interface CompanionServer {
+  close(): Promise<void>;
+  /** Resolves when a client asked the companion to shut down. */
+  closed: Promise<void>;
+}
+
+export interface ServeOptions {
+  supervisor: Supervisor;
+  version: string;
+  log: (line: string) => void;
+  /** Requests are held until this resolves (recovery of the last companion's agents). */
+  ready?: Promise<void>;
+}
+
+/**
+ * Listens on the user-only Unix socket in OFFRUN_HOME. Each connection speaks JSON-RPC 2.0 with
+ * vscode-jsonrpc's framing; a client that sends garbage only loses its own connection.
+ */
+export async function serveCompanion(options: ServeOptions): Promise<CompanionServer> {
+  const paths = userPaths();
+  await fs.mkdir(paths.run, { recursive: true, mode: 0o700 });
+  await fs.chmod(paths.run, 0o700);
+
+  const startedAt = new Date().toISOString();
+  const connections = new Set<rpc.MessageConnection>();
+  let requestShutdown: () => void = () => undefined;
+  const shutdownRequested = new Promise<void>((resolve) => (requestShutdown = resolve));
+
+  const server = net.createServer((socket) => {
+    const connection = rpc.createMessageConnection(
+      new rpc.SocketMessageReader(socket),
+      new rpc.SocketMessageWriter(socket),
+    );
+    connections.add(connection);
+    const handlers: { [M in MethodName]: (params: z.output<(typeof methods)[M]>) => Promise<unknown> } = {
+      ping: async (): Promise<PingResult> => ({
+        pid: process.pid,
+        version: options.version,
+        startedAt,
+        running: options.supervisor.runningCount(),
+      }),
+      "agent.start": (p) => options.supervisor.start(p),
+      "agent.send": (p) => options.supervisor.send(p.project, p.name, p.prompt),
+      "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
+      "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
+      shutdown: async () => {
+        setImmediate(requestShutdown);
+        return { ok: true };
+      },
+    };
+    for (const name of Object.keys(methods) as MethodName[]) {
+      connection.onRequest(name, async (params: unknown) => {
+        const parsed = methods[name].safeParse(params ?? {});
+        if (!parsed.success) {
+          return new rpc.ResponseError(
+            rpc.ErrorCodes.InvalidParams,
+            explainZodError(name, parsed.error, "Check the request."),
+          );
+        }
+        try {
+          await options.ready;
+          return await (handlers[name] as (p: unknown) => Promise<unknown>)(parsed.data);
+        } catch (error) {
+          const kind = error instanceof OffrunError ? error.kind : "process_failed";
+          if (!(error instanceof OffrunError)) options.log(`${name} failed: ${(error as Error)?.stack ?? error}`);
+          return new rpc.ResponseError(RPC_OFFRUN_ERROR, describeError(error), { kind });
+        }
+      });
+    }
+    const drop = () => {
+      connections.delete(connection);
+      connection.dispose();
+      socket.destroy();
+    };
+    connection.onError(([error]) => {
+      options.log(`client sent something unreadable (${describeError(error)}); closing its connection`);
+      drop();
+    });
+    connection.onClose(drop);
+    socket.on("error", drop);
+    connection.listen();
+  });
+
+  server.maxConnections = 1000;
+  // Probe, remove a dead socket and bind under a short lock, so two companions started at
+  // once cannot both bind (the second would unlink the first one's socket).
+  const release = await lockfile.lock(paths.run, {
+    lockfilePath: `${paths.socket}.lock`,
+    stale: 5_000,
+    retries: { retries: 50, minTimeout: 20, maxTimeout: 200 },
+  });
+  try {
+    await removeStaleSocket(paths.socket);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(paths.socket, () => resolve());
+    });
+  } finally {
+    await release();
+  }
+  await fs.chmod(paths.socket, 0o600);
+  await fs.writeFile(paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
+
+  const close = async () => {
+    server.close();
+    for (const connection of connections) connection.dispose();
+    await fs.rm(paths.socket, { force: true });
+    await fs.rm(paths.pidFile, { force: true });
+  };
+  return { close, closed: shutdownRequested };
+}
+
+/** A socket file left by a companion that died: remove it unless something answers on it. */
+async function removeStaleSocket(socketPath: string): Promise<void> {
+  const alive = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+  if (alive) {
+    throw new OffrunError(
+      "conflict",
+      `Another companion is already running on ${socketPath}. Use \`offrun companion stop\` first.`,
+    );
+  }
+  await fs.rm(socketPath, { force: true });
+}

@@ -1,0 +1,386 @@
+import { randomUUID } from "node:crypto";
+import { getHarness, DEFAULT_HARNESS_ID } from "../harnesses/registry.js";
+import type { Harness } from "../harnesses/types.js";
+import { appendChat, listAgents, readAgent, writeAgent } from "./agents.js";
+import { locateBinary } from "./binaries.js";
+import { describeError, OffrunError } from "./errors.js";
+import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
+import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
+import { ensureExcludes, findRepoRoot } from "./git/repo.js";
+import { createWorktree } from "./git/worktrees.js";
+import type { AgentRecord, AgentStatus, Mode, ProjectConfig } from "./model.js";
+import { slugFromPrompt, validateAgentName } from "./names.js";
+import { projectPaths } from "./paths.js";
+import { allocatePort } from "./ports.js";
+import { isAlive, signalGroup, streamCommand } from "./process.js";
+import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
+import { KeyedQueue } from "./queue.js";
+
+/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
+export const ARGV_PROMPT_BYTES = 100_000;
+/** Far beyond any model's context window; a prompt this big is a mistake (a pasted binary, a log). */
+export const MAX_PROMPT_BYTES = 8_000_000;
+
+export interface StartRequest {
+  /** Any folder inside the project's repository. */
+  project: string;
+  prompt: string;
+  harness?: string;
+  mode?: Mode;
+  name?: string;
+  base?: string;
+  model?: string;
+}
+
+interface RunningTurn {
+  controller: AbortController;
+  done: Promise<TurnEndEvent>;
+}
+
+/**
+ * Owns agent turns: creates worktrees, spawns the CLI for each turn, appends every event to the
+ * chat log as it arrives and keeps the agent record current. One per companion process.
+ */
+export class Supervisor {
+  private readonly running = new Map<string, RunningTurn>();
+  /** Serializes record and log writes per agent, and naming per project. */
+  private readonly queue = new KeyedQueue();
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+
+  async start(request: StartRequest): Promise<AgentRecord> {
+    checkPrompt(request.prompt);
+    if (request.name !== undefined) validateAgentName(request.name);
+    const root = await findRepoRoot(request.project);
+    const config = await loadProjectConfig(root);
+    const harness = getHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID);
+    const binary = await this.requireBinary(harness);
+    await ensureProjectDirs(root);
+    await ensureExcludes(root);
+    await rememberProject(root);
+
+    // Reserve name and port under one lock so that concurrent starts never collide.
+    const record = await this.queue.run(`project:${root}`, async () => {
+      const agents = await listAgents(root);
+      const existing = new Set(agents.map((a) => a.name));
+      const name = request.name ?? slugFromPrompt(request.prompt, existing);
+      if (existing.has(name)) {
+        throw new OffrunError("invalid_input", `An agent named '${name}' already exists here. Pick another --name.`);
+      }
+      const taken = new Set(agents.map((a) => a.port));
+      const port = await allocatePort({ root, agent: name, range: config.portRange, taken });
+      const now = new Date().toISOString();
+      const reserved: AgentRecord = {
+        version: 1,
+        name,
+        task: request.prompt,
+        harness: harness.id,
+        account: "default",
+        mode: request.mode ?? config.defaultMode ?? "build",
+        model: request.model,
+        project: root,
+        worktree: projectPaths(root).worktree(name),
+        branch: `${config.branchPrefix}${name}`,
+        base: "",
+        port,
+        status: "working",
+        turns: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await writeAgent(reserved);
+      return reserved;
+    });
+
+    try {
+      const created = await createWorktree({
+        root,
+        agent: record.name,
+        base: request.base,
+        config,
+        port: record.port,
+        logFile: projectPaths(root).log(record.name),
+      });
+      Object.assign(record, { worktree: created.path, branch: created.branch, base: created.baseCommit });
+      if (created.baseRef) record.baseRef = created.baseRef;
+      await writeAgent(record);
+    } catch (error) {
+      await this.update(record, { status: "failed", lastError: describeError(error) });
+      await this.log(record, 0, { type: "error", kind: kindOf(error), message: describeError(error) });
+      throw error;
+    }
+    this.beginTurn(record, request.prompt, harness, binary, config);
+    return record;
+  }
+
+  /** The next turn of an existing agent, resuming the CLI's own session. */
+  async send(project: string, name: string, prompt: string): Promise<AgentRecord> {
+    checkPrompt(prompt);
+    const root = await findRepoRoot(project);
+    const record = await readAgent(root, name);
+    if (this.running.has(key(root, name))) {
+      throw new OffrunError(
+        "invalid_input",
+        `${name} is still working on its turn. Wait for it, or \`offrun stop ${name}\`.`,
+      );
+    }
+    if (record.mergedAt === undefined && record.status === "done") {
+      throw new OffrunError("invalid_input", `${name} is done. Start a new agent for new work.`);
+    }
+    const config = await loadProjectConfig(root);
+    const harness = getHarness(record.harness);
+    const binary = await this.requireBinary(harness);
+    this.beginTurn(record, prompt, harness, binary, config);
+    return record;
+  }
+
+  /** Ends the running turn (the CLI's whole process group). Safe to call when nothing runs. */
+  async stop(project: string, name: string): Promise<AgentRecord> {
+    const root = await findRepoRoot(project);
+    const running = this.running.get(key(root, name));
+    if (running) {
+      running.controller.abort();
+      await running.done;
+    }
+    return readAgent(root, name);
+  }
+
+  /** Resolves when the agent's current turn ends; at once (undefined) when no turn runs here. */
+  async wait(project: string, name: string): Promise<TurnEndEvent | undefined> {
+    const root = await findRepoRoot(project);
+    return this.running.get(key(root, name))?.done;
+  }
+
+  runningCount(): number {
+    return this.running.size;
+  }
+
+  /**
+   * After a crash or kill -9 of an earlier companion: any agent still marked working has no
+   * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted.
+   */
+  async recover(): Promise<string[]> {
+    const recovered: string[] = [];
+    for (const root of await knownProjects()) {
+      for (const record of await listAgents(root).catch(() => [])) {
+        if (record.status !== "working" || this.running.has(key(root, record.name))) continue;
+        if (record.pid !== undefined && isAlive(record.pid)) signalGroup(record.pid, "SIGTERM");
+        const reason = "The companion stopped during this turn. Send a message to continue the same session.";
+        await this.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });
+        await this.update(record, { status: "failed", lastError: reason, pid: undefined });
+        recovered.push(`${root}:${record.name}`);
+      }
+    }
+    return recovered;
+  }
+
+  /** Stops every running turn (companion shutdown). */
+  async shutdown(): Promise<void> {
+    const turns = [...this.running.values()];
+    for (const turn of turns) turn.controller.abort();
+    await Promise.allSettled(turns.map((t) => t.done));
+  }
+
+  private async requireBinary(harness: Harness): Promise<string> {
+    const binary = await locateBinary(harness.id, harness.binaryName, this.env);
+    if (!binary) {
+      throw new OffrunError(
+        "not_installed",
+        `${harness.displayName} (\`${harness.binaryName}\`) is not installed or not on PATH. Install it with \`${harness.installHint}\`, sign in once by running \`${harness.binaryName}\`, then try again.`,
+      );
+    }
+    return binary;
+  }
+
+  private beginTurn(record: AgentRecord, prompt: string, harness: Harness, binary: string, config: ProjectConfig) {
+    const controller = new AbortController();
+    const done = this.runTurn(record, prompt, harness, binary, config, controller.signal).finally(() =>
+      this.running.delete(key(record.project, record.name)),
+    );
+    this.running.set(key(record.project, record.name), { controller, done });
+  }
+
+  private async runTurn(
+    record: AgentRecord,
+    prompt: string,
+    harness: Harness,
+    binary: string,
+    config: ProjectConfig,
+    signal: AbortSignal,
+  ): Promise<TurnEndEvent> {
+    const turn = record.turns + 1;
+    const resume = record.sessionId !== undefined;
+    const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
+    await this.update(record, {
+      status: "working",
+      turns: turn,
+      turnStartedAt: new Date().toISOString(),
+      lastError: undefined,
+      sessionId: record.sessionId ?? newSessionId,
+    });
+    await this.log(record, turn, { type: "user_message", text: prompt });
+
+    const before =
+      record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
+    const command = harness.turnCommand({
+      prompt,
+      promptViaStdin: Buffer.byteLength(prompt, "utf8") > ARGV_PROMPT_BYTES,
+      mode: record.mode,
+      cwd: record.worktree,
+      binary,
+      resumeSessionId: resume ? record.sessionId : undefined,
+      newSessionId,
+      model: record.model,
+      env: { ...this.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
+    });
+
+    const parser = harness.createParser();
+    let end: TurnEndEvent | undefined;
+    let lastRetry: string | undefined;
+    const handle = (events: ParsedEvent[]) => {
+      for (const event of events) {
+        if (end) return; // exactly one terminal event per turn
+        const stamped = this.log(record, turn, event);
+        if (event.type === "session" && event.sessionId !== record.sessionId) {
+          void stamped.then(() => this.update(record, { sessionId: event.sessionId }));
+        }
+        if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
+      }
+    };
+
+    const result = await streamCommand(command, {
+      timeoutMs: config.turnTimeoutMinutes * 60_000,
+      idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+      signal,
+      onSpawn: (pid) => {
+        void this.log(record, turn, {
+          type: "turn_start",
+          harness: harness.id,
+          account: record.account,
+          mode: record.mode,
+          resume,
+        });
+        void this.update(record, { pid });
+      },
+      onLine: (line) => {
+        const events = parser.push(line);
+        for (const event of events) if (event.type === "retry") lastRetry = event.message;
+        handle(events);
+        // A CLI that only reports retries (offline, not logged in) is not making progress.
+        return events.length === 0 || events.some((e) => e.type !== "retry");
+      },
+    });
+
+    if (result.killedBecause) {
+      const ended = killedEnd(result.killedBecause, config);
+      if (lastRetry && ended.type === "turn_end") ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
+      handle([ended]);
+    } else if (result.spawnError) {
+      handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
+    }
+    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+    if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
+
+    if (before) await this.checkPlanner(record, turn, before);
+    const final = end!;
+    await this.update(record, {
+      status: statusAfter(final),
+      pid: undefined,
+      lastError: final.outcome === "completed" ? undefined : final.reason,
+    });
+    return final;
+  }
+
+  private async checkPlanner(record: AgentRecord, turn: number, before: { head: string; tree: string }) {
+    try {
+      const after = await worktreeFingerprint(record.worktree);
+      const changed = await changedBetween(record.worktree, before, after);
+      if (changed.length === 0) return;
+      await this.log(record, turn, {
+        type: "notice",
+        level: "warning",
+        message: `Planner turn changed the worktree, which Planner mode must not do: ${changed.join(", ")}. Review with \`offrun diff ${record.name}\`.`,
+      });
+    } catch (error) {
+      await this.log(record, turn, {
+        type: "notice",
+        level: "warning",
+        message: `Could not check the Planner turn: ${describeError(error)}`,
+      });
+    }
+  }
+
+  /** Appends one event to the agent's chat log, in order. */
+  private log(record: AgentRecord, turn: number, event: ParsedEvent): Promise<void> {
+    const stamped = { ...event, at: new Date().toISOString(), turn } as AgentEvent;
+    return this.queue.run(`agent:${key(record.project, record.name)}`, () =>
+      appendChat(record.project, record.name, stamped),
+    );
+  }
+
+  private update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void> {
+    return this.queue.run(`agent:${key(record.project, record.name)}`, async () => {
+      Object.assign(record, changes, { updatedAt: new Date().toISOString() });
+      for (const [field, value] of Object.entries(changes)) {
+        if (value === undefined) delete (record as Record<string, unknown>)[field];
+      }
+      await writeAgent(record);
+    });
+  }
+}
+
+function key(root: string, name: string): string {
+  return `${root}\u0000${name}`;
+}
+
+function checkPrompt(prompt: string): void {
+  if (prompt.trim() === "")
+    throw new OffrunError("invalid_input", "The prompt is empty. Say what the agent should do.");
+  const bytes = Buffer.byteLength(prompt, "utf8");
+  if (bytes > MAX_PROMPT_BYTES) {
+    throw new OffrunError(
+      "invalid_input",
+      `The prompt is ${(bytes / 1e6).toFixed(1)} MB, more than any model can read (the limit here is ${MAX_PROMPT_BYTES / 1e6} MB). Put the material in a file in the project and ask the agent to read the part it needs.`,
+    );
+  }
+}
+
+function statusAfter(end: TurnEndEvent): AgentStatus {
+  switch (end.outcome) {
+    case "completed":
+    case "cancelled":
+      return "idle";
+    case "limited":
+      return "limited";
+    case "failed":
+    case "interrupted":
+      return "failed";
+    default: {
+      const unreachable: never = end.outcome;
+      return unreachable;
+    }
+  }
+}
+
+function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig): ParsedEvent {
+  switch (why) {
+    case "cancelled":
+      return { type: "turn_end", outcome: "cancelled", reason: "Stopped by the user." };
+    case "idle":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The CLI printed nothing for ${config.idleTimeoutMinutes} min (it may be stuck retrying), so Offrun ended it. Send a message to try again; raise idleTimeoutMinutes in .offrun/config.json if turns are legitimately quiet.`,
+      };
+    case "timeout":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The turn ran longer than ${config.turnTimeoutMinutes} min, so Offrun ended it. Send a message to continue; raise turnTimeoutMinutes in .offrun/config.json for longer turns.`,
+      };
+  }
+}
+
+function kindOf(error: unknown) {
+  return error instanceof OffrunError ? error.kind : "process_failed";
+}

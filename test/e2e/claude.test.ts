@@ -1,0 +1,145 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { anthropicProtocol } from "../fake-server/anthropic.js";
+import { startFakeServer, type FakeServer } from "../fake-server/server.js";
+import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
+import { eventually, git, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+
+// The real Claude Code CLI against the fake model server, driven through the real `offrun` CLI
+// and companion, in a real git repository.
+
+let server: FakeServer;
+let box: Sandbox;
+let repo: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  server = await startFakeServer([anthropicProtocol]);
+  box = await makeSandbox("offrun-e2e-claude-");
+  repo = await makeRepo(path.join(box.dir, "repo"), box.env, { "README.md": "# demo\n", "src/app.ts": "export {};\n" });
+  env = {
+    ...claudeTestEnv({
+      serverUrl: server.url,
+      home: box.home,
+      tmp: box.tmp,
+      configDir: path.join(box.home, ".claude"),
+    }),
+    OFFRUN_HOME: box.offrunHome,
+    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_NOSYSTEM: "1",
+    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
+  };
+});
+
+afterAll(async () => {
+  await box.cleanup();
+  await server.close();
+});
+
+const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+
+function lastUserText(body: unknown): string {
+  return JSON.stringify(body);
+}
+
+test("a Build turn writes a file in the agent's worktree only, and merge brings it to the main checkout", async () => {
+  const worktree = path.join(repo, ".worktrees", "hello");
+  server.script({ kind: "write_file", path: path.join(worktree, "hello.txt"), content: "hello from claude\n" });
+
+  const started = await offrun("start", "--wait", "--name", "hello", "write hello.txt");
+  expect(started.stderr).toBe("");
+  expect(started.exitCode).toBe(0);
+
+  expect(await fs.readFile(path.join(worktree, "hello.txt"), "utf8")).toBe("hello from claude\n");
+  await expect(fs.access(path.join(repo, "hello.txt"))).rejects.toThrow();
+
+  const ls = await offrun("ls", "--json");
+  const listing = JSON.parse(ls.stdout) as { agents: { name: string; status: string; branch: string }[] };
+  expect(listing.agents).toEqual([expect.objectContaining({ name: "hello", status: "idle", branch: "offrun/hello" })]);
+
+  const diff = await offrun("diff", "hello", "--json");
+  expect(JSON.parse(diff.stdout).files).toEqual([expect.objectContaining({ path: "hello.txt", status: "added" })]);
+
+  const merged = await offrun("merge", "hello");
+  expect(merged.exitCode).toBe(0);
+  expect(await fs.readFile(path.join(repo, "hello.txt"), "utf8")).toBe("hello from claude\n");
+  const branchLog = await git(repo, box.env, ["log", "--format=%s", "offrun/hello"]);
+  expect(branchLog.split("\n")[0]).toBe("offrun: hello: write hello.txt");
+  expect(await git(repo, box.env, ["rev-parse", "--abbrev-ref", "HEAD"])).toBe("main");
+});
+
+test("send resumes the same session, and the model receives the whole history", async () => {
+  server.script({ kind: "text", text: "First answer about apples." });
+  const first = await offrun("start", "--wait", "--name", "chat", "tell me about apples");
+  expect(first.exitCode).toBe(0);
+  expect(first.stdout).toContain("First answer about apples.");
+
+  const before = server.turnRequests().length;
+  server.script({ kind: "text", text: "Second answer about pears." });
+  const second = await offrun("send", "--wait", "chat", "now pears");
+  expect(second.exitCode).toBe(0);
+  expect(second.stdout).toContain("Second answer about pears.");
+
+  const resumed = server.turnRequests().slice(before);
+  expect(resumed.length).toBeGreaterThan(0);
+  const body = lastUserText(resumed[resumed.length - 1]!.body);
+  expect(body).toContain("tell me about apples");
+  expect(body).toContain("First answer about apples.");
+  expect(body).toContain("now pears");
+
+  const shown = JSON.parse((await offrun("show", "chat", "--json")).stdout) as {
+    events: { type: string; turn: number }[];
+    agent: { turns: number };
+  };
+  expect(shown.agent.turns).toBe(2);
+  expect(shown.events.filter((e) => e.type === "turn_end").map((e) => e.turn)).toEqual([1, 2]);
+  expect(shown.events.filter((e) => e.type === "turn_start")).toHaveLength(2);
+});
+
+test("a Planner turn changes nothing in the worktree, even when the model tries to write", async () => {
+  const worktree = path.join(repo, ".worktrees", "plan");
+  server.script({ kind: "write_file", path: path.join(worktree, "plan-output.txt"), content: "should not exist\n" });
+  const result = await offrun("start", "--wait", "--mode", "plan", "--name", "plan", "how would you split app.ts?");
+  expect(result.exitCode).toBe(0);
+  await expect(fs.access(path.join(worktree, "plan-output.txt"))).rejects.toThrow();
+  expect(await git(worktree, box.env, ["status", "--porcelain"])).toBe("");
+  const shown = JSON.parse((await offrun("show", "plan", "--json")).stdout) as {
+    events: { type: string; level?: string }[];
+  };
+  expect(shown.events.some((e) => e.type === "notice" && e.level === "warning")).toBe(false);
+});
+
+test("killing the companion mid-turn loses no logged line, and send resumes the session", async () => {
+  server.script({ kind: "hang" });
+  const started = await offrun("start", "--name", "crash", "a long task");
+  expect(started.exitCode).toBe(0);
+  const chatFile = path.join(repo, ".offrun", "chats", "crash.jsonl");
+  await eventually(
+    async () => ((await fs.readFile(chatFile, "utf8")).includes('"type":"session"') ? true : undefined),
+    30_000,
+    "the session event",
+  );
+  const before = await fs.readFile(chatFile, "utf8");
+
+  const pid = Number((await fs.readFile(path.join(box.offrunHome, "run", "companion.pid"), "utf8")).trim());
+  process.kill(pid, "SIGKILL");
+
+  server.script({ kind: "text", text: "Picked up where we left off." });
+  const resumed = await offrun("send", "--wait", "crash", "please continue");
+  expect(resumed.exitCode).toBe(0);
+  expect(resumed.stdout).toContain("Picked up where we left off.");
+
+  const after = await fs.readFile(chatFile, "utf8");
+  expect(after.startsWith(before)).toBe(true);
+  const events = after
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; outcome?: string; turn: number });
+  expect(events.filter((e) => e.type === "turn_end").map((e) => [e.turn, e.outcome])).toEqual([
+    [1, "interrupted"],
+    [2, "completed"],
+  ]);
+  const lastRequest = JSON.stringify(server.turnRequests().at(-1)!.body);
+  expect(lastRequest).toContain("a long task");
+  expect(lastRequest).toContain("please continue");
+});

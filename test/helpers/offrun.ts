@@ -1,0 +1,111 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+
+export const PROJECT_ROOT = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..");
+export const OFFRUN_BIN = path.join(PROJECT_ROOT, "bin", "offrun.js");
+
+/** A fresh sandbox: every test gets its own HOME, TMPDIR and OFFRUN_HOME. */
+export interface Sandbox {
+  dir: string;
+  home: string;
+  tmp: string;
+  offrunHome: string;
+  /** The base environment for processes of this test (no variable of the real user's leaks in). */
+  env: NodeJS.ProcessEnv;
+  cleanup(): Promise<void>;
+}
+
+export async function makeSandbox(prefix = "offrun-test-"): Promise<Sandbox> {
+  // Short paths: the companion's Unix socket path must stay under ~104 bytes on macOS.
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const home = path.join(dir, "home");
+  const tmp = path.join(dir, "tmp");
+  const offrunHome = path.join(dir, "oh");
+  await Promise.all([home, tmp, offrunHome].map((d) => fs.mkdir(d, { recursive: true })));
+  const gitConfig = path.join(home, ".gitconfig");
+  await fs.writeFile(
+    gitConfig,
+    "[user]\n\tname = Offrun Test\n\temail = test@offrun.invalid\n[init]\n\tdefaultBranch = main\n",
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmp,
+    OFFRUN_HOME: offrunHome,
+    GIT_CONFIG_GLOBAL: gitConfig,
+    GIT_CONFIG_NOSYSTEM: "1",
+    LANG: "C.UTF-8",
+  };
+  return {
+    dir,
+    home,
+    tmp,
+    offrunHome,
+    env,
+    cleanup: async () => {
+      await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Makes a git repository with one commit. */
+export async function makeRepo(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  files: Record<string, string> = { "README.md": "# demo\n" },
+): Promise<string> {
+  await fs.mkdir(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await fs.writeFile(path.join(dir, name), content);
+  }
+  await git(dir, env, ["init", "-q", "-b", "main"]);
+  await git(dir, env, ["add", "-A"]);
+  await git(dir, env, ["commit", "-q", "-m", "initial"]);
+  return dir;
+}
+
+export async function git(cwd: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  const result = await execa("git", args, { cwd, env, extendEnv: false, timeout: 60_000 });
+  return String(result.stdout);
+}
+
+export interface OffrunResult {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `offrun` CLI as a user would. */
+export async function runOffrun(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
+): Promise<OffrunResult> {
+  const result = await execa(process.execPath, [OFFRUN_BIN, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false,
+    timeout: options.timeoutMs ?? 120_000,
+  });
+  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Polls until `check` returns a value (or the deadline passes). */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
