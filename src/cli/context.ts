@@ -1,33 +1,6 @@
-import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ensureCompanion, type CompanionClient } from "../core/companion/client.js";
-import { describeError, OffrunError } from "../core/errors.js";
-
-/** Options every command takes. */
-export interface GlobalOptions {
-  project?: string;
-  json?: boolean;
-}
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** build/src/cli -> the package root, where bin/offrun.js and package.json live. */
-const packageRoot = path.resolve(here, "..", "..", "..");
-
-export function offrunVersion(): string {
-  try {
-    const text = fs.readFileSync(path.join(packageRoot, "package.json"), "utf8");
-    const match = /"version"\s*:\s*"([^"]+)"/.exec(text);
-    return match?.[1] ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
-
-/** The directory a command works on: --project, else the cwd (the core finds the repository around it). */
-export function projectDir(options: GlobalOptions): string {
-  return path.resolve(options.project ?? process.cwd());
-}
+import { packageRoot } from "./output.js";
 
 /** Connects to the companion, starting it (detached) with this very CLI when it is down. */
 export function companion(): Promise<CompanionClient> {
@@ -44,23 +17,4 @@ export async function withCompanion<T>(fn: (client: CompanionClient) => Promise<
   } finally {
     client.close();
   }
-}
-
-/** Prints data as JSON for scripts, or as text for people. */
-export function output(options: GlobalOptions, data: unknown, text: () => string): void {
-  if (options.json) process.stdout.write(JSON.stringify(data, null, 2) + "\n");
-  else {
-    const rendered = text();
-    if (rendered !== "") process.stdout.write(rendered.endsWith("\n") ? rendered : rendered + "\n");
-  }
-}
-
-/** Exit codes: 1 for a failure, 2 for bad input a person can fix by changing the command. */
-export function fail(error: unknown, json: boolean | undefined): never {
-  const kind = error instanceof OffrunError ? error.kind : "process_failed";
-  const message = describeError(error);
-  if (json) process.stdout.write(JSON.stringify({ error: { kind, message } }, null, 2) + "\n");
-  else process.stderr.write(`offrun: ${message}\n`);
-  if (!(error instanceof OffrunError) && process.env.OFFRUN_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
-  process.exit(kind === "invalid_input" || kind === "not_found" ? 2 : 1);
 }

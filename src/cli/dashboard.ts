@@ -6,7 +6,7 @@ import { knownProjects } from "../core/project.js";
 import { runCommand } from "../core/process.js";
 import { HARNESSES } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
-import { output, type GlobalOptions } from "./context.js";
+import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, and every agent on this machine. */
 export async function dashboard(options: GlobalOptions): Promise<void> {

@@ -7,7 +7,7 @@ import { discardWorktree } from "./git/discard.js";
 import { mergeAgent } from "./git/merge.js";
 import type { AgentRecord } from "./model.js";
 import { projectPaths } from "./paths.js";
-import { isAlive } from "./process.js";
+import { isAlive } from "./pids.js";
 
 /** Git-side operations on an agent that do not need the companion: diff, merge, discard. */
 

@@ -1,5 +1,6 @@
 import { execa } from "execa";
 import { OffrunError } from "./errors.js";
+import { signalGroup } from "./pids.js";
 
 /** A command as a file and an argv array: never a shell string. */
 export interface Command {
@@ -146,24 +147,4 @@ export async function streamCommand(command: Command, options: StreamOptions): P
 
   const spawnError = result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
   return { exitCode: result.exitCode, signal: result.signal, killedBecause, stderrTail, spawnError };
-}
-
-/** Sends a signal to a whole process group; ignores a group that is already gone. */
-export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already exited
-  }
-}
-
-/** True when a process with this pid exists (and is ours to signal). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

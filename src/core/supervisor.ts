@@ -6,13 +6,14 @@ import { locateBinary } from "./binaries.js";
 import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
 import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
-import { ensureExcludes, findRepoRoot } from "./git/repo.js";
+import { findRepoRoot } from "./git/repo.js";
 import { createWorktree } from "./git/worktrees.js";
 import type { AgentRecord, AgentStatus, Mode, ProjectConfig } from "./model.js";
 import { slugFromPrompt, validateAgentName } from "./names.js";
 import { projectPaths } from "./paths.js";
 import { allocatePort } from "./ports.js";
-import { isAlive, signalGroup, streamCommand } from "./process.js";
+import { isAlive, signalGroup } from "./pids.js";
+import { streamCommand } from "./process.js";
 import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
 import { KeyedQueue } from "./queue.js";
 
@@ -56,8 +57,6 @@ export class Supervisor {
     const harness = getHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID);
     const binary = await this.requireBinary(harness);
     await ensureProjectDirs(root);
-    await ensureExcludes(root);
-    await rememberProject(root);
 
     // Reserve name and port under one lock so that concurrent starts never collide.
     const record = await this.queue.run(`project:${root}`, async () => {
@@ -110,6 +109,8 @@ export class Supervisor {
       throw error;
     }
     this.beginTurn(record, request.prompt, harness, binary, config);
+    // Off the path to the spawn: only the dashboard and recovery read the list of projects.
+    await rememberProject(root);
     return record;
   }
 
@@ -194,9 +195,9 @@ export class Supervisor {
 
   private beginTurn(record: AgentRecord, prompt: string, harness: Harness, binary: string, config: ProjectConfig) {
     const controller = new AbortController();
-    const done = this.runTurn(record, prompt, harness, binary, config, controller.signal).finally(() =>
-      this.running.delete(key(record.project, record.name)),
-    );
+    const done = this.runTurn(record, prompt, harness, binary, config, controller.signal)
+      .catch((error: unknown) => this.failTurn(record, error))
+      .finally(() => this.running.delete(key(record.project, record.name)));
     this.running.set(key(record.project, record.name), { controller, done });
   }
 
@@ -211,14 +212,21 @@ export class Supervisor {
     const turn = record.turns + 1;
     const resume = record.sessionId !== undefined;
     const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
-    await this.update(record, {
-      status: "working",
-      turns: turn,
-      turnStartedAt: new Date().toISOString(),
-      lastError: undefined,
-      sessionId: record.sessionId ?? newSessionId,
-    });
-    await this.log(record, turn, { type: "user_message", text: prompt });
+    // Queued ahead of the turn_start event, so the log keeps its order, but not awaited here:
+    // they need not delay the spawn. A write failure is reported when the turn ends.
+    const recorded = Promise.all([
+      this.update(record, {
+        status: "working",
+        turns: turn,
+        turnStartedAt: new Date().toISOString(),
+        lastError: undefined,
+        sessionId: record.sessionId ?? newSessionId,
+      }),
+      this.log(record, turn, { type: "user_message", text: prompt }),
+    ]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
     const before =
       record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
@@ -281,6 +289,8 @@ export class Supervisor {
     handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
     if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
 
+    const recordError = await recorded;
+    if (recordError !== undefined) throw recordError;
     if (before) await this.checkPlanner(record, turn, before);
     const final = end!;
     await this.update(record, {
@@ -289,6 +299,24 @@ export class Supervisor {
       lastError: final.outcome === "completed" ? undefined : final.reason,
     });
     return final;
+  }
+
+  /**
+   * A turn that failed inside Offrun (a log write on a full disk, a spawn error) still ends with
+   * one terminal event where that can be written, and never takes the companion down.
+   */
+  private async failTurn(record: AgentRecord, error: unknown): Promise<TurnEndEvent> {
+    const reason = `Offrun could not run this turn: ${describeError(error)}`;
+    const end: TurnEndEvent = {
+      type: "turn_end",
+      outcome: "failed",
+      reason,
+      at: new Date().toISOString(),
+      turn: record.turns,
+    };
+    await this.log(record, record.turns, end).catch(() => undefined);
+    await this.update(record, { status: "failed", pid: undefined, lastError: reason }).catch(() => undefined);
+    return end;
   }
 
   private async checkPlanner(record: AgentRecord, turn: number, before: { head: string; tree: string }) {

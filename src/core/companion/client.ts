@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import net from "node:net";
-import { execa } from "execa";
 import rpc from "vscode-jsonrpc/node.js";
 import type { z } from "zod";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../errors.js";
@@ -139,6 +138,8 @@ export async function ensureCompanion(launch: Command): Promise<CompanionClient>
 export async function startCompanionDetached(launch: Command): Promise<void> {
   const paths = userPaths();
   await fs.mkdir(paths.home, { recursive: true });
+  // Loaded here, not at the top: only a client that finds the companion down needs execa.
+  const { execa } = await import("execa");
   const child = execa(launch.file, launch.args, {
     cwd: launch.cwd ?? paths.home,
     env: launch.env,

@@ -58,19 +58,32 @@ async function requireFolder(dir: string): Promise<void> {
 export async function findRepoRoot(dir: string): Promise<string> {
   const absolute = path.resolve(dir);
   await requireFolder(absolute);
+  // One git call on the usual path: the common dir (shared by all worktrees), bareness and HEAD.
   const probe = await runCommand(
-    { file: "git", args: ["rev-parse", "--git-dir"], cwd: absolute, env: cleanEnv({ LC_ALL: "C" }) },
+    {
+      file: "git",
+      args: ["rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "HEAD"],
+      cwd: absolute,
+      env: cleanEnv({ LC_ALL: "C" }),
+    },
     { timeoutMs: 30_000 },
   );
-  if (probe.exitCode !== 0) {
-    if (/not a git repository/i.test(probe.stderr)) {
-      throw new OffrunError(
-        "invalid_input",
-        `${absolute} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
-      );
-    }
-    await git(absolute, ["rev-parse", "--git-dir"]); // throws with git's own message
+  const [commonDir, bare] = probe.stdout.split("\n");
+  if (probe.exitCode === 0 && bare === "false" && commonDir && path.basename(commonDir) === ".git") {
+    return fs.realpath(path.dirname(commonDir));
   }
+  return findRepoRootSlowly(absolute, probe);
+}
+
+/** Unusual layouts (a separate git dir, a submodule) and every error case, with a clear message for each. */
+async function findRepoRootSlowly(absolute: string, probe: RunResult): Promise<string> {
+  if (probe.exitCode !== 0 && /not a git repository/i.test(probe.stderr)) {
+    throw new OffrunError(
+      "invalid_input",
+      `${absolute} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
+    );
+  }
+  await git(absolute, ["rev-parse", "--git-dir"]); // throws with git's own message
   // The first entry of `worktree list` is always the main working tree.
   const listing = await git(absolute, ["worktree", "list", "--porcelain"]);
   const lines = listing.stdout.split("\n");
@@ -91,9 +104,15 @@ export async function findRepoRoot(dir: string): Promise<string> {
 
 /** The shared git directory of a repository and all its worktrees, absolute and resolved. */
 export async function gitCommonDir(root: string): Promise<string> {
+  const known = commonDirs.get(root);
+  if (known) return known;
   const result = await git(root, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
-  return fs.realpath(result.stdout.trim());
+  const resolved = await fs.realpath(result.stdout.trim());
+  commonDirs.set(root, resolved);
+  return resolved;
 }
+/** A repository's common dir does not move while it exists; asked on every git write, so remembered. */
+const commonDirs = new Map<string, string>();
 
 /** The branch checked out at `root`; undefined on a detached HEAD. */
 export async function currentBranch(root: string): Promise<string | undefined> {

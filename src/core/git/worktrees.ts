@@ -49,17 +49,18 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
   const worktree = projectPaths(root).worktree(agent);
   const copies = config.copyFiles.map((file) => insideProject(root, file)); // refuse before creating anything
   const created = await withRepoLock(root, async () => {
-    await checkBranchName(root, branch);
-    const baseCommit = request.base === undefined ? await headCommit(root) : await resolveCommit(root, request.base);
+    // Three read-only questions at once: they are independent and each is a process spawn.
+    const [, baseCommit, branchExists] = await Promise.all([
+      checkBranchName(root, branch),
+      request.base === undefined ? headCommit(root) : resolveCommit(root, request.base),
+      git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] }),
+    ]);
     if (baseCommit === undefined) {
       throw new OffrunError(
         "invalid_input",
         `Base '${request.base}' is not a branch or commit in ${root}. Check the name with \`git branch -a\`.`,
       );
     }
-    const branchExists = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], {
-      okExitCodes: [1],
-    });
     if (branchExists.exitCode === 0) {
       throw new OffrunError(
         "invalid_input",

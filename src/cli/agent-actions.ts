@@ -1,0 +1,122 @@
+import fs from "node:fs/promises";
+import type { CompanionClient } from "../core/companion/client.js";
+import { readAgent, readChat } from "../core/agents.js";
+import { OffrunError } from "../core/errors.js";
+import { agentEventSchema, type TurnEndEvent } from "../core/events.js";
+import { agentRecordSchema, type AgentRecord, type Mode } from "../core/model.js";
+import { withCompanion } from "./context.js";
+import { renderEvent } from "./format.js";
+import { output, projectDir, type GlobalOptions } from "./output.js";
+
+/** start, send and stop: the commands that act through the companion. */
+
+export interface StartOptions extends GlobalOptions {
+  promptFile?: string;
+  harness?: string;
+  mode?: string;
+  name?: string;
+  base?: string;
+  model?: string;
+  wait?: boolean;
+}
+
+export async function start(words: string[], options: StartOptions): Promise<void> {
+  const prompt = await readPrompt(words, options);
+  await withCompanion(async (client) => {
+    const record = agentRecordSchema.parse(
+      await client.request("agent.start", {
+        project: projectDir(options),
+        prompt,
+        harness: options.harness,
+        mode: parseMode(options.mode),
+        name: options.name,
+        base: options.base,
+        model: options.model,
+      }),
+    );
+    if (options.wait) return waitAndReport(client, options, record);
+    output(options, record, () =>
+      [
+        `Started ${record.name} (${record.harness}, ${record.mode}) on ${record.branch}`,
+        `  worktree: ${record.worktree}`,
+        `  follow:   offrun show ${record.name}`,
+      ].join("\n"),
+    );
+  });
+}
+
+export async function send(
+  name: string,
+  words: string[],
+  options: GlobalOptions & { wait?: boolean; promptFile?: string },
+): Promise<void> {
+  const prompt = await readPrompt(words, options);
+  await withCompanion(async (client) => {
+    const record = agentRecordSchema.parse(
+      await client.request("agent.send", { project: projectDir(options), name, prompt }),
+    );
+    if (options.wait) return waitAndReport(client, options, record);
+    output(options, record, () => `Sent to ${record.name}. Follow with: offrun show ${record.name}`);
+  });
+}
+
+export async function stop(name: string, options: GlobalOptions): Promise<void> {
+  const record = agentRecordSchema.parse(
+    await withCompanion((client) => client.request("agent.stop", { project: projectDir(options), name })),
+  );
+  output(options, record, () => `${record.name} is ${record.status}.`);
+}
+
+/**
+ * The prompt from the words after the command, `-` for stdin, or --prompt-file. A prompt larger
+ * than the shell can pass as an argument (about 128 KB on Linux) needs one of the last two.
+ */
+async function readPrompt(words: string[], options: { promptFile?: string }): Promise<string> {
+  if (options.promptFile !== undefined) {
+    if (words.length > 0) {
+      throw new OffrunError("invalid_input", "Give the prompt as words or with --prompt-file, not both.");
+    }
+    return fs.readFile(options.promptFile, "utf8").catch((error: Error) => {
+      throw new OffrunError("invalid_input", `Cannot read the prompt file ${options.promptFile}: ${error.message}`);
+    });
+  }
+  if (words.length === 1 && words[0] === "-") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  }
+  if (words.length === 0) {
+    throw new OffrunError(
+      "invalid_input",
+      'Say what the agent should do, e.g. offrun start "fix the flaky upload test" (or --prompt-file FILE, or - for stdin).',
+    );
+  }
+  return words.join(" ");
+}
+
+function parseMode(value: string | undefined): Mode | undefined {
+  if (value === undefined) return undefined;
+  if (value === "build") return "build";
+  if (value === "plan" || value === "planner") return "plan";
+  throw new OffrunError("invalid_input", `Unknown mode '${value}'. Use --mode build or --mode plan.`);
+}
+
+/** --wait: block until the turn ends, print it, exit non-zero unless it completed. */
+async function waitAndReport(client: CompanionClient, options: GlobalOptions, record: AgentRecord): Promise<void> {
+  const waited = agentEventSchema
+    .nullable()
+    .parse(await client.request("agent.wait", { project: projectDir(options), name: record.name }));
+  const latest = await readAgent(record.project, record.name);
+  const chat = await readChat(record.project, record.name);
+  const events = chat.entries.filter((e) => e.turn === latest.turns);
+  const turnEnd =
+    (waited?.type === "turn_end" ? waited : undefined) ??
+    events.findLast((e): e is TurnEndEvent => e.type === "turn_end");
+  output(options, { agent: latest, turnEnd: turnEnd ?? null }, () =>
+    events
+      .map(renderEvent)
+      .filter((line): line is string => line !== undefined)
+      .join("\n"),
+  );
+  if (turnEnd?.outcome !== "completed") process.exitCode = 1;
+}
