@@ -7,6 +7,7 @@ export default {
     "^.+\\.tsx?$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
   },
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/build/", "<rootDir>/.test-clis/"],
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts"],
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 60_000,
 };

@@ -147,3 +147,27 @@ test("a CLI that hangs is ended by the idle watchdog with a clear reason, keepin
   const ls = JSON.parse((await offrun(["ls", "--json"], {}, hangRepo)).stdout) as { agents: { status: string }[] };
   expect(ls.agents[0]!.status).toBe("failed");
 });
+
+test("a CLI that is not logged in says how to log in", async () => {
+  const other = await makeSandbox("offrun-e2e-nologin-");
+  try {
+    const noLoginEnv: NodeJS.ProcessEnv = {
+      ...env,
+      OFFRUN_HOME: other.offrunHome,
+      CLAUDE_CONFIG_DIR: path.join(other.home, ".claude"),
+    };
+    delete noLoginEnv.ANTHROPIC_API_KEY;
+    delete noLoginEnv.CLAUDE_CODE_OAUTH_TOKEN;
+    const result = await runOffrun(["start", "--wait", "--name", "nologin", "hello"], { env: noLoginEnv, cwd: repo });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain("not_logged_in");
+    expect(result.stdout).toContain("Run `claude`");
+    const ls = JSON.parse((await runOffrun(["ls", "--json"], { env: noLoginEnv, cwd: repo })).stdout) as {
+      agents: { name: string; status: string }[];
+    };
+    expect(ls.agents.find((a) => a.name === "nologin")?.status).toBe("failed");
+  } finally {
+    await runOffrun(["companion", "stop"], { env: { ...env, OFFRUN_HOME: other.offrunHome } });
+    await other.cleanup();
+  }
+});

@@ -143,3 +143,22 @@ test("killing the companion mid-turn loses no logged line, and send resumes the 
   expect(lastRequest).toContain("a long task");
   expect(lastRequest).toContain("please continue");
 });
+
+test("offrun with no arguments shows the installed CLIs, their versions and every project's agents", async () => {
+  const result = await runOffrun(["--json"], { env, cwd: box.dir });
+  expect(result.exitCode).toBe(0);
+  const dashboard = JSON.parse(result.stdout) as {
+    clis: { id: string; binary?: string; version?: string; installHint: string }[];
+    projects: { root: string; agents: { name: string }[] }[];
+  };
+  expect(dashboard.clis.find((c) => c.id === "claude")).toMatchObject({
+    binary: CLAUDE_BIN,
+    version: expect.stringContaining("2.1.332"),
+  });
+  const project = dashboard.projects.find((p) => p.root === repo);
+  expect(project?.agents.map((a) => a.name)).toEqual(expect.arrayContaining(["hello", "chat", "plan", "crash"]));
+
+  const text = await runOffrun([], { env, cwd: box.dir });
+  expect(text.stdout).toContain("Claude Code");
+  expect(text.stdout).toContain(repo);
+});
