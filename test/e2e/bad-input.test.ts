@@ -1,42 +1,27 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { anthropicProtocol } from "../fake-server/anthropic.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
-import { git, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { claudeWorld, type World } from "../helpers/e2e.js";
+import { git, makeRepo, makeSandbox, runOffrun } from "../helpers/offrun.js";
 
 // Each kind of bad input gets a clear message that says what to do, and nothing logged is lost.
 
-let server: FakeServer;
-let box: Sandbox;
+let world: World;
+let box: World["box"];
+let server: World["server"];
 let repo: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  server = await startFakeServer([anthropicProtocol]);
-  box = await makeSandbox("offrun-e2e-bad-");
-  repo = await makeRepo(path.join(box.dir, "repo"), box.env);
-  env = {
-    ...claudeTestEnv({
-      serverUrl: server.url,
-      home: box.home,
-      tmp: box.tmp,
-      configDir: path.join(box.home, ".claude"),
-    }),
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
-  };
+  world = await claudeWorld("offrun-e2e-bad-");
+  ({ box, server, repo, env } = world);
 });
 
 afterAll(async () => {
-  await box.cleanup();
-  await server.close();
+  await world.close();
 });
 
 const offrun = (args: string[], extraEnv: NodeJS.ProcessEnv = {}, cwd = repo) =>
-  runOffrun(args, { env: { ...env, ...extraEnv }, cwd });
+  world.offrun(args, { env: extraEnv, cwd });
 
 test("a missing CLI says how to install it and creates nothing", async () => {
   // Its own OFFRUN_HOME: the companion it starts keeps the environment it was started with.

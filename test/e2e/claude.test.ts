@@ -1,42 +1,28 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { anthropicProtocol } from "../fake-server/anthropic.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
-import { eventually, git, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { CLAUDE_BIN } from "../helpers/claude-env.js";
+import { claudeWorld, type World } from "../helpers/e2e.js";
+import { eventually, git, runOffrun } from "../helpers/offrun.js";
 
 // The real Claude Code CLI against the fake model server, driven through the real `offrun` CLI
 // and companion, in a real git repository.
 
-let server: FakeServer;
-let box: Sandbox;
+let world: World;
+let box: World["box"];
+let server: World["server"];
 let repo: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  server = await startFakeServer([anthropicProtocol]);
-  box = await makeSandbox("offrun-e2e-claude-");
-  repo = await makeRepo(path.join(box.dir, "repo"), box.env, { "README.md": "# demo\n", "src/app.ts": "export {};\n" });
-  env = {
-    ...claudeTestEnv({
-      serverUrl: server.url,
-      home: box.home,
-      tmp: box.tmp,
-      configDir: path.join(box.home, ".claude"),
-    }),
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
-  };
+  world = await claudeWorld("offrun-e2e-claude-", { "README.md": "# demo\n", "src/app.ts": "export {};\n" });
+  ({ box, server, repo, env } = world);
 });
 
 afterAll(async () => {
-  await box.cleanup();
-  await server.close();
+  await world.close();
 });
 
-const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+const offrun = (...args: string[]) => world.offrun(args);
 
 function lastUserText(body: unknown): string {
   return JSON.stringify(body);

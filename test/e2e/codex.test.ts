@@ -1,38 +1,26 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { responsesProtocol } from "../fake-server/openai-responses.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { CODEX_BIN, codexTestEnv, prepareCodexHome } from "../helpers/codex-env.js";
-import { git, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { codexWorld, type World } from "../helpers/e2e.js";
+import { git, runOffrun } from "../helpers/offrun.js";
 
 // The real Codex CLI against the fake model server, driven through the real `offrun` CLI.
 
-let server: FakeServer;
-let box: Sandbox;
+let world: World;
+let box: World["box"];
+let server: World["server"];
 let repo: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  server = await startFakeServer([responsesProtocol]);
-  box = await makeSandbox("offrun-e2e-codex-");
-  repo = await makeRepo(path.join(box.dir, "repo"), box.env, { "README.md": "# demo\n", "billing.ts": "export {};\n" });
-  const codexHome = path.join(box.home, ".codex");
-  await prepareCodexHome({ serverUrl: server.url, codexHome });
-  env = {
-    ...codexTestEnv({ home: box.home, tmp: box.tmp, codexHome }),
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-    OFFRUN_CODEX_BIN: CODEX_BIN,
-  };
+  world = await codexWorld("offrun-e2e-codex-", { "README.md": "# demo\n", "billing.ts": "export {};\n" });
+  ({ box, server, repo, env } = world);
 });
 
 afterAll(async () => {
-  await box.cleanup();
-  await server.close();
+  await world.close();
 });
 
-const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+const offrun = (...args: string[]) => world.offrun(args);
 
 test("a Build turn writes a file in the worktree only, and merge brings it to the main checkout", async () => {
   const worktree = path.join(repo, ".worktrees", "notes");

@@ -11,6 +11,9 @@ export const CODEX_BIN = path.resolve(
 /** A model slug Codex 0.171.0 has bundled metadata for (`codex debug models`), so it lists `apply_patch`. */
 export const CODEX_TEST_MODEL = "gpt-5.5";
 
+/** No analytics, no plugin or app fetches: nothing that would reach for the network in tests. */
+const QUIET_CONFIG = ["[analytics]", "enabled = false", "", "[features]", "plugins = false", "apps = false", ""];
+
 /**
  * Writes `$CODEX_HOME/config.toml` pointing Codex at the fake server. Retries are off so a 429
  * surfaces at once; analytics, plugins and apps are off so a run makes no other network calls.
@@ -30,13 +33,7 @@ export async function prepareCodexHome(opts: { serverUrl: string; codexHome: str
     `request_max_retries = 0`,
     `stream_max_retries = 0`,
     ``,
-    `[analytics]`,
-    `enabled = false`,
-    ``,
-    `[features]`,
-    `plugins = false`,
-    `apps = false`,
-    ``,
+    ...QUIET_CONFIG,
   ].join("\n");
   await writeFile(path.join(opts.codexHome, "config.toml"), config);
 }
@@ -52,13 +49,7 @@ export async function prepareLoggedOutCodexHome(opts: { serverUrl: string; codex
     `openai_base_url = "${opts.serverUrl.replace(/\/+$/, "")}/v1"`,
     `model = "${CODEX_TEST_MODEL}"`,
     ``,
-    `[analytics]`,
-    `enabled = false`,
-    ``,
-    `[features]`,
-    `plugins = false`,
-    `apps = false`,
-    ``,
+    ...QUIET_CONFIG,
   ].join("\n");
   await writeFile(path.join(opts.codexHome, "config.toml"), config);
 }
