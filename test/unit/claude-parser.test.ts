@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ParsedEvent } from "../../src/core/events.js";
 import { createClaudeParser, parseClaudeLimitText } from "../../src/harnesses/claude/index.js";
+import { ofType, turnEnd } from "../helpers/events.js";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/claude/2.1.332");
 
@@ -30,17 +31,6 @@ function replay(file: string, scenario = file, turn = 0): ParsedEvent[] {
   const recorded = meta(scenario).turns[turn];
   events.push(...parser.finish({ exitCode: recorded?.exitCode, stderrTail: recorded?.stderr ?? "" }));
   return events;
-}
-
-function ofType<T extends ParsedEvent["type"]>(events: ParsedEvent[], type: T): Extract<ParsedEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<ParsedEvent, { type: T }> => e.type === type);
-}
-
-function turnEnd(events: ParsedEvent[]) {
-  const ends = ofType(events, "turn_end");
-  expect(ends).toHaveLength(1);
-  expect(events.at(-1)?.type).toBe("turn_end");
-  return ends[0]!;
 }
 
 function argValue(argv: string[], flag: string): string | undefined {

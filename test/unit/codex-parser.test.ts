@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { ParsedEvent } from "../../src/core/events.js";
+import { ofType, turnEnd } from "../helpers/events.js";
 import {
   CODEX_NOT_LOGGED_IN_MESSAGE,
   codexHarness,
@@ -48,17 +49,6 @@ function replay(scenario: string): ParsedEvent[] {
   const stderrTail = fs.readFileSync(path.join(FIXTURES, `${scenario}.stderr.txt`), "utf8");
   events.push(...parser.finish({ exitCode: recorded.turns.at(-1)?.exitCode, stderrTail }));
   return events;
-}
-
-function ofType<T extends ParsedEvent["type"]>(events: ParsedEvent[], type: T): Extract<ParsedEvent, { type: T }>[] {
-  return events.filter((e): e is Extract<ParsedEvent, { type: T }> => e.type === type);
-}
-
-function turnEnd(events: ParsedEvent[]) {
-  const ends = ofType(events, "turn_end");
-  expect(ends).toHaveLength(1);
-  expect(events.at(-1)).toBe(ends[0]);
-  return ends[0]!;
 }
 
 describe("the Codex stream parser on recorded 0.171.0 output", () => {
