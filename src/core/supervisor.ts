@@ -1,24 +1,20 @@
-import { randomUUID } from "node:crypto";
 import { getHarness, DEFAULT_HARNESS_ID } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { appendChat, listAgents, readAgent, writeAgent } from "./agents.js";
 import { locateBinary } from "./binaries.js";
 import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
-import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
 import { findRepoRoot } from "./git/repo.js";
 import { createWorktree } from "./git/worktrees.js";
-import type { AgentRecord, AgentStatus, Mode, ProjectConfig } from "./model.js";
+import type { AgentRecord, Mode, ProjectConfig } from "./model.js";
 import { slugFromPrompt, validateAgentName } from "./names.js";
 import { projectPaths } from "./paths.js";
 import { allocatePort } from "./ports.js";
 import { isAlive, signalGroup } from "./pids.js";
-import { streamCommand } from "./process.js";
 import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
 import { KeyedQueue } from "./queue.js";
+import { runTurn } from "./turn.js";
 
-/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
-export const ARGV_PROMPT_BYTES = 100_000;
 /** Far beyond any model's context window; a prompt this big is a mistake (a pasted binary, a log). */
 export const MAX_PROMPT_BYTES = 8_000_000;
 
@@ -125,8 +121,11 @@ export class Supervisor {
         `${name} is still working on its turn. Wait for it, or \`offrun stop ${name}\`.`,
       );
     }
-    if (record.mergedAt === undefined && record.status === "done") {
-      throw new OffrunError("invalid_input", `${name} is done. Start a new agent for new work.`);
+    if (record.status === "done") {
+      throw new OffrunError(
+        "invalid_input",
+        `${name} was discarded and its worktree is gone. Start a new agent for new work (its conversation stays in \`offrun show ${name}\`).`,
+      );
     }
     const config = await loadProjectConfig(root);
     const harness = getHarness(record.harness);
@@ -195,110 +194,20 @@ export class Supervisor {
 
   private beginTurn(record: AgentRecord, prompt: string, harness: Harness, binary: string, config: ProjectConfig) {
     const controller = new AbortController();
-    const done = this.runTurn(record, prompt, harness, binary, config, controller.signal)
+    const done = runTurn({
+      record,
+      prompt,
+      harness,
+      binary,
+      config,
+      signal: controller.signal,
+      env: this.env,
+      log: (turn, event) => this.log(record, turn, event),
+      update: (changes) => this.update(record, changes),
+    })
       .catch((error: unknown) => this.failTurn(record, error))
       .finally(() => this.running.delete(key(record.project, record.name)));
     this.running.set(key(record.project, record.name), { controller, done });
-  }
-
-  private async runTurn(
-    record: AgentRecord,
-    prompt: string,
-    harness: Harness,
-    binary: string,
-    config: ProjectConfig,
-    signal: AbortSignal,
-  ): Promise<TurnEndEvent> {
-    const turn = record.turns + 1;
-    const resume = record.sessionId !== undefined;
-    const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
-    // Queued ahead of the turn_start event, so the log keeps its order, but not awaited here:
-    // they need not delay the spawn. A write failure is reported when the turn ends.
-    const recorded = Promise.all([
-      this.update(record, {
-        status: "working",
-        turns: turn,
-        turnStartedAt: new Date().toISOString(),
-        lastError: undefined,
-        sessionId: record.sessionId ?? newSessionId,
-      }),
-      this.log(record, turn, { type: "user_message", text: prompt }),
-    ]).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-
-    const before =
-      record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
-    const command = harness.turnCommand({
-      prompt,
-      promptViaStdin: Buffer.byteLength(prompt, "utf8") > ARGV_PROMPT_BYTES,
-      mode: record.mode,
-      cwd: record.worktree,
-      binary,
-      resumeSessionId: resume ? record.sessionId : undefined,
-      newSessionId,
-      model: record.model,
-      env: { ...this.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
-    });
-
-    const parser = harness.createParser();
-    let end: TurnEndEvent | undefined;
-    let lastRetry: string | undefined;
-    const handle = (events: ParsedEvent[]) => {
-      for (const event of events) {
-        if (end) return; // exactly one terminal event per turn
-        const stamped = this.log(record, turn, event);
-        if (event.type === "session" && event.sessionId !== record.sessionId) {
-          void stamped.then(() => this.update(record, { sessionId: event.sessionId }));
-        }
-        if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
-      }
-    };
-
-    const result = await streamCommand(command, {
-      timeoutMs: config.turnTimeoutMinutes * 60_000,
-      idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
-      signal,
-      onSpawn: (pid) => {
-        void this.log(record, turn, {
-          type: "turn_start",
-          harness: harness.id,
-          account: record.account,
-          mode: record.mode,
-          resume,
-        });
-        void this.update(record, { pid });
-      },
-      onLine: (line) => {
-        const events = parser.push(line);
-        for (const event of events) if (event.type === "retry") lastRetry = event.message;
-        handle(events);
-        // A CLI that only reports retries (offline, not logged in) is not making progress.
-        return events.length === 0 || events.some((e) => e.type !== "retry");
-      },
-    });
-
-    if (result.killedBecause) {
-      const ended = killedEnd(result.killedBecause, config);
-      if (lastRetry && ended.type === "turn_end") ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
-      handle([ended]);
-    } else if (result.spawnError) {
-      handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
-    }
-    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
-    if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
-
-    const recordError = await recorded;
-    if (recordError !== undefined) throw recordError;
-    if (before) await this.checkPlanner(record, turn, before);
-    const final = end!;
-    await this.update(record, {
-      status: statusAfter(final),
-      pid: undefined,
-      lastError: final.outcome === "completed" ? undefined : final.reason,
-    });
-    return final;
   }
 
   /**
@@ -317,25 +226,6 @@ export class Supervisor {
     await this.log(record, record.turns, end).catch(() => undefined);
     await this.update(record, { status: "failed", pid: undefined, lastError: reason }).catch(() => undefined);
     return end;
-  }
-
-  private async checkPlanner(record: AgentRecord, turn: number, before: { head: string; tree: string }) {
-    try {
-      const after = await worktreeFingerprint(record.worktree);
-      const changed = await changedBetween(record.worktree, before, after);
-      if (changed.length === 0) return;
-      await this.log(record, turn, {
-        type: "notice",
-        level: "warning",
-        message: `Planner turn changed the worktree, which Planner mode must not do: ${changed.join(", ")}. Review with \`offrun diff ${record.name}\`.`,
-      });
-    } catch (error) {
-      await this.log(record, turn, {
-        type: "notice",
-        level: "warning",
-        message: `Could not check the Planner turn: ${describeError(error)}`,
-      });
-    }
   }
 
   /** Appends one event to the agent's chat log, in order. */
@@ -370,42 +260,6 @@ function checkPrompt(prompt: string): void {
       "invalid_input",
       `The prompt is ${(bytes / 1e6).toFixed(1)} MB, more than any model can read (the limit here is ${MAX_PROMPT_BYTES / 1e6} MB). Put the material in a file in the project and ask the agent to read the part it needs.`,
     );
-  }
-}
-
-function statusAfter(end: TurnEndEvent): AgentStatus {
-  switch (end.outcome) {
-    case "completed":
-    case "cancelled":
-      return "idle";
-    case "limited":
-      return "limited";
-    case "failed":
-    case "interrupted":
-      return "failed";
-    default: {
-      const unreachable: never = end.outcome;
-      return unreachable;
-    }
-  }
-}
-
-function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig): ParsedEvent {
-  switch (why) {
-    case "cancelled":
-      return { type: "turn_end", outcome: "cancelled", reason: "Stopped by the user." };
-    case "idle":
-      return {
-        type: "turn_end",
-        outcome: "failed",
-        reason: `The CLI printed nothing for ${config.idleTimeoutMinutes} min (it may be stuck retrying), so Offrun ended it. Send a message to try again; raise idleTimeoutMinutes in .offrun/config.json if turns are legitimately quiet.`,
-      };
-    case "timeout":
-      return {
-        type: "turn_end",
-        outcome: "failed",
-        reason: `The turn ran longer than ${config.turnTimeoutMinutes} min, so Offrun ended it. Send a message to continue; raise turnTimeoutMinutes in .offrun/config.json for longer turns.`,
-      };
   }
 }
 

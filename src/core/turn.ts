@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import type { Harness } from "../harnesses/types.js";
+import { describeError } from "./errors.js";
+import type { ParsedEvent, TurnEndEvent } from "./events.js";
+import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
+import type { AgentRecord, AgentStatus, ProjectConfig } from "./model.js";
+import { streamCommand } from "./process.js";
+
+/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
+export const ARGV_PROMPT_BYTES = 100_000;
+
+/** What one turn needs; `log` and `update` write in order through the supervisor's per-agent queue. */
+export interface TurnContext {
+  record: AgentRecord;
+  prompt: string;
+  harness: Harness;
+  binary: string;
+  config: ProjectConfig;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  log(turn: number, event: ParsedEvent): Promise<void>;
+  update(changes: Partial<AgentRecord>): Promise<void>;
+}
+
+/**
+ * Runs one turn: spawns the CLI, turns every stdout line into events that are appended to the
+ * chat log as they arrive, and ends with exactly one turn_end. Writes are queued in order and
+ * not awaited one by one; the first one that fails fails the turn when the process is done.
+ */
+export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
+  const { record, harness, config } = ctx;
+  const turn = record.turns + 1;
+  const resume = record.sessionId !== undefined;
+  const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
+  let writeError: unknown;
+  const write = (pending: Promise<void>) => {
+    pending.catch((error: unknown) => (writeError ??= error));
+  };
+
+  // Queued ahead of the turn_start event, so the log keeps its order, but the spawn does not wait for them.
+  write(
+    ctx.update({
+      status: "working",
+      turns: turn,
+      turnStartedAt: new Date().toISOString(),
+      lastError: undefined,
+      sessionId: record.sessionId ?? newSessionId,
+    }),
+  );
+  write(ctx.log(turn, { type: "user_message", text: ctx.prompt }));
+
+  const before = record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
+  const command = harness.turnCommand({
+    prompt: ctx.prompt,
+    promptViaStdin: Buffer.byteLength(ctx.prompt, "utf8") > ARGV_PROMPT_BYTES,
+    mode: record.mode,
+    cwd: record.worktree,
+    binary: ctx.binary,
+    resumeSessionId: resume ? record.sessionId : undefined,
+    newSessionId,
+    model: record.model,
+    env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
+  });
+
+  const parser = harness.createParser();
+  let end: TurnEndEvent | undefined;
+  let lastRetry: string | undefined;
+  const handle = (events: ParsedEvent[]) => {
+    for (const event of events) {
+      if (end) return; // exactly one terminal event per turn
+      write(ctx.log(turn, event));
+      if (event.type === "session" && event.sessionId !== record.sessionId) {
+        write(ctx.update({ sessionId: event.sessionId }));
+      }
+      if (event.type === "retry") lastRetry = event.message;
+      if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
+    }
+  };
+
+  const result = await streamCommand(command, {
+    timeoutMs: config.turnTimeoutMinutes * 60_000,
+    idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+    signal: ctx.signal,
+    onSpawn: (pid) => {
+      write(
+        ctx.log(turn, { type: "turn_start", harness: harness.id, account: record.account, mode: record.mode, resume }),
+      );
+      write(ctx.update({ pid }));
+    },
+    onLine: (line) => {
+      const events = parser.push(line);
+      handle(events);
+      // A CLI that only reports retries (offline, not logged in) is not making progress.
+      return events.length === 0 || events.some((e) => e.type !== "retry");
+    },
+  });
+
+  if (result.killedBecause) {
+    const ended = killedEnd(result.killedBecause, config);
+    if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
+    handle([ended]);
+  } else if (result.spawnError) {
+    handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
+  }
+  handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+  if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
+  const final = end!;
+
+  if (before) await checkPlanner(ctx, turn, before);
+  await ctx.update({
+    status: statusAfter(final),
+    pid: undefined,
+    lastError: final.outcome === "completed" ? undefined : final.reason,
+  });
+  if (writeError !== undefined) throw writeError;
+  return final;
+}
+
+/** A Planner turn must leave the worktree as it was; any change is logged as a warning. */
+async function checkPlanner(ctx: TurnContext, turn: number, before: { head: string; tree: string }): Promise<void> {
+  const { record } = ctx;
+  try {
+    const after = await worktreeFingerprint(record.worktree);
+    const changed = await changedBetween(record.worktree, before, after);
+    if (changed.length === 0) return;
+    await ctx.log(turn, {
+      type: "notice",
+      level: "warning",
+      message: `Planner turn changed the worktree, which Planner mode must not do: ${changed.join(", ")}. Review with \`offrun diff ${record.name}\`.`,
+    });
+  } catch (error) {
+    await ctx.log(turn, {
+      type: "notice",
+      level: "warning",
+      message: `Could not check the Planner turn: ${describeError(error)}`,
+    });
+  }
+}
+
+function statusAfter(end: TurnEndEvent): AgentStatus {
+  switch (end.outcome) {
+    case "completed":
+    case "cancelled":
+      return "idle";
+    case "limited":
+      return "limited";
+    case "failed":
+    case "interrupted":
+      return "failed";
+    default: {
+      const unreachable: never = end.outcome;
+      return unreachable;
+    }
+  }
+}
+
+type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
+
+function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig): TurnEndDraft {
+  switch (why) {
+    case "cancelled":
+      return { type: "turn_end", outcome: "cancelled", reason: "Stopped by the user." };
+    case "idle":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The CLI printed nothing for ${config.idleTimeoutMinutes} min (it may be stuck retrying), so Offrun ended it. Send a message to try again; raise idleTimeoutMinutes in .offrun/config.json if turns are legitimately quiet.`,
+      };
+    case "timeout":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The turn ran longer than ${config.turnTimeoutMinutes} min, so Offrun ended it. Send a message to continue; raise turnTimeoutMinutes in .offrun/config.json for longer turns.`,
+      };
+  }
+}
