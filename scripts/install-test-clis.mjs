@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Installs the pinned agent CLIs the end-to-end tests drive, once, into .test-clis/ (git-ignored).
 // They are not dependencies of the extension: users bring their own CLIs, signed in as themselves.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { execa } from "execa";
 
 export const PINNED = {
   "@anthropic-ai/claude-code": "2.1.332",
@@ -49,7 +49,7 @@ console.log(
     .map(([n, v]) => `${n}@${v}`)
     .join(" ")} into ${dir} ...`,
 );
-execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts=false"], {
+await execa("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts=false"], {
   cwd: dir,
   stdio: "inherit",
   timeout: 15 * 60_000,

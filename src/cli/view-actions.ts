@@ -1,8 +1,10 @@
+import fs from "node:fs/promises";
 import { agentDiff, agentDiscard, agentMerge } from "../core/agent-ops.js";
 import { listAgentsDetailed, readAgent, readChat } from "../core/agents.js";
 import type { AgentEvent } from "../core/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/model.js";
+import { projectPaths } from "../core/paths.js";
 import { withCompanion } from "./context.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, table } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
@@ -25,8 +27,13 @@ export async function show(name: string, options: GlobalOptions): Promise<void> 
   const root = await findRepoRoot(projectDir(options));
   const record = await readAgent(root, name);
   const chat = await readChat(root, name);
+  const setupLog = projectPaths(root).log(name);
+  const hasSetupLog = await fs.stat(setupLog).then(
+    (stat) => stat.size > 0,
+    () => false,
+  );
   output(options, { agent: record, events: chat.entries, corruptLines: chat.corrupt }, () =>
-    showText(record, chat.entries, chat.corrupt.length),
+    showText(record, chat.entries, chat.corrupt.length, hasSetupLog ? setupLog : undefined),
   );
 }
 
@@ -66,7 +73,7 @@ export async function discard(
   );
 }
 
-function showText(record: AgentRecord, events: AgentEvent[], corrupt: number): string {
+function showText(record: AgentRecord, events: AgentEvent[], corrupt: number, setupLog?: string): string {
   const head = [
     `${record.name} · ${record.status} · ${record.harness} (${record.account}) · ${record.mode}`,
     `  task:     ${record.task.split("\n")[0]}`,
@@ -75,6 +82,7 @@ function showText(record: AgentRecord, events: AgentEvent[], corrupt: number): s
     `  port:     ${record.port}`,
     `  elapsed:  ${elapsed(record.createdAt)} since start, ${record.turns} turn(s)`,
     ...(record.sessionId ? [`  session:  ${record.sessionId}`] : []),
+    ...(setupLog ? [`  setup log: ${setupLog}`] : []),
     ...(record.lastError ? [`  ⚠ ${record.lastError}`] : []),
     ...(corrupt > 0
       ? [`  ⚠ ${corrupt} line(s) of the chat log could not be read; they are kept in the file as they are.`]
