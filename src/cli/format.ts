@@ -89,6 +89,10 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `  ✗ ${event.kind}: ${event.message}`;
     case "notice":
       return `  ${event.level === "warning" ? "⚠" : "·"} ${event.message}`;
+    case "account_switch":
+      return `  ⇄ moved from login ${event.from} to ${event.to}: ${event.reason}`;
+    case "handoff":
+      return `  ⇢ handed off from ${event.fromHarness} to ${event.toHarness} (login ${event.account})`;
     case "turn_end":
       return `  — turn ${event.turn} ${event.outcome}${event.reason ? `: ${event.reason}` : ""}`;
     default: {

@@ -88,6 +88,22 @@ const notice = z.object({
   level: z.enum(["info", "warning"]),
   message: z.string(),
 });
+/** The conversation moved to another login of the same CLI (its session file copied and resumed there). */
+const accountSwitch = z.object({
+  ...base,
+  type: z.literal("account_switch"),
+  from: z.string(),
+  to: z.string(),
+  reason: z.string(),
+});
+/** The work moved to another CLI in the same worktree, with a handoff prompt. */
+const handoff = z.object({
+  ...base,
+  type: z.literal("handoff"),
+  fromHarness: z.string(),
+  toHarness: z.string(),
+  account: z.string(),
+});
 /** The one terminal event of every turn. */
 const turnEnd = z.object({
   ...base,
@@ -113,6 +129,8 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   retry,
   error,
   notice,
+  accountSwitch,
+  handoff,
   turnEnd,
 ]);
 /** One line of `.offrun/chats/<agent>.jsonl`. */

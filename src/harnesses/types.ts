@@ -1,6 +1,8 @@
 import type { ParsedEvent } from "../core/events.js";
 import type { Mode } from "../core/model.js";
+import type { AccountIdentity } from "../core/account-model.js";
 import type { Command } from "../core/process.js";
+import type { QuotaSource } from "../core/quota/types.js";
 
 /** What a turn needs from the supervisor; the adapter turns it into argv and env. */
 export interface TurnInput {
@@ -57,4 +59,22 @@ export interface Harness {
   createParser(): StreamParser;
   /** The command that prints the CLI's version. */
   versionArgs: string[];
+
+  /** argv (after the binary) of the CLI's own interactive sign-in, run with the login's home variable set. */
+  readonly loginArgs: string[];
+  /**
+   * Who is signed in to the home in `env` (its relocation variable set for an added login), from
+   * the CLI's status command or non-secret files. Must never open a credentials file.
+   */
+  identity(binary: string | undefined, env: NodeJS.ProcessEnv, home: string): Promise<AccountIdentity>;
+  /** Where to learn a login's quota, most trusted first. */
+  readonly quotaSources: readonly QuotaSource[];
+  /** The folders under a home that hold session files (watched by the companion to keep quota current). */
+  sessionRoots(home: string): string[];
+  /**
+   * Makes a session of one login resumable from another: copies the CLI's own session file(s)
+   * for `sessionId` (started in `cwd`) from `fromHome` into the same place under `toHome`.
+   * Throws not_found when the session file is not there.
+   */
+  copySession(request: { fromHome: string; toHome: string; sessionId: string; cwd: string }): Promise<void>;
 }

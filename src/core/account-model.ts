@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** The label of every harness's Default login: the CLI's own home, adopted as it is. */
+export const DEFAULT_ACCOUNT = "default";
+
+/** One added login in `~/.offrun/accounts.json` (mode 0600). The Default logins are not stored. */
+export const accountEntrySchema = z.object({
+  harness: z.string().min(1),
+  label: z.string().min(1),
+  /** The CLI home of this login: `~/.offrun/accounts/<harness>/<label>/` or an adopted folder. */
+  home: z.string().min(1),
+  /** True when the home was the user's before (never deleted, even with --purge). */
+  adopted: z.boolean().default(false),
+  /** Extra environment for every process of this login (a gateway's base URL, say). */
+  env: z.record(z.string(), z.string()).default({}),
+  createdAt: z.string(),
+});
+export type AccountEntry = z.infer<typeof accountEntrySchema>;
+
+export const accountsFileSchema = z.object({
+  version: z.literal(1),
+  accounts: z.array(accountEntrySchema),
+});
+export type AccountsFile = z.infer<typeof accountsFileSchema>;
+
+/** A login as the rest of Offrun sees it, the Default one included. */
+export interface Account {
+  harness: string;
+  label: string;
+  home: string;
+  isDefault: boolean;
+  adopted: boolean;
+  env: Record<string, string>;
+}
+
+/** Who a login is, from the CLI's status command or non-secret files; never from credentials. */
+export interface AccountIdentity {
+  /** undefined when the CLI could not say (not installed, timed out). */
+  signedIn: boolean | undefined;
+  email?: string;
+  /** Plan, organisation or auth method, as the CLI names it. */
+  detail?: string;
+  /** Why signedIn is unknown, or what the CLI said. */
+  note?: string;
+}
