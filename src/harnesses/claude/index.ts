@@ -2,10 +2,14 @@ import os from "node:os";
 import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
+import { claudeIdentity } from "./identity.js";
 import { createClaudeParser } from "./parser.js";
+import { quotaSources } from "./quota.js";
+import { claudeSessionRoots, copyClaudeSession } from "./session-files.js";
 
 export { parseClaudeLimitText } from "./limit-text.js";
 export { createClaudeParser } from "./parser.js";
+export { claudeProjectFolder } from "./session-files.js";
 
 /**
  * argv for one headless turn. Checked against 2.1.332: `--` ends the options, so a prompt that
@@ -39,4 +43,11 @@ export const claudeHarness: Harness = {
   turnCommand,
   createParser: createClaudeParser,
   versionArgs: ["--version"],
+  // `claude auth login` (2.1.332) signs in and exits, without the first-run screens of a bare
+  // `claude`; it opens the browser and also accepts a pasted code.
+  loginArgs: ["auth", "login"],
+  identity: claudeIdentity,
+  quotaSources,
+  sessionRoots: claudeSessionRoots,
+  copySession: copyClaudeSession,
 };

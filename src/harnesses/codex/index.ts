@@ -2,7 +2,10 @@ import os from "node:os";
 import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
+import { codexIdentity } from "./identity.js";
 import { createCodexParser } from "./parser.js";
+import { quotaSources } from "./quota.js";
+import { codexSessionRoots, copyCodexSession } from "./session-files.js";
 
 export { parseCodexLimitText } from "./limit-text.js";
 export { CODEX_NOT_LOGGED_IN_MESSAGE, classifyFailure, createCodexParser } from "./parser.js";
@@ -51,4 +54,11 @@ export const codexHarness: Harness = {
     };
   },
   createParser: () => createCodexParser(),
+  // `codex login` (0.171.0) runs the browser sign-in on a local port; `--device-auth` is for
+  // machines without a browser and is left to the user.
+  loginArgs: ["login"],
+  identity: codexIdentity,
+  quotaSources,
+  sessionRoots: codexSessionRoots,
+  copySession: copyCodexSession,
 };

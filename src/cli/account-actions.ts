@@ -1,0 +1,198 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Account, AccountIdentity } from "../core/account-model.js";
+import {
+  accountProcessEnv,
+  accountsRoot,
+  addAccount,
+  ensureAccountHome,
+  findAccount,
+  listAccounts,
+  loginCommand,
+  removeAccount,
+} from "../core/accounts.js";
+import { locateBinary } from "../core/binaries.js";
+import { OffrunError } from "../core/errors.js";
+import { offrunHome, userPaths } from "../core/paths.js";
+import { runCommand } from "../core/process.js";
+import { getHarness, HARNESSES } from "../harnesses/registry.js";
+import type { Harness } from "../harnesses/types.js";
+import { table } from "./format.js";
+import { output, type GlobalOptions } from "./output.js";
+
+/** `offrun accounts ...`: the logins of each CLI, each in its own home. */
+
+/** `offrun accounts`: every login of every harness, with who is signed in to it. */
+export async function accounts(options: GlobalOptions): Promise<void> {
+  const binaries = new Map(
+    await Promise.all(HARNESSES.map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const)),
+  );
+  const logins = await Promise.all(
+    (await listAccounts()).map(async (account) => {
+      const harness = getHarness(account.harness);
+      const env = { ...process.env, ...accountProcessEnv(account, harness) };
+      const identity: AccountIdentity = await harness.identity(binaries.get(harness.id), env, account.home);
+      return { ...account, ...identity };
+    }),
+  );
+  output(options, { accounts: logins }, () => {
+    const rows = logins.map((l) => [
+      l.harness,
+      l.label,
+      l.signedIn === undefined ? "?" : l.signedIn ? "yes" : "no",
+      [l.email, l.detail, l.note].filter(Boolean).join(" · ") || "-",
+      l.home + (l.adopted && !l.isDefault ? " (adopted)" : ""),
+    ]);
+    const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "HOME"], rows)];
+    const out = logins.find((l) => l.signedIn === false && !l.isDefault);
+    if (out) lines.push("", `Sign in to a login with: offrun accounts login ${out.harness} ${out.label}`);
+    lines.push("", "Add a login with its own home: offrun accounts add <harness> <label>");
+    return lines.join("\n");
+  });
+}
+
+interface AddOptions extends GlobalOptions {
+  home?: string;
+  env?: string[];
+  /** False with --no-login. */
+  login?: boolean;
+}
+
+function parseEnvPairs(pairs: string[] | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new OffrunError("invalid_input", `--env expects KEY=VALUE, got '${pair}'.`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
+export async function add(harnessId: string, label: string, options: AddOptions): Promise<void> {
+  const account = await addAccount({
+    harness: harnessId,
+    label,
+    ...(options.home === undefined ? {} : { home: options.home }),
+    env: parseEnvPairs(options.env),
+  });
+  const created = `Added login '${account.label}' of ${getHarness(account.harness).displayName}, home ${account.home}${
+    account.adopted ? " (adopted: Offrun never deletes it)" : ""
+  }.`;
+  if (options.login === false) {
+    const data = { account, login: undefined };
+    output(options, data, () => `${created}\nSign in when you are ready: offrun accounts login ${harnessId} ${label}`);
+    return;
+  }
+  const login = await openLogin(account);
+  output(options, { account, login }, () => `${created}\n${login.message}`);
+}
+
+export async function login(harnessId: string, label: string, options: GlobalOptions): Promise<void> {
+  const account = await findAccount(harnessId, label);
+  const result = await openLogin(account);
+  output(options, { account, login: result }, () => result.message);
+}
+
+export async function rm(
+  harnessId: string,
+  label: string,
+  options: GlobalOptions & { purge?: boolean },
+): Promise<void> {
+  const result = await removeAccount({ harness: harnessId, label, purge: options.purge === true });
+  const name = getHarness(harnessId).displayName;
+  const home = result.account.home;
+  output(options, result, () => {
+    const head = `Removed login '${label}' of ${name}.`;
+    switch (result.keptBecause) {
+      case undefined:
+        return `${head} Deleted its home ${home}, with its sign-in and sessions.`;
+      case "not-purged":
+        return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun accounts add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
+      case "adopted":
+        return `${head} Its home ${home} was adopted (it was yours before Offrun), so Offrun leaves it in place, even with --purge.`;
+      case "outside-offrun":
+        return `${head} Its home ${home} is not inside ${accountsRoot()}, so Offrun leaves it in place, even with --purge.`;
+    }
+  });
+}
+
+/** Quotes a word for a POSIX shell when it needs it. */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The binary as a person would type it: its bare name when that is what their PATH finds first. */
+async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {
+  if (!binary) return harness.binaryName;
+  const pathDirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  const firstOnPath = await locateBinary(harness.id, harness.binaryName, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+  });
+  const isFirst = firstOnPath === binary && pathDirs.includes(path.dirname(binary));
+  return isFirst && path.basename(binary) === harness.binaryName ? harness.binaryName : binary;
+}
+
+interface LoginResult {
+  /** The command line that signs in to this login. */
+  command: string;
+  /** True when a Terminal window was opened with it (macOS). */
+  opened: boolean;
+  message: string;
+}
+
+/**
+ * Starts the CLI's own sign-in for a login: in a new Terminal window on macOS, else it prints the
+ * command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
+ */
+async function openLogin(account: Account): Promise<LoginResult> {
+  const harness = getHarness(account.harness);
+  await ensureAccountHome(account);
+  const binary = await locateBinary(harness.id, harness.binaryName);
+  const spec = loginCommand(account, harness, binary ?? harness.binaryName);
+  const words = [await typedBinary(harness, binary), ...spec.args].map(shellQuote);
+  const assignments = Object.entries(spec.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  const command = [...assignments, ...words].join(" ");
+  const who = `login '${account.label}' of ${harness.displayName}`;
+  if (!binary) {
+    return {
+      command,
+      opened: false,
+      message: `${harness.displayName} is not installed (${harness.installHint}). Then sign in to ${who} with:\n  ${command}`,
+    };
+  }
+  if (process.platform !== "darwin") {
+    return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
+  }
+  // Terminal starts a login shell whose PATH may differ: the script names the binary in full.
+  const exec = [binary, ...spec.args].map(shellQuote).join(" ");
+  const script = await writeLoginScript(account, harness, [...assignments.map((a) => `export ${a}`), `exec ${exec}`]);
+  const opened = await runCommand({ file: "open", args: ["-a", "Terminal", script] }, { timeoutMs: 10_000 });
+  if (opened.exitCode !== 0) {
+    return { command, opened: false, message: `Could not open Terminal. Sign in to ${who} by running:\n  ${command}` };
+  }
+  return {
+    command,
+    opened: true,
+    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun accounts`,
+  };
+}
+
+/**
+ * Writes the .command file Terminal runs. It goes in the login's folder when Offrun made it,
+ * else in Offrun's own folder: the user's own homes get no stray files.
+ */
+async function writeLoginScript(account: Account, harness: Harness, lines: string[]): Promise<string> {
+  const dir = account.adopted ? userPaths(offrunHome()).run : account.home;
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `offrun-login-${harness.id}-${account.label}.command`);
+  const text = [
+    "#!/bin/sh",
+    `# Written by Offrun: signs in to login '${account.label}' of ${harness.displayName} in its own home.`,
+    ...lines,
+    "",
+  ];
+  await fs.writeFile(file, text.join("\n"), { mode: 0o700 });
+  await fs.chmod(file, 0o700);
+  return file;
+}

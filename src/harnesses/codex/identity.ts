@@ -1,0 +1,70 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import type { AccountIdentity } from "../../core/account-model.js";
+import { describeError } from "../../core/errors.js";
+import { runCommand } from "../../core/process.js";
+
+/**
+ * Who is signed in to a Codex home, from `codex login status` alone: Codex keeps the account's
+ * email only inside auth.json (in its id token), which Offrun never opens.
+ */
+
+const STATUS_TIMEOUT_MS = 10_000;
+
+/**
+ * What 0.171.0 prints, all of it on stderr, after any "WARNING: ..." lines:
+ *   exit 0  "Logged in using ChatGPT"
+ *   exit 0  "API key configured - sk-test-***bcdef" + "Authentication is checked when you send a request."
+ *           (older builds: "Logged in using an API key - ...")
+ *   exit 1  "Not logged in"
+ *   exit 1  "Error loading configuration: CODEX_HOME points to ..., but that path does not exist"
+ */
+export function parseCodexLoginStatus(exitCode: number | undefined, output: string): AccountIdentity {
+  const lines = output
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("WARNING:"));
+  const chatgpt = lines.find((line) => /^Logged in using ChatGPT/i.test(line));
+  if (chatgpt) return { signedIn: true, detail: "ChatGPT" };
+  // The masked key is left out on purpose: Offrun shows no part of a key.
+  if (lines.some((line) => /^API key configured|^Logged in using an API key/i.test(line))) {
+    return { signedIn: true, detail: "API key" };
+  }
+  if (lines.some((line) => /^Not logged in/i.test(line))) return { signedIn: false };
+  const said = lines.join(" ").slice(0, 300);
+  if (exitCode === 0) return { signedIn: true, ...(said ? { detail: said } : {}) };
+  return {
+    signedIn: undefined,
+    note: `\`codex login status\` exited ${exitCode ?? "abnormally"}: ${said || "no output"}`,
+  };
+}
+
+export async function codexIdentity(
+  binary: string | undefined,
+  env: NodeJS.ProcessEnv,
+  home: string,
+): Promise<AccountIdentity> {
+  if (!binary) return { signedIn: undefined, note: "Codex is not installed, so its login state is unknown." };
+  // 0.171.0 refuses to start when CODEX_HOME names a missing folder: that home has no login.
+  if (
+    env.CODEX_HOME &&
+    !(await fs.stat(env.CODEX_HOME).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
+    return { signedIn: false, note: `${home} does not exist yet.` };
+  }
+  try {
+    const result = await runCommand(
+      { file: binary, args: ["login", "status"], cwd: os.tmpdir(), env: { ...env, NO_COLOR: "1" } },
+      { timeoutMs: STATUS_TIMEOUT_MS },
+    );
+    if (result.timedOut) {
+      return { signedIn: undefined, note: `\`codex login status\` did not answer within 10 s (${home}).` };
+    }
+    return parseCodexLoginStatus(result.exitCode, `${result.stdout}\n${result.stderr}`);
+  } catch (error) {
+    return { signedIn: undefined, note: `Could not run ${binary}: ${describeError(error)}` };
+  }
+}
