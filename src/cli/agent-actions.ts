@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import { z } from "zod";
 import type { CompanionClient } from "../core/companion/client.js";
 import { readAgent, readChat } from "../core/agents.js";
 import { OffrunError } from "../core/errors.js";
@@ -10,6 +11,8 @@ import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** start, send and stop: the commands that act through the companion. */
 
+const startedSchema = z.object({ agent: agentRecordSchema, warnings: z.array(z.string()) });
+
 export interface StartOptions extends GlobalOptions {
   promptFile?: string;
   harness?: string;
@@ -17,13 +20,15 @@ export interface StartOptions extends GlobalOptions {
   name?: string;
   base?: string;
   model?: string;
+  account?: string;
+  force?: boolean;
   wait?: boolean;
 }
 
 export async function start(words: string[], options: StartOptions): Promise<void> {
   const prompt = await readPrompt(words, options);
   await withCompanion(async (client) => {
-    const record = agentRecordSchema.parse(
+    const { agent: record, warnings } = startedSchema.parse(
       await client.request("agent.start", {
         project: projectDir(options),
         prompt,
@@ -32,12 +37,15 @@ export async function start(words: string[], options: StartOptions): Promise<voi
         name: options.name,
         base: options.base,
         model: options.model,
+        account: options.account,
+        force: options.force,
       }),
     );
+    if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
     if (options.wait) return waitAndReport(client, options, record);
     output(options, record, () =>
       [
-        `Started ${record.name} (${record.harness}, ${record.mode}) on ${record.branch}`,
+        `Started ${record.name} (${record.harness} · ${record.account}, ${record.mode}) on ${record.branch}`,
         `  worktree: ${record.worktree}`,
         `  follow:   offrun show ${record.name}`,
       ].join("\n"),
@@ -57,6 +65,33 @@ export async function send(
     );
     if (options.wait) return waitAndReport(client, options, record);
     output(options, record, () => `Sent to ${record.name}. Follow with: offrun show ${record.name}`);
+  });
+}
+
+export async function handoff(
+  name: string,
+  words: string[],
+  options: GlobalOptions & { harness: string; account?: string; force?: boolean; model?: string; wait?: boolean },
+): Promise<void> {
+  await withCompanion(async (client) => {
+    const { agent: record, warnings } = startedSchema.parse(
+      await client.request("agent.handoff", {
+        project: projectDir(options),
+        name,
+        harness: options.harness,
+        account: options.account,
+        force: options.force,
+        model: options.model,
+        message: words.length > 0 ? words.join(" ") : undefined,
+      }),
+    );
+    if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+    if (options.wait) return waitAndReport(client, options, record);
+    output(
+      options,
+      record,
+      () => `Handed ${record.name} to ${record.harness} (login ${record.account}) in the same worktree.`,
+    );
   });
 }
 

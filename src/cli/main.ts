@@ -22,6 +22,8 @@ export async function main(argv: string[]): Promise<void> {
     .option("--name <name>", "agent name (default: made from the prompt)")
     .option("--base <ref>", "branch or commit to start from (default: HEAD)")
     .option("--model <model>", "model to ask the CLI for")
+    .option("--account <label>", "the login to use (default: the one with the most headroom)")
+    .option("--force", "start even on a login that is limited")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .action(lazy(() => import("./agent-actions.js"), "start"));
 
@@ -31,6 +33,16 @@ export async function main(argv: string[]): Promise<void> {
     .option("--prompt-file <file>", "read the message from a file")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .action(lazy(() => import("./agent-actions.js"), "send"));
+
+  withGlobals(program.command("handoff").description("move an agent to another CLI in the same worktree"))
+    .argument("<agent>")
+    .argument("[message...]", "what to do next (default: continue the task)")
+    .requiredOption("--harness <id>", "the CLI to hand off to")
+    .option("--account <label>", "its login (default: the one with the most headroom)")
+    .option("--force", "even on a login that is limited")
+    .option("--model <model>", "model to ask the CLI for")
+    .option("--wait", "block until the turn ends; exit non-zero if it failed")
+    .action(lazy(() => import("./agent-actions.js"), "handoff"));
 
   withGlobals(program.command("stop").description("stop the agent's running turn"))
     .argument("<agent>")
@@ -60,6 +72,32 @@ export async function main(argv: string[]): Promise<void> {
     .option("--force", "discard even uncommitted or unmerged work")
     .option("--delete-branch", "also delete the agent's branch")
     .action(lazy(() => import("./view-actions.js"), "discard"));
+
+  withGlobals(
+    program.command("quota").description("quota of every login: each window's use, reset time, source and age"),
+  )
+    .option("--refresh", "ask every source now instead of using the cached readings")
+    .action(lazy(() => import("./quota-actions.js"), "quota"));
+
+  const accounts = withGlobals(
+    program.command("accounts").description("logins of each agent CLI, each in its own home: who is signed in"),
+  ).action(lazy(() => import("./account-actions.js"), "accounts"));
+  withGlobals(accounts.command("add").description("add a login with its own home, then sign in with the CLI's login"))
+    .argument("<harness>", "which agent CLI (claude, codex)")
+    .argument("<label>", "a name for the login: lowercase letters, digits, - and _")
+    .option("--home <dir>", "adopt this existing folder as the login's home (never deleted by Offrun)")
+    .option("--env <KEY=VALUE...>", "extra environment for the login's processes (a gateway's base URL; no secrets)")
+    .option("--no-login", "do not start the sign-in now")
+    .action(lazy(() => import("./account-actions.js"), "add"));
+  withGlobals(accounts.command("login").description("sign in to a login with the CLI's own login, in its home"))
+    .argument("<harness>")
+    .argument("<label>")
+    .action(lazy(() => import("./account-actions.js"), "login"));
+  withGlobals(accounts.command("rm").description("forget a login (its home is kept unless --purge)"))
+    .argument("<harness>")
+    .argument("<label>")
+    .option("--purge", "also delete its home, if Offrun created it")
+    .action(lazy(() => import("./account-actions.js"), "rm"));
 
   const companion = program.command("companion").description("the background process that runs agents");
   companion

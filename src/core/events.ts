@@ -5,6 +5,7 @@ import { ERROR_KINDS } from "./errors.js";
 export const quotaWindowSchema = z.object({
   kind: z.string().min(1), // five_hour, seven_day, seven_day_opus, monthly, ...
   usedPercent: z.number().min(0).max(100).optional(),
+  usedTokens: z.number().nonnegative().optional(), // estimates from local session files, when the percent is unknown
   resetsAt: z.string().optional(), // ISO time
   status: z.enum(["allowed", "warning", "rejected"]).optional(),
   source: z.string().min(1),

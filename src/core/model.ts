@@ -34,6 +34,9 @@ export const agentRecordSchema = z.object({
 });
 export type AgentRecord = z.infer<typeof agentRecordSchema>;
 
+/** Backoff pauses vary by up to this share, so that retries of many agents do not arrive together. */
+export const RETRY_JITTER = 0.2;
+
 /** `.offrun/config.json`: project settings, versionable. */
 export const projectConfigSchema = z
   .object({
@@ -51,8 +54,35 @@ export const projectConfigSchema = z
     portRange: z
       .object({ from: z.number().int().min(1024), to: z.number().int().max(65535) })
       .default({ from: 41000, to: 48999 }),
+    failover: z
+      .object({
+        /** auto: a turn cut off by a usage limit is sent again on the next login; ask: the user sends it. */
+        resend: z.enum(["auto", "ask"]).default("auto"),
+      })
+      .default({ resend: "auto" }),
+    /** Transient 429s (rate limiting, not a usage limit): tries again with capped exponential backoff and jitter. */
+    retry: z
+      .object({
+        attempts: z.number().int().min(0).max(10).default(3),
+        baseSeconds: z.number().positive().default(5),
+        maxSeconds: z.number().positive().default(120),
+      })
+      .default({ attempts: 3, baseSeconds: 5, maxSeconds: 120 }),
   })
-  .passthrough();
+  .passthrough()
+  .superRefine((config, context) => {
+    // The longest pause, jitter included, must end well inside a turn, or a retry could never run.
+    if (config.retry.maxSeconds * (1 + RETRY_JITTER) >= config.turnTimeoutMinutes * 60) {
+      context.addIssue({
+        code: "custom",
+        path: ["retry", "maxSeconds"],
+        message: `with its jitter (up to ${RETRY_JITTER * 100}%) it must stay below turnTimeoutMinutes (${config.turnTimeoutMinutes} min); lower retry.maxSeconds or raise turnTimeoutMinutes`,
+      });
+    }
+    if (config.retry.baseSeconds > config.retry.maxSeconds) {
+      context.addIssue({ code: "custom", path: ["retry", "baseSeconds"], message: "must not exceed retry.maxSeconds" });
+    }
+  });
 export type ProjectConfig = z.infer<typeof projectConfigSchema>;
 
 /** `~/.offrun/projects.json`: every project Offrun has run an agent in. */

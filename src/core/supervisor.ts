@@ -1,6 +1,7 @@
 import { getHarness, DEFAULT_HARNESS_ID } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
-import { appendChat, listAgents, readAgent, writeAgent } from "./agents.js";
+import { appendChat, listAgents, readAgent, readChat, writeAgent } from "./agents.js";
+import { buildHandoffPrompt } from "./handoff.js";
 import { locateBinary } from "./binaries.js";
 import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
@@ -13,7 +14,8 @@ import { allocatePort } from "./ports.js";
 import { isAlive, signalGroup } from "./pids.js";
 import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
 import { KeyedQueue } from "./queue.js";
-import { runTurn } from "./turn.js";
+import { runTurnChain } from "./turn-chain.js";
+import { LoginPicker } from "./logins.js";
 
 /** Far beyond any model's context window; a prompt this big is a mistake (a pasted binary, a log). */
 export const MAX_PROMPT_BYTES = 8_000_000;
@@ -27,6 +29,26 @@ export interface StartRequest {
   name?: string;
   base?: string;
   model?: string;
+  /** A login label to pin; without it the login with the most headroom is picked. */
+  account?: string;
+  /** Dispatch even to a limited login. */
+  force?: boolean;
+}
+
+export interface HandoffRequest {
+  project: string;
+  name: string;
+  harness: string;
+  account?: string;
+  force?: boolean;
+  model?: string;
+  message?: string;
+}
+
+export interface Started {
+  agent: AgentRecord;
+  /** Things the user should know at once (every login nearly full, say). */
+  warnings: string[];
 }
 
 interface RunningTurn {
@@ -43,15 +65,20 @@ export class Supervisor {
   /** Serializes record and log writes per agent, and naming per project. */
   private readonly queue = new KeyedQueue();
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  private readonly logins: LoginPicker;
 
-  async start(request: StartRequest): Promise<AgentRecord> {
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+    this.logins = new LoginPicker(env);
+  }
+
+  async start(request: StartRequest): Promise<Started> {
     checkPrompt(request.prompt);
     if (request.name !== undefined) validateAgentName(request.name);
     const root = await findRepoRoot(request.project);
     const config = await loadProjectConfig(root);
     const harness = getHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID);
     const binary = await this.requireBinary(harness);
+    const login = await this.logins.choose(harness, { label: request.account, force: request.force });
     await ensureProjectDirs(root);
 
     // Reserve name and port under one lock so that concurrent starts never collide.
@@ -70,7 +97,7 @@ export class Supervisor {
         name,
         task: request.prompt,
         harness: harness.id,
-        account: "default",
+        account: login.account.label,
         mode: request.mode ?? config.defaultMode ?? "build",
         model: request.model,
         project: root,
@@ -104,10 +131,12 @@ export class Supervisor {
       await this.log(record, 0, { type: "error", kind: kindOf(error), message: describeError(error) });
       throw error;
     }
-    this.beginTurn(record, request.prompt, harness, binary, config);
+    this.beginTurn(record, request.prompt, binary, config);
+    const warnings = login.warning ? [login.warning] : [];
+    for (const message of warnings) await this.log(record, 1, { type: "notice", level: "warning", message });
     // Off the path to the spawn: only the dashboard and recovery read the list of projects.
     await rememberProject(root);
-    return record;
+    return { agent: record, warnings };
   }
 
   /** The next turn of an existing agent, resuming the CLI's own session. */
@@ -130,8 +159,49 @@ export class Supervisor {
     const config = await loadProjectConfig(root);
     const harness = getHarness(record.harness);
     const binary = await this.requireBinary(harness);
-    this.beginTurn(record, prompt, harness, binary, config);
+    this.beginTurn(record, prompt, binary, config);
     return record;
+  }
+
+  /**
+   * Moves an agent to another CLI in the same worktree: its first message is a handoff built
+   * from the task, the conversation, the diff and the memory files. The new CLI starts its own
+   * session; the old one's stays in its home.
+   */
+  async handoff(request: HandoffRequest): Promise<Started> {
+    const root = await findRepoRoot(request.project);
+    const record = await readAgent(root, request.name);
+    if (this.running.has(key(root, record.name))) {
+      throw new OffrunError("invalid_input", `${record.name} is still working. \`offrun stop ${record.name}\` first.`);
+    }
+    if (record.status === "done") {
+      throw new OffrunError("invalid_input", `${record.name} was discarded; there is no worktree to hand off.`);
+    }
+    const config = await loadProjectConfig(root);
+    const harness = getHarness(request.harness);
+    const binary = await this.requireBinary(harness);
+    const login = await this.logins.choose(harness, { label: request.account, force: request.force });
+    const prompt = await buildHandoffPrompt({
+      record,
+      events: (await readChat(root, record.name)).entries,
+      toHarness: harness.id,
+      message: request.message,
+    });
+    const fromHarness = record.harness;
+    await this.update(record, {
+      harness: harness.id,
+      account: login.account.label,
+      sessionId: undefined,
+      model: request.model,
+    });
+    await this.log(record, record.turns, {
+      type: "handoff",
+      fromHarness,
+      toHarness: harness.id,
+      account: login.account.label,
+    });
+    this.beginTurn(record, prompt, binary, config);
+    return { agent: record, warnings: login.warning ? [login.warning] : [] };
   }
 
   /** Ends the running turn (the CLI's whole process group). Safe to call when nothing runs. */
@@ -192,16 +262,16 @@ export class Supervisor {
     return binary;
   }
 
-  private beginTurn(record: AgentRecord, prompt: string, harness: Harness, binary: string, config: ProjectConfig) {
+  private beginTurn(record: AgentRecord, prompt: string, binary: string, config: ProjectConfig) {
     const controller = new AbortController();
-    const done = runTurn({
+    const done = runTurnChain({
       record,
       prompt,
-      harness,
       binary,
       config,
       signal: controller.signal,
       env: this.env,
+      logins: this.logins,
       log: (turn, event) => this.log(record, turn, event),
       update: (changes) => this.update(record, changes),
     })

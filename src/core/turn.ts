@@ -17,9 +17,20 @@ export interface TurnContext {
   binary: string;
   config: ProjectConfig;
   signal: AbortSignal;
+  /** The environment of the login's processes (its extra env included). */
   env: NodeJS.ProcessEnv;
+  /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
+  accountHome?: string;
   log(turn: number, event: ParsedEvent): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
+  /** Quota readings and limit hits the stream reports, for the quota ledger. */
+  observe(event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>): Promise<void>;
+}
+
+export interface TurnResult {
+  end: TurnEndEvent;
+  /** The CLI gave up on HTTP 429s that were not a usage limit: worth another try after a pause. */
+  rateLimited: boolean;
 }
 
 /**
@@ -27,7 +38,7 @@ export interface TurnContext {
  * chat log as they arrive, and ends with exactly one turn_end. Writes are queued in order and
  * not awaited one by one; the first one that fails fails the turn when the process is done.
  */
-export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
+export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const { record, harness, config } = ctx;
   const turn = record.turns + 1;
   const resume = record.sessionId !== undefined;
@@ -56,6 +67,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
     mode: record.mode,
     cwd: record.worktree,
     binary: ctx.binary,
+    ...(ctx.accountHome ? { accountHome: ctx.accountHome } : {}),
     resumeSessionId: resume ? record.sessionId : undefined,
     newSessionId,
     model: record.model,
@@ -65,6 +77,8 @@ export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
   const parser = harness.createParser();
   let end: TurnEndEvent | undefined;
   let lastRetry: string | undefined;
+  let rateLimited = false;
+  let limitHit = false;
   const handle = (events: ParsedEvent[]) => {
     for (const event of events) {
       if (end) return; // exactly one terminal event per turn
@@ -73,6 +87,11 @@ export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
         write(ctx.update({ sessionId: event.sessionId }));
       }
       if (event.type === "retry") lastRetry = event.message;
+      if (event.type === "error" && event.kind === "rate_limited") rateLimited = true;
+      if (event.type === "quota" || event.type === "limit_hit") {
+        if (event.type === "limit_hit") limitHit = true;
+        write(ctx.observe(event));
+      }
       if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
     }
   };
@@ -113,7 +132,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnEndEvent> {
     lastError: final.outcome === "completed" ? undefined : final.reason,
   });
   if (writeError !== undefined) throw writeError;
-  return final;
+  return { end: final, rateLimited: rateLimited && !limitHit && final.outcome === "failed" };
 }
 
 /** A Planner turn must leave the worktree as it was; any change is logged as a warning. */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { describeError } from "../errors.js";
 import { userPaths } from "../paths.js";
 import { Supervisor } from "../supervisor.js";
+import { watchQuota } from "../quota/watcher.js";
 import { serveCompanion } from "./server.js";
 
 /**
@@ -33,6 +34,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   for (const agent of recovered)
     log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
   markReady();
+  const quota = await watchQuota({ env: process.env, log });
 
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
@@ -41,6 +43,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   });
   log("stopping: ending running turns");
   await supervisor.shutdown();
+  await quota.close();
   await server.close();
   log("stopped");
 }

@@ -52,6 +52,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       }),
       "agent.start": (p) => options.supervisor.start(p),
       "agent.send": (p) => options.supervisor.send(p.project, p.name, p.prompt),
+      "agent.handoff": (p) => options.supervisor.handoff(p),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       shutdown: async () => {

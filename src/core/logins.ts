@@ -1,0 +1,82 @@
+import { HARNESSES } from "../harnesses/registry.js";
+import type { Harness } from "../harnesses/types.js";
+import type { Account } from "./account-model.js";
+import { accountProcessEnv, findAccount, listAccounts } from "./accounts.js";
+import { pickAccount, type Candidate, type Pick } from "./dispatch.js";
+import { OffrunError } from "./errors.js";
+import { accountKey } from "./quota/ledger.js";
+import { cachedAccountQuota, headroom } from "./quota/pipeline.js";
+
+/** Which login a turn runs on, chosen before dispatch. Reads only Offrun's quota cache: no CLI is asked. */
+export class LoginPicker {
+  /** Turns running (or about to) per login: concurrent starts spread instead of piling onto one. */
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  async candidates(harness: Harness): Promise<Candidate[]> {
+    const accounts = await listAccounts(harness.id, this.env);
+    const now = new Date();
+    return Promise.all(accounts.map(async (account) => ({ account, quota: await cachedAccountQuota(account, now) })));
+  }
+
+  /** The pinned login (refused when limited, unless forced), or the one with the most headroom. */
+  async choose(
+    harness: Harness,
+    options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
+  ): Promise<Pick> {
+    if (options.label !== undefined) {
+      const account = await findAccount(harness.id, options.label, this.env);
+      const quota = await cachedAccountQuota(account);
+      if (headroom(quota) === 0 && !options.force) {
+        throw new OffrunError(
+          "usage_limit",
+          `Login '${account.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --account to let Offrun pick, or pass --force.`,
+        );
+      }
+      return { account, quota, ranking: [{ label: account.label, room: headroom(quota) }] };
+    }
+    const candidates = await this.candidates(harness);
+    return pickAccount(harness, candidates, {
+      inFlight: this.inFlight,
+      exclude: options.exclude,
+      force: options.force,
+    });
+  }
+
+  /** Counts a turn on a login until the returned function is called. */
+  hold(account: Account): () => void {
+    const key = accountKey(account);
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left <= 0) this.inFlight.delete(key);
+      else this.inFlight.set(key, left);
+    };
+  }
+
+  /** The environment of a login's processes: the relocation variable and its extra env. */
+  processEnv(account: Account, harness: Harness): NodeJS.ProcessEnv {
+    return { ...this.env, ...accountProcessEnv(account, harness) };
+  }
+
+  /** "Codex has room (login work, 40% left)": for the message when every login of a harness is out. */
+  async roomElsewhere(except: Harness, agent: string): Promise<string | undefined> {
+    for (const harness of HARNESSES) {
+      if (harness.id === except.id) continue;
+      const candidates = await this.candidates(harness).catch(() => []);
+      const best = candidates
+        .map((c) => ({ label: c.account.label, room: headroom(c.quota) }))
+        .filter((c) => c.room !== 0)
+        .sort((a, b) => (b.room ?? -1) - (a.room ?? -1))[0];
+      if (best) {
+        const room = best.room === undefined ? "room unknown" : `${Math.round(best.room)}% left`;
+        return `${harness.displayName} has room (login ${best.label}, ${room}): \`offrun handoff ${agent} --harness ${harness.id}\``;
+      }
+    }
+    return undefined;
+  }
+}

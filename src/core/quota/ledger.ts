@@ -1,0 +1,136 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import lockfile from "proper-lockfile";
+import { z } from "zod";
+import { quotaWindowSchema } from "../events.js";
+import { userPaths } from "../paths.js";
+import { readJsonFile, writeJsonAtomic } from "../store.js";
+
+/**
+ * `~/.offrun/cache/quota.json`: what Offrun knows of each login's quota without asking anyone:
+ * the last reading its own runs saw in their streams, when a login hit its limit, and the last
+ * full reading (so `offrun quota` and the menu bar answer at once).
+ */
+const readingSchema = z.object({
+  windows: z.array(quotaWindowSchema),
+  limitedUntil: z.string().optional(),
+  observedAt: z.string(),
+});
+
+const attemptSchema = z.object({
+  source: z.string(),
+  outcome: z.enum(["answered", "no-data", "failed", "skipped"]),
+  reason: z.string().optional(),
+});
+
+export const accountQuotaSchema = z.object({
+  harness: z.string(),
+  label: z.string(),
+  windows: z.array(quotaWindowSchema),
+  /** The window that decides whether the login has room (the fullest one). */
+  blocking: quotaWindowSchema.optional(),
+  limitedUntil: z.string().optional(),
+  limitReason: z.string().optional(),
+  /** Its limit has reset but no turn has succeeded on it since: one dispatch at a time. */
+  recovering: z.boolean().optional(),
+  /** The source that answered, and when the reading was made. */
+  source: z.string().optional(),
+  observedAt: z.string().optional(),
+  attempts: z.array(attemptSchema),
+});
+export type AccountQuota = z.infer<typeof accountQuotaSchema>;
+
+const entrySchema = z.object({
+  observed: readingSchema.optional(),
+  limitedUntil: z.string().optional(),
+  limitReason: z.string().optional(),
+  last: accountQuotaSchema.optional(),
+});
+export type LedgerEntry = z.infer<typeof entrySchema>;
+
+const ledgerSchema = z.object({
+  version: z.literal(1),
+  accounts: z.record(z.string(), entrySchema),
+});
+type Ledger = z.infer<typeof ledgerSchema>;
+
+export function accountKey(account: { harness: string; label: string }): string {
+  return `${account.harness}/${account.label}`;
+}
+
+function ledgerFile(): string {
+  return path.join(userPaths().cache, "quota.json");
+}
+
+export async function readLedger(): Promise<Ledger> {
+  const ledger = await readJsonFile(ledgerFile(), ledgerSchema, "Delete it; Offrun rebuilds its quota cache.").catch(
+    () => undefined, // a cache: a damaged one is rebuilt, never a reason to fail
+  );
+  return ledger ?? { version: 1, accounts: {} };
+}
+
+export async function readLedgerEntry(account: { harness: string; label: string }): Promise<LedgerEntry> {
+  return (await readLedger()).accounts[accountKey(account)] ?? {};
+}
+
+/**
+ * Changes one login's entry under a lock: the companion and the CLI both write this file.
+ * The change function gets the current entry and returns the new one.
+ */
+export async function updateLedgerEntry(
+  account: { harness: string; label: string },
+  change: (entry: LedgerEntry) => LedgerEntry,
+): Promise<void> {
+  const file = ledgerFile();
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const release = await lockfile.lock(path.dirname(file), {
+    lockfilePath: `${file}.lock`,
+    stale: 10_000,
+    retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
+  });
+  try {
+    const ledger = await readLedger();
+    const key = accountKey(account);
+    ledger.accounts[key] = change(ledger.accounts[key] ?? {});
+    await writeJsonAtomic(file, ledger);
+  } finally {
+    await release();
+  }
+}
+
+/** A quota reading from one of Offrun's own runs (a stream's rate-limit event). */
+export async function recordObserved(
+  account: { harness: string; label: string },
+  reading: z.infer<typeof readingSchema>,
+): Promise<void> {
+  await updateLedgerEntry(account, (entry) => ({ ...entry, observed: reading }));
+}
+
+/** The login hit its usage limit: it is limited until the reset. */
+export async function markLimited(
+  account: { harness: string; label: string },
+  until: string,
+  reason: string,
+): Promise<void> {
+  await updateLedgerEntry(account, (entry) => ({ ...entry, limitedUntil: until, limitReason: reason }));
+}
+
+/**
+ * A turn on the login completed: whatever limit it had is over. Until then a login whose reset
+ * has passed is on probation (one dispatch at a time), so that it is not flooded the moment it
+ * comes back.
+ */
+export async function markHealthy(account: { harness: string; label: string }): Promise<void> {
+  const entry = await readLedgerEntry(account);
+  if (entry.limitedUntil === undefined) return;
+  await updateLedgerEntry(account, (current) => {
+    const next = { ...current };
+    delete next.limitedUntil;
+    delete next.limitReason;
+    return next;
+  });
+}
+
+export async function storeReading(quota: AccountQuota): Promise<void> {
+  await updateLedgerEntry(quota, (entry) => ({ ...entry, last: quota }));
+}

@@ -1,0 +1,142 @@
+import path from "node:path";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../account-model.js";
+import { describeError } from "../errors.js";
+import type { QuotaWindow } from "../events.js";
+import { userPaths } from "../paths.js";
+import { accountKey, readLedgerEntry, storeReading, type AccountQuota, type LedgerEntry } from "./ledger.js";
+import type { QuotaAttempt, QuotaReading } from "./types.js";
+
+export interface QuotaRequest {
+  account: Account;
+  harness: Harness;
+  binary?: string;
+  /** The environment of that login's processes. */
+  env: NodeJS.ProcessEnv;
+  now?: Date;
+}
+
+/**
+ * Asks the harness's quota sources in order of trust; the first that answers wins, and every
+ * attempt is kept with its reason. The ledger's own knowledge (a limit hit by an Offrun run)
+ * is merged in, and windows whose reset has passed read as empty again.
+ */
+export async function readAccountQuota(request: QuotaRequest): Promise<AccountQuota> {
+  const now = request.now ?? new Date();
+  const entry = await readLedgerEntry(request.account);
+  const attempts: QuotaAttempt[] = [];
+  let answer: { reading: QuotaReading; source: string } | undefined;
+  for (const source of request.harness.quotaSources) {
+    if (answer) {
+      attempts.push({ source: source.id, outcome: "skipped", reason: `${answer.source} answered first` });
+      continue;
+    }
+    try {
+      const reading = await source.read({
+        account: request.account,
+        binary: request.binary,
+        env: request.env,
+        now,
+        cacheDir: path.join(userPaths().cache, "sources", accountKey(request.account), source.id),
+        observed: entry.observed,
+      });
+      if (reading && (reading.windows.length > 0 || reading.limitedUntil !== undefined)) {
+        answer = { reading, source: source.id };
+        attempts.push({ source: source.id, outcome: "answered" });
+      } else {
+        attempts.push({ source: source.id, outcome: "no-data", reason: "nothing recorded for this login yet" });
+      }
+    } catch (error) {
+      attempts.push({ source: source.id, outcome: "failed", reason: describeError(error) });
+    }
+  }
+  const quota = summarize(request.account, answer, entry, attempts, now);
+  await storeReading(quota).catch(() => undefined); // a cache write failing must not hide the answer
+  return quota;
+}
+
+/**
+ * What the ledger alone knows (the companion's last full reading, Offrun's own observations and
+ * limits): no source is asked, so pre-dispatch costs one small file read.
+ */
+export async function cachedAccountQuota(account: Account, now = new Date()): Promise<AccountQuota> {
+  const entry = await readLedgerEntry(account);
+  const fromLast = entry.last
+    ? { reading: { windows: entry.last.windows }, source: entry.last.source ?? "cache" }
+    : undefined;
+  const newerObserved =
+    entry.observed && (!entry.last?.observedAt || entry.observed.observedAt > entry.last.observedAt)
+      ? { reading: entry.observed, source: "stream" }
+      : undefined;
+  return summarize(account, newerObserved ?? fromLast, entry, entry.last?.attempts ?? [], now);
+}
+
+function summarize(
+  account: Account,
+  answer: { reading: QuotaReading; source: string } | undefined,
+  entry: LedgerEntry,
+  attempts: QuotaAttempt[],
+  now: Date,
+): AccountQuota {
+  const windows = (answer?.reading.windows ?? []).map((w) => expireWindow(w, now));
+  const limitedUntil = latestFuture(
+    [entry.limitedUntil, answer?.reading.limitedUntil, ...rejectedResets(windows)],
+    now,
+  );
+  const quota: AccountQuota = {
+    harness: account.harness,
+    label: account.label,
+    windows,
+    attempts,
+    ...(answer ? { source: answer.source, observedAt: windows[0]?.observedAt ?? now.toISOString() } : {}),
+  };
+  const blocking = blockingWindow(windows);
+  if (blocking) quota.blocking = blocking;
+  if (!limitedUntil && entry.limitedUntil !== undefined) quota.recovering = true;
+  if (limitedUntil) {
+    quota.limitedUntil = limitedUntil;
+    const reason = entry.limitedUntil === limitedUntil ? entry.limitReason : undefined;
+    quota.limitReason = reason ?? `limit reached${blocking ? ` (${blocking.kind})` : ""}`;
+  }
+  return quota;
+}
+
+/** A window whose reset has passed is empty again, whatever it said before. */
+export function expireWindow(window: QuotaWindow, now: Date): QuotaWindow {
+  if (window.resetsAt === undefined || Date.parse(window.resetsAt) > now.getTime()) return window;
+  const expired: QuotaWindow = { ...window, usedPercent: 0, status: "allowed" };
+  delete expired.resetsAt;
+  return expired;
+}
+
+function rejectedResets(windows: QuotaWindow[]): (string | undefined)[] {
+  return windows.filter((w) => w.status === "rejected" || (w.usedPercent ?? 0) >= 100).map((w) => w.resetsAt);
+}
+
+function latestFuture(times: (string | undefined)[], now: Date): string | undefined {
+  const future = times.filter((t): t is string => t !== undefined && Date.parse(t) > now.getTime());
+  return future.sort((a, b) => Date.parse(b) - Date.parse(a))[0];
+}
+
+/**
+ * The window that decides: the fullest one. When the weekly window is full, a 5-hour window at
+ * 3% is not headroom.
+ */
+export function blockingWindow(windows: QuotaWindow[]): QuotaWindow | undefined {
+  const known = windows.filter((w) => w.usedPercent !== undefined || w.status === "rejected");
+  const severity = (w: QuotaWindow) => (w.status === "rejected" ? 101 : (w.usedPercent ?? 0));
+  return known.sort((a, b) => severity(b) - severity(a))[0];
+}
+
+/** Remaining % of the blocking window; 0 when limited; undefined when nothing is known. */
+export function headroom(quota: AccountQuota, now = new Date()): number | undefined {
+  if (quota.limitedUntil !== undefined && Date.parse(quota.limitedUntil) > now.getTime()) return 0;
+  const blocking = quota.blocking;
+  if (!blocking) return undefined;
+  if (blocking.status === "rejected") return 0;
+  return blocking.usedPercent === undefined ? undefined : Math.max(0, 100 - blocking.usedPercent);
+}
+
+export function isLimited(quota: AccountQuota, now = new Date()): boolean {
+  return headroom(quota, now) === 0;
+}

@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import chokidar, { type FSWatcher } from "chokidar";
+import { HARNESSES } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../account-model.js";
+import { accountProcessEnv, listAccounts } from "../accounts.js";
+import { locateBinary } from "../binaries.js";
+import { describeError } from "../errors.js";
+import { readAccountQuota } from "./pipeline.js";
+
+/** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
+const SETTLE_MS = 500;
+/** How often to look again for a home that does not exist yet. */
+const MISSING_HOME_POLL_MS = 30_000;
+
+export interface QuotaWatcher {
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps every login's quota current in the companion: watches the session folders of each
+ * login's home and, after a burst of appends, re-reads that login's quota (the sources read only
+ * what was appended). A home that does not exist yet is looked for again until it appears.
+ */
+export async function watchQuota(options: {
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+}): Promise<QuotaWatcher> {
+  const watchers: FSWatcher[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const logins: { harness: Harness; account: Account; binary?: string }[] = [];
+  for (const harness of HARNESSES) {
+    const binary = await locateBinary(harness.id, harness.binaryName, options.env);
+    for (const account of await listAccounts(harness.id, options.env).catch(() => []))
+      logins.push({ harness, account, binary });
+  }
+
+  const refresh = async ({ harness, account, binary }: (typeof logins)[number]) => {
+    try {
+      await readAccountQuota({
+        account,
+        harness,
+        binary,
+        env: { ...options.env, ...accountProcessEnv(account, harness) },
+      });
+    } catch (error) {
+      options.log(`quota of ${harness.id}/${account.label} could not be read: ${describeError(error)}`);
+    }
+  };
+
+  for (const login of logins) {
+    let pending: NodeJS.Timeout | undefined;
+    const schedule = () => {
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(() => {
+        pending = undefined;
+        void refresh(login);
+      }, SETTLE_MS);
+      timers.add(pending);
+    };
+    const watchRoot = (root: string) => {
+      const watcher = chokidar.watch(root, { ignoreInitial: true, awaitWriteFinish: false });
+      watcher
+        .on("add", schedule)
+        .on("change", schedule)
+        .on("error", (error) => options.log(`watching ${root}: ${describeError(error)}`));
+      watchers.push(watcher);
+    };
+    for (const root of login.harness.sessionRoots(login.account.home)) {
+      if (fs.existsSync(root)) {
+        watchRoot(root);
+        continue;
+      }
+      const poll = setInterval(() => {
+        if (!fs.existsSync(root)) return;
+        clearInterval(poll);
+        timers.delete(poll);
+        watchRoot(root);
+        schedule();
+      }, MISSING_HOME_POLL_MS);
+      poll.unref();
+      timers.add(poll);
+    }
+    void refresh(login); // a first reading at start, so the cache is never empty for long
+  }
+
+  return {
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      await Promise.all(watchers.map((w) => w.close()));
+    },
+  };
+}
