@@ -12,6 +12,8 @@ import {
   removeAccount,
 } from "../core/accounts.js";
 import { locateBinary } from "../core/binaries.js";
+import type { AccountQuota } from "../core/quota/ledger.js";
+import { cachedAccountQuota } from "../core/quota/pipeline.js";
 import { OffrunError } from "../core/errors.js";
 import { offrunHome, userPaths } from "../core/paths.js";
 import { runCommand } from "../core/process.js";
@@ -31,8 +33,11 @@ export async function accounts(options: GlobalOptions): Promise<void> {
     (await listAccounts()).map(async (account) => {
       const harness = getHarness(account.harness);
       const env = { ...process.env, ...accountProcessEnv(account, harness) };
-      const identity: AccountIdentity = await harness.identity(binaries.get(harness.id), env, account.home);
-      return { ...account, ...identity };
+      const [identity, quota] = await Promise.all([
+        harness.identity(binaries.get(harness.id), env, account.home) as Promise<AccountIdentity>,
+        cachedAccountQuota(account),
+      ]);
+      return { ...account, ...identity, quota };
     }),
   );
   output(options, { accounts: logins }, () => {
@@ -41,14 +46,24 @@ export async function accounts(options: GlobalOptions): Promise<void> {
       l.label,
       l.signedIn === undefined ? "?" : l.signedIn ? "yes" : "no",
       [l.email, l.detail, l.note].filter(Boolean).join(" · ") || "-",
+      describeQuota(l.quota),
       l.home + (l.adopted && !l.isDefault ? " (adopted)" : ""),
     ]);
-    const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "HOME"], rows)];
+    const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows)];
     const out = logins.find((l) => l.signedIn === false && !l.isDefault);
     if (out) lines.push("", `Sign in to a login with: offrun accounts login ${out.harness} ${out.label}`);
     lines.push("", "Add a login with its own home: offrun accounts add <harness> <label>");
     return lines.join("\n");
   });
+}
+
+/** "23% of five_hour, resets 21:00", "limited until 21:00" or "unknown". */
+function describeQuota(quota: AccountQuota): string {
+  const at = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  if (quota.limitedUntil) return `limited until ${at(quota.limitedUntil)}`;
+  const blocking = quota.blocking;
+  if (!blocking || blocking.usedPercent === undefined) return "unknown";
+  return `${Math.round(blocking.usedPercent)}% of ${blocking.kind}${blocking.resetsAt ? `, resets ${at(blocking.resetsAt)}` : ""}`;
 }
 
 interface AddOptions extends GlobalOptions {

@@ -11,7 +11,11 @@ import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** start, send and stop: the commands that act through the companion. */
 
-const startedSchema = z.object({ agent: agentRecordSchema, warnings: z.array(z.string()) });
+const startedSchema = z.object({
+  agent: agentRecordSchema,
+  warnings: z.array(z.string()),
+  firstTurn: z.number().int().positive(),
+});
 
 export interface StartOptions extends GlobalOptions {
   promptFile?: string;
@@ -28,7 +32,11 @@ export interface StartOptions extends GlobalOptions {
 export async function start(words: string[], options: StartOptions): Promise<void> {
   const prompt = await readPrompt(words, options);
   await withCompanion(async (client) => {
-    const { agent: record, warnings } = startedSchema.parse(
+    const {
+      agent: record,
+      warnings,
+      firstTurn,
+    } = startedSchema.parse(
       await client.request("agent.start", {
         project: projectDir(options),
         prompt,
@@ -42,7 +50,7 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       }),
     );
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
-    if (options.wait) return waitAndReport(client, options, record);
+    if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(options, record, () =>
       [
         `Started ${record.name} (${record.harness} · ${record.account}, ${record.mode}) on ${record.branch}`,
@@ -60,10 +68,10 @@ export async function send(
 ): Promise<void> {
   const prompt = await readPrompt(words, options);
   await withCompanion(async (client) => {
-    const record = agentRecordSchema.parse(
+    const { agent: record, firstTurn } = startedSchema.parse(
       await client.request("agent.send", { project: projectDir(options), name, prompt }),
     );
-    if (options.wait) return waitAndReport(client, options, record);
+    if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(options, record, () => `Sent to ${record.name}. Follow with: offrun show ${record.name}`);
   });
 }
@@ -74,7 +82,11 @@ export async function handoff(
   options: GlobalOptions & { harness: string; account?: string; force?: boolean; model?: string; wait?: boolean },
 ): Promise<void> {
   await withCompanion(async (client) => {
-    const { agent: record, warnings } = startedSchema.parse(
+    const {
+      agent: record,
+      warnings,
+      firstTurn,
+    } = startedSchema.parse(
       await client.request("agent.handoff", {
         project: projectDir(options),
         name,
@@ -86,7 +98,7 @@ export async function handoff(
       }),
     );
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
-    if (options.wait) return waitAndReport(client, options, record);
+    if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(
       options,
       record,
@@ -137,13 +149,19 @@ function parseMode(value: string | undefined): Mode | undefined {
 }
 
 /** --wait: block until the turn ends, print it, exit non-zero unless it completed. */
-async function waitAndReport(client: CompanionClient, options: GlobalOptions, record: AgentRecord): Promise<void> {
+async function waitAndReport(
+  client: CompanionClient,
+  options: GlobalOptions,
+  record: AgentRecord,
+  firstTurn: number,
+): Promise<void> {
   const waited = agentEventSchema
     .nullable()
     .parse(await client.request("agent.wait", { project: projectDir(options), name: record.name }));
   const latest = await readAgent(record.project, record.name);
   const chat = await readChat(record.project, record.name);
-  const events = chat.entries.filter((e) => e.turn === latest.turns);
+  // Every turn this request led to: a failover or a retry sends the message again as a new turn.
+  const events = chat.entries.filter((e) => e.turn >= firstTurn);
   const turnEnd =
     (waited?.type === "turn_end" ? waited : undefined) ??
     events.findLast((e): e is TurnEndEvent => e.type === "turn_end");

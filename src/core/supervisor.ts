@@ -47,6 +47,8 @@ export interface HandoffRequest {
 
 export interface Started {
   agent: AgentRecord;
+  /** The number of the turn this request started (later ones follow on failover or retry). */
+  firstTurn: number;
   /** Things the user should know at once (every login nearly full, say). */
   warnings: string[];
 }
@@ -131,16 +133,17 @@ export class Supervisor {
       await this.log(record, 0, { type: "error", kind: kindOf(error), message: describeError(error) });
       throw error;
     }
+    const firstTurn = record.turns + 1;
     this.beginTurn(record, request.prompt, binary, config);
     const warnings = login.warning ? [login.warning] : [];
     for (const message of warnings) await this.log(record, 1, { type: "notice", level: "warning", message });
     // Off the path to the spawn: only the dashboard and recovery read the list of projects.
     await rememberProject(root);
-    return { agent: record, warnings };
+    return { agent: record, warnings, firstTurn };
   }
 
   /** The next turn of an existing agent, resuming the CLI's own session. */
-  async send(project: string, name: string, prompt: string): Promise<AgentRecord> {
+  async send(project: string, name: string, prompt: string): Promise<Started> {
     checkPrompt(prompt);
     const root = await findRepoRoot(project);
     const record = await readAgent(root, name);
@@ -159,8 +162,9 @@ export class Supervisor {
     const config = await loadProjectConfig(root);
     const harness = getHarness(record.harness);
     const binary = await this.requireBinary(harness);
+    const firstTurn = record.turns + 1;
     this.beginTurn(record, prompt, binary, config);
-    return record;
+    return { agent: record, warnings: [], firstTurn };
   }
 
   /**
@@ -200,8 +204,9 @@ export class Supervisor {
       toHarness: harness.id,
       account: login.account.label,
     });
+    const firstTurn = record.turns + 1;
     this.beginTurn(record, prompt, binary, config);
-    return { agent: record, warnings: login.warning ? [login.warning] : [] };
+    return { agent: record, warnings: login.warning ? [login.warning] : [], firstTurn };
   }
 
   /** Ends the running turn (the CLI's whole process group). Safe to call when nothing runs. */
