@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import { listAgentsDetailed } from "../core/agents.js";
+import { listAccounts } from "../core/accounts.js";
 import { locateBinary } from "../core/binaries.js";
+import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/companion/client.js";
 import { knownProjects } from "../core/project.js";
 import { runCommand } from "../core/process.js";
@@ -20,19 +22,24 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
         );
         version = result?.stdout.trim().split("\n")[0] || undefined;
       }
-      const home = harness.defaultHome(process.env);
-      const homeExists = await fs.stat(home).then(
-        () => true,
-        () => false,
+      const accounts = await listAccounts(harness.id);
+      const logins = await Promise.all(
+        accounts.map(async (account) => {
+          const quota = await cachedAccountQuota(account);
+          const exists = await fs.stat(account.home).then(
+            () => true,
+            () => false,
+          );
+          return {
+            label: account.label,
+            home: account.home,
+            exists,
+            headroom: headroom(quota) ?? null,
+            limitedUntil: quota.limitedUntil ?? null,
+          };
+        }),
       );
-      return {
-        id: harness.id,
-        name: harness.displayName,
-        binary,
-        version,
-        installHint: harness.installHint,
-        logins: [{ label: "default", home, exists: homeExists }],
-      };
+      return { id: harness.id, name: harness.displayName, binary, version, installHint: harness.installHint, logins };
     }),
   );
   const projects = await Promise.all(
@@ -52,9 +59,13 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
       if (cli.binary) lines.push(`  ✓ ${cli.name.padEnd(12)} ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
       else lines.push(`  ✗ ${cli.name.padEnd(12)} not installed: ${cli.installHint}`);
       for (const login of cli.logins) {
-        lines.push(
-          `      login ${login.label}: ${login.home}${login.exists ? "" : " (not created yet: run the CLI once to sign in)"}`,
-        );
+        const room = login.limitedUntil
+          ? `limited until ${new Date(login.limitedUntil).toLocaleString()}`
+          : login.headroom === null
+            ? "quota unknown"
+            : `${Math.round(login.headroom)}% left`;
+        const missing = login.exists ? "" : " (not created yet: sign in to create it)";
+        lines.push(`      login ${login.label}: ${room} · ${login.home}${missing}`);
       }
     }
     lines.push(
