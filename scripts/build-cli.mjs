@@ -5,7 +5,7 @@
 import { build } from "esbuild";
 
 await build({
-  entryPoints: ["src/cli/main.ts", "bench/start-to-spawn.ts"],
+  entryPoints: ["src/cli/main.ts", "bench/start-to-spawn.ts", "bench/quota-scan.ts"],
   outdir: "build",
   outbase: ".",
   bundle: true,

@@ -9,6 +9,8 @@ import { execa } from "execa";
 export const PINNED = {
   "@anthropic-ai/claude-code": "2.1.332",
   "@openai/codex": "0.171.0",
+  // Not an agent CLI: the quota benchmark (bench/quota-scan.ts) compares our session scan with it.
+  ccusage: "20.0.24",
 };
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

@@ -14,6 +14,8 @@ export interface QuotaRequest {
   /** The environment of that login's processes. */
   env: NodeJS.ProcessEnv;
   now?: Date;
+  /** Session files a watcher saw change (sources then read only those). */
+  changedFiles?: readonly string[];
 }
 
 /**
@@ -39,6 +41,7 @@ export async function readAccountQuota(request: QuotaRequest): Promise<AccountQu
         now,
         cacheDir: path.join(userPaths().cache, "sources", accountKey(request.account), source.id),
         observed: entry.observed,
+        ...(request.changedFiles ? { changedFiles: request.changedFiles } : {}),
       });
       if (reading && (reading.windows.length > 0 || reading.limitedUntil !== undefined)) {
         answer = { reading, source: source.id };

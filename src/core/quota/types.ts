@@ -18,6 +18,8 @@ export interface QuotaSourceContext {
   now: Date;
   /** The folder where the source may keep its incremental state (offsets and aggregates). */
   cacheDir: string;
+  /** Session files a watcher saw change since the last reading; sources then read only those. */
+  changedFiles?: readonly string[];
   /** The latest reading Offrun's own runs of this login reported in their streams, if any. */
   observed?: QuotaReading & { observedAt: string };
 }

@@ -35,13 +35,14 @@ export async function watchQuota(options: {
       logins.push({ harness, account, binary });
   }
 
-  const refresh = async ({ harness, account, binary }: (typeof logins)[number]) => {
+  const refresh = async ({ harness, account, binary }: (typeof logins)[number], changedFiles?: string[]) => {
     try {
       await readAccountQuota({
         account,
         harness,
         binary,
         env: { ...options.env, ...accountProcessEnv(account, harness) },
+        ...(changedFiles ? { changedFiles } : {}),
       });
     } catch (error) {
       options.log(`quota of ${harness.id}/${account.label} could not be read: ${describeError(error)}`);
@@ -50,11 +51,15 @@ export async function watchQuota(options: {
 
   for (const login of logins) {
     let pending: NodeJS.Timeout | undefined;
-    const schedule = () => {
+    const changed = new Set<string>();
+    const schedule = (file?: string) => {
+      if (file) changed.add(file);
       if (pending) clearTimeout(pending);
       pending = setTimeout(() => {
         pending = undefined;
-        void refresh(login);
+        const files = [...changed];
+        changed.clear();
+        void refresh(login, files.length > 0 ? files : undefined);
       }, SETTLE_MS);
       timers.add(pending);
     };
@@ -76,7 +81,7 @@ export async function watchQuota(options: {
         clearInterval(poll);
         timers.delete(poll);
         watchRoot(root);
-        schedule();
+        schedule(); // a whole walk: the folder is new
       }, MISSING_HOME_POLL_MS);
       poll.unref();
       timers.add(poll);

@@ -34,28 +34,36 @@ export const CODEX_ROLLOUT_SOURCE = "codex-rollout";
 /** The latest quota windows a rollout recorded (empty when it recorded none). Never throws. */
 export function readCodexRolloutQuota(lines: string[]): QuotaWindow[] {
   for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i];
-    // Cheap test first: rollouts carry the full prompt and are large.
-    if (!line?.includes('"token_count"')) continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      continue; // a line cut short while Codex was writing it
-    }
-    const parsed = tokenCountLineSchema.safeParse(json);
-    const limits = parsed.success ? parsed.data.payload.rate_limits : undefined;
-    if (!parsed.success || !limits) continue;
-    const windows: QuotaWindow[] = [];
-    for (const [slot, window] of [
-      ["primary", limits.primary],
-      ["secondary", limits.secondary],
-    ] as const) {
-      if (window) windows.push(toQuotaWindow(slot, window, parsed.data.timestamp));
-    }
-    if (windows.length > 0) return windows;
+    const windows = codexRolloutLineQuota(lines[i] ?? "");
+    if (windows && windows.length > 0) return windows;
   }
   return [];
+}
+
+/**
+ * The quota windows one rollout line carries: undefined when the line is not a `token_count`
+ * event with rate limits, null when it is not JSON at all (a line cut short while Codex wrote it).
+ */
+export function codexRolloutLineQuota(line: string): QuotaWindow[] | undefined | null {
+  // Cheap test first: rollouts carry the full prompt and are large.
+  if (!line.includes('"token_count"')) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const parsed = tokenCountLineSchema.safeParse(json);
+  const limits = parsed.success ? parsed.data.payload.rate_limits : undefined;
+  if (!parsed.success || !limits) return undefined;
+  const windows: QuotaWindow[] = [];
+  for (const [slot, window] of [
+    ["primary", limits.primary],
+    ["secondary", limits.secondary],
+  ] as const) {
+    if (window) windows.push(toQuotaWindow(slot, window, parsed.data.timestamp));
+  }
+  return windows.length > 0 ? windows : undefined;
 }
 
 function toQuotaWindow(
