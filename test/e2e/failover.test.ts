@@ -33,6 +33,13 @@ function usedPercent(rows: QuotaRow[], harness: string, label: string, kind: str
   return row?.windows.find((w) => w.kind === kind)?.usedPercent;
 }
 
+/** How far a window's reported reset is from the instant the server announced (ms). */
+function resetSkew(rows: QuotaRow[], harness: string, label: string, kind: string, epochSeconds: number): number {
+  const row = rows.find((r) => r.harness === harness && r.label === label);
+  const resetsAt = row?.windows.find((w) => w.kind === kind)?.resetsAt;
+  return resetsAt === undefined ? Infinity : Math.abs(Date.parse(resetsAt) - epochSeconds * 1000);
+}
+
 describe("Claude Code with two subscriber logins", () => {
   let box: Sandbox;
   let repo: string;
@@ -83,7 +90,8 @@ describe("Claude Code with two subscriber logins", () => {
   const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
 
   test("quota reports each login's windows from its own runs, and start picks the emptier login", async () => {
-    servers.work!.setQuota(quota(80, 30));
+    const workQuota = quota(80, 30);
+    servers.work!.setQuota(workQuota);
     servers.personal!.setQuota(quota(20, 10));
     for (const label of ["work", "personal"]) {
       const warm = await offrun("start", "--wait", "--account", label, "--name", `warm-${label}`, "say hi");
@@ -93,6 +101,8 @@ describe("Claude Code with two subscriber logins", () => {
     expect(usedPercent(rows, "claude", "work", "five_hour")).toBeCloseTo(80, 0);
     expect(usedPercent(rows, "claude", "personal", "five_hour")).toBeCloseTo(20, 0);
     expect(usedPercent(rows, "claude", "personal", "seven_day")).toBeCloseTo(10, 0);
+    expect(resetSkew(rows, "claude", "work", "five_hour", workQuota.fiveHourResetsAt)).toBeLessThan(1000);
+    expect(resetSkew(rows, "claude", "work", "seven_day", workQuota.weeklyResetsAt)).toBeLessThan(1000);
 
     const picked = JSON.parse((await offrun("start", "--json", "--name", "picked", "a small task")).stdout) as {
       account: string;
@@ -166,8 +176,9 @@ describe("Codex with two logins", () => {
   const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
 
   test("rollout rate limits give each login's quota, start picks the emptier, a usage limit moves the thread", async () => {
+    const personalQuota = quota(70, 40);
     servers.work!.setQuota(quota(15, 5));
-    servers.personal!.setQuota(quota(70, 40));
+    servers.personal!.setQuota(personalQuota);
     for (const label of ["work", "personal"]) {
       expect(
         (await offrun("start", "--harness", "codex", "--wait", "--account", label, "--name", `warm-${label}`, "hi"))
@@ -177,6 +188,8 @@ describe("Codex with two logins", () => {
     const rows = JSON.parse((await offrun("quota", "--refresh", "--json")).stdout) as QuotaRow[];
     expect(usedPercent(rows, "codex", "work", "five_hour")).toBeCloseTo(15, 0);
     expect(usedPercent(rows, "codex", "personal", "seven_day")).toBeCloseTo(40, 0);
+    expect(resetSkew(rows, "codex", "personal", "five_hour", personalQuota.fiveHourResetsAt)).toBeLessThan(1000);
+    expect(resetSkew(rows, "codex", "personal", "seven_day", personalQuota.weeklyResetsAt)).toBeLessThan(1000);
 
     const worktree = path.join(repo, ".worktrees", "thread");
     servers.work!.script(
