@@ -6,6 +6,7 @@ import type { Account } from "../account-model.js";
 import { accountProcessEnv, listAccounts } from "../accounts.js";
 import { locateBinary } from "../binaries.js";
 import { describeError } from "../errors.js";
+import { userPaths } from "../paths.js";
 import { readAccountQuota } from "./pipeline.js";
 
 /** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
@@ -20,7 +21,8 @@ export interface QuotaWatcher {
 /**
  * Keeps every login's quota current in the companion: watches the session folders of each
  * login's home and, after a burst of appends, re-reads that login's quota (the sources read only
- * what was appended). A home that does not exist yet is looked for again until it appears.
+ * what was appended). A home that does not exist yet is looked for again until it appears, and
+ * a login added while the companion runs is picked up from accounts.json.
  */
 export async function watchQuota(options: {
   env: NodeJS.ProcessEnv;
@@ -28,14 +30,10 @@ export async function watchQuota(options: {
 }): Promise<QuotaWatcher> {
   const watchers: FSWatcher[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  const logins: { harness: Harness; account: Account; binary?: string }[] = [];
-  for (const harness of HARNESSES) {
-    const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-    for (const account of await listAccounts(harness.id, options.env).catch(() => []))
-      logins.push({ harness, account, binary });
-  }
+  const watched = new Set<string>();
+  type Login = { harness: Harness; account: Account; binary?: string };
 
-  const refresh = async ({ harness, account, binary }: (typeof logins)[number], changedFiles?: string[]) => {
+  const refresh = async ({ harness, account, binary }: Login, changedFiles?: string[]) => {
     try {
       await readAccountQuota({
         account,
@@ -49,7 +47,7 @@ export async function watchQuota(options: {
     }
   };
 
-  for (const login of logins) {
+  const watchLogin = (login: Login) => {
     let pending: NodeJS.Timeout | undefined;
     const changed = new Set<string>();
     const schedule = (file?: string) => {
@@ -87,7 +85,27 @@ export async function watchQuota(options: {
       timers.add(poll);
     }
     void refresh(login); // a first reading at start, so the cache is never empty for long
-  }
+  };
+
+  /** Starts watching every login not watched yet (at start, and when accounts.json changes). */
+  const watchNewLogins = async () => {
+    for (const harness of HARNESSES) {
+      const binary = await locateBinary(harness.id, harness.binaryName, options.env);
+      for (const account of await listAccounts(harness.id, options.env).catch(() => [])) {
+        const key = `${harness.id}/${account.label}\u0000${account.home}`;
+        if (watched.has(key)) continue;
+        watched.add(key);
+        watchLogin({ harness, account, binary });
+      }
+    }
+  };
+  await watchNewLogins();
+  const accountsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
+  accountsWatcher.on(
+    "all",
+    () => void watchNewLogins().catch((error) => options.log(`accounts: ${describeError(error)}`)),
+  );
+  watchers.push(accountsWatcher);
 
   return {
     close: async () => {
