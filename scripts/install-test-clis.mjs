@@ -9,6 +9,9 @@ import { execa } from "execa";
 export const PINNED = {
   "@anthropic-ai/claude-code": "2.1.332",
   "@openai/codex": "0.171.0",
+  "@google/gemini-cli": "0.61.0",
+  "opencode-ai": "1.18.33",
+  "@mariozechner/pi-coding-agent": "0.73.1",
   // Not an agent CLI: the quota benchmark (bench/quota-scan.ts) compares our session scan with it.
   ccusage: "20.0.24",
 };
@@ -25,14 +28,15 @@ function installedVersion(name) {
 }
 
 const missing = Object.entries(PINNED).filter(([name, version]) => installedVersion(name) !== version);
-const binariesPresent = ["claude", "codex"].every((b) => fs.existsSync(path.join(dir, "node_modules", ".bin", b)));
+const binariesPresent = ["claude", "codex", "gemini", "opencode", "pi"].every((b) => fs.existsSync(path.join(dir, "node_modules", ".bin", b)));
 if (missing.length === 0 && binariesPresent) {
   console.log(`test CLIs ready in ${dir}`);
   process.exit(0);
 }
 
 fs.mkdirSync(dir, { recursive: true });
-// npm 11 runs no dependency install scripts unless allowed; Claude Code's postinstall puts its binary in place.
+// npm 11 runs no dependency install scripts unless allowed; Claude Code's and OpenCode's
+// postinstall scripts put their binaries in place.
 fs.writeFileSync(
   path.join(dir, "package.json"),
   JSON.stringify(
@@ -40,7 +44,7 @@ fs.writeFileSync(
       name: "offrun-test-clis",
       private: true,
       dependencies: PINNED,
-      allowScripts: { "@anthropic-ai/claude-code": true },
+      allowScripts: { "@anthropic-ai/claude-code": true, "opencode-ai": true },
     },
     null,
     2,
