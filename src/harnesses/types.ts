@@ -1,6 +1,7 @@
 import type { ParsedEvent } from "../core/events.js";
 import type { Mode } from "../core/model.js";
 import type { AccountIdentity } from "../core/account-model.js";
+import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/process.js";
 import type { QuotaSource } from "../core/quota/types.js";
 
@@ -40,6 +41,51 @@ export interface StreamParser {
   finish(exit: { exitCode: number | undefined; signal?: string; stderrTail: string }): ParsedEvent[];
 }
 
+/** What the user decided about a pending request. */
+export type Decision =
+  | { kind: "allow"; /** Remember it for this project (the request's alwaysKey). */ always?: boolean }
+  | { kind: "deny"; reason?: string }
+  | { kind: "answer"; text: string };
+
+/** An approval or a question a live turn waits on; the supervisor logs it and shows the agent as needs-you. */
+export interface PendingRequest {
+  /** Unique within the agent; `offrun approve` names it when several are pending. */
+  id: string;
+  kind: "approval" | "question";
+  tool?: string;
+  input?: unknown;
+  /** The question, or a one-line description of what needs approval. */
+  text: string;
+  /** What `--always` remembers in .offrun/config.json, e.g. "Bash(npm install:*)". */
+  alwaysKey?: string;
+}
+
+/** A harness process with pipes both ways, for CLIs that speak a protocol on stdin. */
+export interface LiveProcess {
+  stdin: Writable;
+  stdout: Readable;
+  /** Resolves when the process has ended (never rejects). */
+  exited: Promise<{ exitCode: number | undefined; signal?: string; stderrTail: string }>;
+  /** Ends the process group. */
+  kill(): void;
+}
+
+/** What the supervisor gives a live turn. */
+export interface LiveTurnIO {
+  signal: AbortSignal;
+  /** Events as they happen; logged at once. The turn must emit exactly one turn_end. */
+  emit(events: ParsedEvent[]): void;
+  /**
+   * Waits for the user's decision (logged first as approval_request or question). Never turns
+   * into an approval by itself, however long it waits; rejects only when the turn is stopped.
+   */
+  decide(request: PendingRequest): Promise<Decision>;
+  /** Spawns with stdin and stdout piped, argv array, own process group, idle watchdog. */
+  spawn(command: Command): LiveProcess;
+  /** alwaysKeys the user allowed for this project with --always. */
+  alwaysAllowed: readonly string[];
+}
+
 /** One agent CLI behind one interface. Nothing outside src/harnesses switches on a harness id. */
 export interface Harness {
   readonly id: string;
@@ -77,4 +123,11 @@ export interface Harness {
    * Throws not_found when the session file is not there.
    */
   copySession(request: { fromHome: string; toHome: string; sessionId: string; cwd: string }): Promise<void>;
+  /**
+   * For CLIs that can ask the user mid-turn (approvals, questions): runs one turn over the CLI's
+   * control protocol instead of a one-way stream. Used for Build turns when present.
+   */
+  readonly live?: { runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> };
+  /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
+  readonly approvals: string;
 }

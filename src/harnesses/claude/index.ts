@@ -49,5 +49,6 @@ export const claudeHarness: Harness = {
   identity: claudeIdentity,
   quotaSources,
   sessionRoots: claudeSessionRoots,
+  approvals: "not interactive yet: headless turns refuse what needs approval, and the refusals are logged",
   copySession: copyClaudeSession,
 };

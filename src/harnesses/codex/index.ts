@@ -60,5 +60,6 @@ export const codexHarness: Harness = {
   identity: codexIdentity,
   quotaSources,
   sessionRoots: codexSessionRoots,
+  approvals: "not interactive yet: exec turns never ask; the sandbox refuses what it does not allow",
   copySession: copyCodexSession,
 };
