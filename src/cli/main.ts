@@ -99,6 +99,10 @@ export async function main(argv: string[]): Promise<void> {
     .option("--purge", "also delete its home, if Offrun created it")
     .action(lazy(() => import("./account-actions.js"), "rm"));
 
+  withGlobals(
+    program.command("harnesses").description("the agent CLIs Offrun can run: installed?, version, logins, support"),
+  ).action(lazy(() => import("./harness-actions.js"), "harnesses"));
+
   const companion = program.command("companion").description("the background process that runs agents");
   companion
     .command("run")

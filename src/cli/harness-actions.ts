@@ -1,0 +1,51 @@
+import { listAccounts } from "../core/accounts.js";
+import { locateBinary } from "../core/binaries.js";
+import { runCommand } from "../core/process.js";
+import { HARNESSES } from "../harnesses/registry.js";
+import type { Harness } from "../harnesses/types.js";
+import { output, type GlobalOptions } from "./output.js";
+
+/** offrun harnesses: every agent CLI Offrun can run, whether it is installed, and what it supports. */
+export async function harnesses(options: GlobalOptions): Promise<void> {
+  const rows = await Promise.all(HARNESSES.map(describe));
+  output(options, rows, () =>
+    rows
+      .map((h) => {
+        const head = h.binary
+          ? `✓ ${h.name} (${h.id}) ${h.version ?? "(version unknown)"}  ${h.binary}`
+          : `✗ ${h.name} (${h.id}) not installed: ${h.installHint}`;
+        return [
+          head,
+          `    logins:    ${h.logins.join(", ")}  (home variable ${h.homeVariable})`,
+          `    modes:     Build, Planner · resume: yes`,
+          `    approvals: ${h.approvals}`,
+          `    quota:     ${h.quotaSources.length > 0 ? h.quotaSources.join(" → ") : "no source; limits are recorded from its own messages"}`,
+        ].join("\n");
+      })
+      .join("\n\n"),
+  );
+}
+
+async function describe(harness: Harness) {
+  const binary = await locateBinary(harness.id, harness.binaryName);
+  let version: string | undefined;
+  if (binary) {
+    const result = await runCommand({ file: binary, args: harness.versionArgs }, { timeoutMs: 10_000 }).catch(
+      () => undefined,
+    );
+    version = result?.stdout.trim().split("\n")[0] || undefined;
+  }
+  const logins = (await listAccounts(harness.id).catch(() => [])).map((a) => a.label);
+  return {
+    id: harness.id,
+    name: harness.displayName,
+    binary: binary ?? null,
+    version: version ?? null,
+    installHint: harness.installHint,
+    homeVariable: harness.homeVariable,
+    logins,
+    interactiveApprovals: harness.live !== undefined,
+    approvals: harness.approvals,
+    quotaSources: harness.quotaSources.map((s) => s.id),
+  };
+}
