@@ -1,5 +1,4 @@
 import fs from "node:fs/promises";
-import { OffrunError } from "./errors.js";
 import { projectConfigSchema, projectsFileSchema, type ProjectConfig } from "./model.js";
 import { projectPaths, userPaths } from "./paths.js";
 import { readJsonFile, writeJsonAtomic } from "./store.js";
@@ -45,8 +44,4 @@ export async function knownProjects(): Promise<string[]> {
 export async function ensureProjectDirs(root: string): Promise<void> {
   const paths = projectPaths(root);
   await Promise.all([paths.chats, paths.agents, paths.logs].map((dir) => fs.mkdir(dir, { recursive: true })));
-}
-
-export function assertProjectConfigured(config: ProjectConfig | undefined): asserts config is ProjectConfig {
-  if (!config) throw new OffrunError("invalid_file", "Project settings could not be read.");
 }

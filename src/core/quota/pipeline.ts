@@ -139,7 +139,3 @@ export function headroom(quota: AccountQuota, now = new Date()): number | undefi
   if (blocking.status === "rejected") return 0;
   return blocking.usedPercent === undefined ? undefined : Math.max(0, 100 - blocking.usedPercent);
 }
-
-export function isLimited(quota: AccountQuota, now = new Date()): boolean {
-  return headroom(quota, now) === 0;
-}
