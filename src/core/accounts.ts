@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import { getHarness, HARNESSES } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import {
@@ -12,7 +11,7 @@ import {
 } from "./account-model.js";
 import { OffrunError } from "./errors.js";
 import { offrunHome, userPaths } from "./paths.js";
-import { readJsonFile, writeJsonAtomic } from "./store.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "./store.js";
 
 /**
  * The logins of each harness: the Default one (the CLI's own home) and those added in
@@ -51,19 +50,11 @@ async function updateAccountsFile<T>(
   change: (file: AccountsFile) => Promise<{ file: AccountsFile; result: T }>,
 ): Promise<T> {
   const file = userPaths(offrunHome(env)).accounts;
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: HOME_MODE });
-  const release = await lockfile.lock(path.dirname(file), {
-    lockfilePath: `${file}.lock`,
-    stale: 10_000,
-    retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
-  });
-  try {
+  return withFileLock(file, async () => {
     const changed = await change(await readAccountsFile(env));
     await writeJsonAtomic(file, changed.file, FILE_MODE);
     return changed.result;
-  } finally {
-    await release();
-  }
+  });
 }
 
 function toAccount({ harness, label, home, adopted, env }: AccountEntry): Account {

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import lockfile from "proper-lockfile";
 import writeFileAtomic from "write-file-atomic";
 import type { z } from "zod";
 import { OffrunError } from "./errors.js";
@@ -8,6 +9,24 @@ import { OffrunError } from "./errors.js";
 export async function writeJsonAtomic(file: string, value: unknown, mode?: number): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", mode === undefined ? {} : { mode });
+}
+
+/**
+ * Runs `fn` holding a lock beside `file` (`<file>.lock`), for read-change-write of a file that
+ * the companion and the CLI both write. A lock left by a killed process goes stale in 10 s.
+ */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const release = await lockfile.lock(path.dirname(file), {
+    lockfilePath: `${file}.lock`,
+    stale: 10_000,
+    retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
+  });
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
 }
 
 /** Explains a zod failure as "file: field: problem" lines. */

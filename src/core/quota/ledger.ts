@@ -1,10 +1,8 @@
-import fs from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { quotaWindowSchema } from "../events.js";
 import { userPaths } from "../paths.js";
-import { readJsonFile, writeJsonAtomic } from "../store.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
 
 /**
  * `~/.offrun/cache/quota.json`: what Offrun knows of each login's quota without asking anyone:
@@ -82,20 +80,12 @@ export async function updateLedgerEntry(
   change: (entry: LedgerEntry) => LedgerEntry,
 ): Promise<void> {
   const file = ledgerFile();
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const release = await lockfile.lock(path.dirname(file), {
-    lockfilePath: `${file}.lock`,
-    stale: 10_000,
-    retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
-  });
-  try {
+  await withFileLock(file, async () => {
     const ledger = await readLedger();
     const key = accountKey(account);
     ledger.accounts[key] = change(ledger.accounts[key] ?? {});
     await writeJsonAtomic(file, ledger);
-  } finally {
-    await release();
-  }
+  });
 }
 
 /** A quota reading from one of Offrun's own runs (a stream's rate-limit event). */
