@@ -13,6 +13,7 @@ import { isOffrunError } from "../../src/core/errors.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/index.js";
 import { parseCodexLoginStatus } from "../../src/harnesses/codex/identity.js";
 import { getHarness } from "../../src/harnesses/registry.js";
+import { HARNESSES } from "../../src/harnesses/registry.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -43,9 +44,11 @@ const mode = async (file: string) => (await fs.stat(file)).mode & 0o777;
 
 test("with no accounts.json every harness has just its Default login, the CLI's own home", async () => {
   const accounts = await listAccounts(undefined, { ...env, CODEX_HOME: "/somewhere/codex" });
-  expect(accounts.map((a) => [a.harness, a.label, a.home, a.isDefault])).toEqual([
-    ["claude", "default", path.join(env.HOME!, ".claude"), true],
-    ["codex", "default", "/somewhere/codex", true],
+  expect(accounts.map((a) => a.harness)).toEqual(HARNESSES.map((h) => h.id));
+  expect(accounts.every((a) => a.label === "default" && a.isDefault)).toBe(true);
+  expect(accounts.slice(0, 2).map((a) => [a.harness, a.home])).toEqual([
+    ["claude", path.join(env.HOME!, ".claude")],
+    ["codex", "/somewhere/codex"],
   ]);
 });
 

@@ -1,0 +1,72 @@
+import os from "node:os";
+import type { Command } from "../../core/process.js";
+import type { Harness, TurnInput } from "../types.js";
+import { geminiIdentity } from "./identity.js";
+import { createGeminiParser } from "./parser.js";
+import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
+
+export { parseGeminiLimitText, type GeminiLimitText } from "./limit-text.js";
+export { classifyGeminiFailure, createGeminiParser } from "./parser.js";
+export { copyGeminiSession, findGeminiSession, geminiSessionRoots } from "./session-files.js";
+export { agyHarness, agyTurnArgs } from "./agy.js";
+
+/**
+ * argv for one headless turn (checked against 0.61.0 with `--help` and real runs):
+ *   gemini --prompt=PROMPT -o stream-json --approval-mode auto_edit|plan --skip-trust
+ *          [-m MODEL] [--session-id <uuid> | -r <session id>] [--include-directories D]...
+ * `--prompt=` keeps a prompt that starts with "-" a prompt (yargs reads `-p -x` as a flag and
+ * prints its help); an empty `--prompt=` makes the CLI read the prompt from stdin. Under -p the
+ * CLI never asks: auto_edit registers the edit tools but not run_shell_command, plan refuses
+ * writes by policy (both logged as denials). `--skip-trust` trusts the worktree for this run only.
+ */
+export function geminiTurnArgs(
+  input: Pick<
+    TurnInput,
+    "prompt" | "mode" | "model" | "addDirs" | "resumeSessionId" | "newSessionId" | "promptViaStdin"
+  >,
+): string[] {
+  const args = [`--prompt=${input.promptViaStdin ? "" : input.prompt}`, "-o", "stream-json"];
+  args.push("--approval-mode", input.mode === "build" ? "auto_edit" : "plan", "--skip-trust");
+  if (input.model) args.push("-m", input.model);
+  // `-r` takes the session id the stream's init event names (also "latest" or an index).
+  if (input.resumeSessionId) args.push("-r", input.resumeSessionId);
+  else if (input.newSessionId) args.push("--session-id", input.newSessionId);
+  // Each must exist: 0.61.0 stops with "Directory does not exist" otherwise.
+  for (const dir of input.addDirs ?? []) args.push("--include-directories", dir);
+  return args;
+}
+
+export const geminiHarness: Harness = {
+  id: "gemini",
+  displayName: "Gemini CLI",
+  binaryName: "gemini",
+  installHint: "npm install -g @google/gemini-cli",
+  homeVariable: "GEMINI_CLI_HOME",
+  // The CLI keeps its state in `<GEMINI_CLI_HOME or the user's home>/.gemini/`.
+  defaultHome: (env) => env.GEMINI_CLI_HOME || env.HOME || os.homedir(),
+  choosesSessionId: true,
+  versionArgs: ["--version"],
+  turnCommand(input: TurnInput): Command {
+    const env: NodeJS.ProcessEnv = { ...input.env };
+    if (input.accountHome) env.GEMINI_CLI_HOME = input.accountHome;
+    return {
+      file: input.binary,
+      args: geminiTurnArgs(input),
+      cwd: input.cwd,
+      env,
+      ...(input.promptViaStdin ? { input: input.prompt } : {}),
+    };
+  },
+  createParser: () => createGeminiParser(),
+  // 0.61.0 has no login subcommand: a bare `gemini` opens its auth dialog on first run.
+  loginArgs: [],
+  identity: geminiIdentity,
+  // Limit texts in the stream are recorded by Offrun itself (limit_hit events). 0.61.0's chat
+  // files keep no quota or limit records (a usage-limit run's file holds only the prompt), so
+  // there is nothing else to read without the user's token.
+  quotaSources: [],
+  sessionRoots: geminiSessionRoots,
+  approvals:
+    "not interactive in headless mode: Build auto-approves edits; other tools are refused and logged as denials",
+  copySession: copyGeminiSession,
+};
