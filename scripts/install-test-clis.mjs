@@ -28,7 +28,9 @@ function installedVersion(name) {
 }
 
 const missing = Object.entries(PINNED).filter(([name, version]) => installedVersion(name) !== version);
-const binariesPresent = ["claude", "codex", "gemini", "opencode", "pi"].every((b) => fs.existsSync(path.join(dir, "node_modules", ".bin", b)));
+const binariesPresent = ["claude", "codex", "gemini", "opencode", "pi"].every((b) =>
+  fs.existsSync(path.join(dir, "node_modules", ".bin", b)),
+);
 if (missing.length === 0 && binariesPresent) {
   console.log(`test CLIs ready in ${dir}`);
   process.exit(0);

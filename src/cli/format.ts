@@ -29,7 +29,7 @@ export function agentRows(agents: AgentRecord[]): string[][] {
   return agents.map((a) => [
     a.name,
     a.status,
-    elapsed(a.status === "working" ? a.turnStartedAt : a.createdAt),
+    elapsed(a.status === "working" || a.status === "needs-you" ? a.turnStartedAt : a.createdAt),
     a.harness,
     a.account,
     a.mode,
@@ -72,11 +72,13 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "tool_result":
       return event.isError ? `    ✗ ${truncate(event.output, 160)}` : undefined;
     case "approval_request":
-      return `  ? needs approval: ${event.tool} ${describeInput(event.input)}`;
+      return `  ? needs approval${event.id ? ` [${event.id}]` : ""}: ${event.tool} ${describeInput(event.input)}`;
     case "denial":
       return `  ⊘ refused: ${event.tool} ${describeInput(event.input)}`;
     case "question":
-      return `  ? ${event.text}`;
+      return `  ? ${event.id ? `[${event.id}] ` : ""}${event.text}`;
+    case "decision":
+      return `  ${decisionMark(event)} [${event.id}] ${describeDecision(event)}`;
     case "usage":
       return `  tokens: ${event.inputTokens} in, ${event.outputTokens} out${event.costUsd !== undefined ? `, $${event.costUsd.toFixed(4)}` : ""}`;
     case "quota":
@@ -100,4 +102,50 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return String(unreachable);
     }
   }
+}
+
+type DecisionEvent = Extract<AgentEvent, { type: "decision" }>;
+
+function decisionMark(event: DecisionEvent): string {
+  return event.decision === "deny" ? "✗" : "✓";
+}
+
+function describeDecision(event: DecisionEvent): string {
+  const who = event.by === "always_allow" ? "allowed by an alwaysAllow rule" : "you";
+  switch (event.decision) {
+    case "allow":
+      return event.by === "always_allow" ? who : `allowed by you${event.always ? " (always)" : ""}`;
+    case "deny":
+      return `denied by you${event.reason ? `: ${event.reason}` : ""}`;
+    case "answer":
+      return `answered: ${truncate(event.text ?? "", 160)}`;
+  }
+}
+
+/** Shell-quotes a word for a command the user will copy. */
+function quote(word: string): string {
+  return /^[A-Za-z0-9._/-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** What `offrun show` prints for each request that waits for the user: what it is, and the command to type. */
+export function renderPending(name: string, pending: AgentEvent[], several = pending.length > 1): string[] {
+  return pending.flatMap((event) => {
+    const pick = several && "id" in event && event.id ? ` --request ${quote(event.id)}` : "";
+    const agent = quote(name);
+    if (event.type === "approval_request") {
+      return [
+        `  ⏸ waiting for your approval [${event.id}]: ${event.text ?? `${event.tool} ${describeInput(event.input)}`}`,
+        `      tool: ${event.tool}  ${describeInput(event.input)}`,
+        `      allow:  offrun approve ${agent}${pick}${event.alwaysKey ? `   (add --always to allow ${event.alwaysKey} from now on)` : ""}`,
+        `      deny:   offrun approve ${agent}${pick} --deny --reason "..."`,
+      ];
+    }
+    if (event.type === "question") {
+      return [
+        `  ⏸ waiting for your answer [${event.id ?? "?"}]: ${event.text}`,
+        `      answer: offrun answer ${agent}${pick} "your answer"`,
+      ];
+    }
+    return [];
+  });
 }

@@ -48,6 +48,20 @@ export async function main(argv: string[]): Promise<void> {
     .argument("<agent>")
     .action(lazy(() => import("./agent-actions.js"), "stop"));
 
+  withGlobals(program.command("approve").description("allow (or --deny) what a running agent waits for"))
+    .argument("<agent>")
+    .option("--deny", "refuse it; the agent is told, with --reason")
+    .option("--always", "allow it, and requests like it from now on (saved in .offrun/config.json)")
+    .option("--reason <text>", "why, for the agent (with --deny)")
+    .option("--request <id>", "which request, when several wait (see offrun show)")
+    .action(lazy(() => import("./approval-actions.js"), "approve"));
+
+  withGlobals(program.command("answer").description("answer the question a running agent asked"))
+    .argument("<agent>")
+    .argument("<text...>", "your answer")
+    .option("--request <id>", "which question, when several wait (see offrun show)")
+    .action(lazy(() => import("./approval-actions.js"), "answer"));
+
   withGlobals(program.command("ls").description("agents of this project")).action(
     lazy(() => import("./view-actions.js"), "ls"),
   );

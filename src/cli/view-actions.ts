@@ -6,7 +6,8 @@ import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/model.js";
 import { projectPaths } from "../core/paths.js";
 import { withCompanion } from "./context.js";
-import { AGENT_HEADER, agentRows, elapsed, renderEvent, table } from "./format.js";
+import { pendingFromLog } from "../core/approvals.js";
+import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** ls, show, diff, merge, discard: they read and change files directly, without the companion. */
@@ -32,7 +33,8 @@ export async function show(name: string, options: GlobalOptions): Promise<void> 
     (stat) => stat.size > 0,
     () => false,
   );
-  output(options, { agent: record, events: chat.entries, corruptLines: chat.corrupt }, () =>
+  const pending = pendingFromLog(record, chat.entries);
+  output(options, { agent: record, pending, events: chat.entries, corruptLines: chat.corrupt }, () =>
     showText(record, chat.entries, chat.corrupt.length, hasSetupLog ? setupLog : undefined),
   );
 }
@@ -89,5 +91,7 @@ function showText(record: AgentRecord, events: AgentEvent[], corrupt: number, se
       : []),
   ];
   const body = events.map(renderEvent).filter((line): line is string => line !== undefined);
-  return [...head, ...body].join("\n");
+  // Last, where the eye lands: what the agent waits for, and the exact command to answer it.
+  const waiting = renderPending(record.name, pendingFromLog(record, events));
+  return [...head, ...body, ...(waiting.length > 0 ? ["", ...waiting] : [])].join("\n");
 }

@@ -74,8 +74,12 @@ export function defaultAccount(harness: Harness, env: NodeJS.ProcessEnv = proces
 }
 
 /** Every login, per harness in registry order: the Default one first, then the added ones. */
-export async function listAccounts(harnessId?: string, env: NodeJS.ProcessEnv = process.env): Promise<Account[]> {
-  const harnesses = harnessId === undefined ? HARNESSES : [getHarness(harnessId)];
+export async function listAccounts(
+  harness?: string | Harness,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Account[]> {
+  // A Harness object also covers custom ACP agents, which getHarness (built-ins only) does not know.
+  const harnesses = harness === undefined ? HARNESSES : [typeof harness === "string" ? getHarness(harness) : harness];
   const { accounts } = await readAccountsFile(env);
   return harnesses.flatMap((harness) => [
     defaultAccount(harness, env),
@@ -84,12 +88,12 @@ export async function listAccounts(harnessId?: string, env: NodeJS.ProcessEnv = 
 }
 
 export async function findAccount(
-  harnessId: string,
+  harnessOrId: string | Harness,
   label: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Account> {
-  const harness = getHarness(harnessId);
-  const accounts = await listAccounts(harness.id, env);
+  const harness = typeof harnessOrId === "string" ? getHarness(harnessOrId) : harnessOrId;
+  const accounts = await listAccounts(harness, env);
   const found = accounts.find((account) => account.label === label);
   if (found) return found;
   throw noSuchLogin(harness, label, accounts);

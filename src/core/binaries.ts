@@ -13,6 +13,8 @@ export async function locateBinary(
 ): Promise<string | undefined> {
   const override = env[`OFFRUN_${harnessId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN`];
   if (override) return (await isExecutable(override)) ? path.resolve(override) : undefined;
+  // A custom agent declared with an absolute command: that file or nothing.
+  if (path.isAbsolute(binaryName)) return (await isExecutable(binaryName)) ? binaryName : undefined;
   const home = env.HOME || os.homedir();
   const dirs = [
     ...(env.PATH ?? "").split(path.delimiter).filter(Boolean),

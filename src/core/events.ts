@@ -53,11 +53,34 @@ const approvalRequest = z.object({
   id: z.string(),
   tool: z.string(),
   input: z.unknown(),
+  /** One line on what needs approval (live turns). */
+  text: z.string().optional(),
+  /** What `offrun approve --always` remembers, e.g. "Bash(npm install *)". */
+  alwaysKey: z.string().optional(),
 });
 /** A tool use the CLI refused by itself (non-interactive mode). */
 const denial = z.object({ ...base, type: z.literal("denial"), tool: z.string(), input: z.unknown() });
 /** The agent asks the user something. */
-const question = z.object({ ...base, type: z.literal("question"), text: z.string() });
+const question = z.object({
+  ...base,
+  type: z.literal("question"),
+  text: z.string(),
+  /** Set when the agent waits for the answer (live turns): `offrun answer --request` names it. */
+  id: z.string().optional(),
+  tool: z.string().optional(),
+  input: z.unknown().optional(),
+});
+/** The user's answer to an approval_request or question (or an alwaysAllow rule that answered for them). */
+const decision = z.object({
+  ...base,
+  type: z.literal("decision"),
+  id: z.string(),
+  decision: z.enum(["allow", "deny", "answer"]),
+  by: z.enum(["user", "always_allow"]),
+  always: z.boolean().optional(),
+  reason: z.string().optional(),
+  text: z.string().optional(),
+});
 /** Tokens (and cost, where the CLI says) used by the turn so far. */
 const usage = z.object({
   ...base,
@@ -124,6 +147,7 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   approvalRequest,
   denial,
   question,
+  decision,
   usage,
   quota,
   limitHit,

@@ -15,7 +15,7 @@ export class LoginPicker {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   async candidates(harness: Harness): Promise<Candidate[]> {
-    const accounts = await listAccounts(harness.id, this.env);
+    const accounts = await listAccounts(harness, this.env);
     const now = new Date();
     return Promise.all(accounts.map(async (account) => ({ account, quota: await cachedAccountQuota(account, now) })));
   }
@@ -26,7 +26,7 @@ export class LoginPicker {
     options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
   ): Promise<Pick> {
     if (options.label !== undefined) {
-      const account = await findAccount(harness.id, options.label, this.env);
+      const account = await findAccount(harness, options.label, this.env);
       const quota = await cachedAccountQuota(account);
       if (headroom(quota) === 0 && !options.force) {
         throw new OffrunError(

@@ -51,6 +51,10 @@ export const projectConfigSchema = z
     defaultMode: z.enum(MODES).optional(),
     turnTimeoutMinutes: z.number().positive().default(60),
     idleTimeoutMinutes: z.number().positive().default(10),
+    /** A request left this long gets one notice in the log; it stays pending (never approved by itself). */
+    approvalTimeoutMinutes: z.number().positive().default(30),
+    /** alwaysKeys approved with `offrun approve --always`: matching requests are allowed without asking. */
+    alwaysAllow: z.array(z.string()).default([]),
     portRange: z
       .object({ from: z.number().int().min(1024), to: z.number().int().max(65535) })
       .default({ from: 41000, to: 48999 }),

@@ -1,3 +1,4 @@
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import { execa } from "execa";
 import { OffrunError } from "./errors.js";
 import { signalGroup } from "./pids.js";
@@ -65,6 +66,8 @@ export interface StreamOptions {
   idleTimeoutMs: number;
   /** Gets every stdout line; returning false says the line was no progress (a retry notice), so the idle clock keeps running. */
   onLine: (line: string) => boolean | void;
+  /** A line over MAX_LINE_CHARS: only its head is kept; `size` is its full length. */
+  onOversizedLine?: (head: string, size: number) => void;
   onStderr?: (chunk: string) => void;
   onSpawn?: (pid: number | undefined) => void;
   signal?: AbortSignal;
@@ -80,6 +83,114 @@ export interface StreamResult {
 }
 
 const STDERR_TAIL_BYTES = 8_000;
+/** A stdout line longer than this is cut: a CLI that dumps a huge blob on one line must not exhaust memory. */
+export const MAX_LINE_CHARS = 10 * 1024 * 1024;
+/** How much of a cut line is kept for the log. */
+export const OVERSIZED_HEAD_CHARS = 64 * 1024;
+
+/**
+ * Splits text on "\n" only (not readline: U+2028 inside JSON is not a line end). A line that grows
+ * past MAX_LINE_CHARS is never held whole: its head is kept, the rest is counted and dropped up to
+ * the next newline, and `onOversized` gets the head and the full length.
+ */
+export class LineSplitter {
+  private pending = "";
+  private cut: { head: string; size: number } | undefined;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly onOversized: (head: string, size: number) => void,
+  ) {}
+
+  push(chunk: string): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf("\n", start);
+      const piece = newline < 0 ? chunk.slice(start) : chunk.slice(start, newline);
+      if (this.cut) this.cut.size += piece.length;
+      else {
+        this.pending += piece;
+        if (this.pending.length > MAX_LINE_CHARS) {
+          this.cut = { head: this.pending.slice(0, OVERSIZED_HEAD_CHARS), size: this.pending.length };
+          this.pending = "";
+        }
+      }
+      if (newline < 0) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  /** The last line, when the stream ended without a newline. */
+  end(): void {
+    if (this.cut || this.pending !== "") this.endLine();
+  }
+
+  private endLine(): void {
+    const cut = this.cut;
+    const line = this.pending;
+    this.cut = undefined;
+    this.pending = "";
+    if (cut) this.onOversized(cut.head, cut.size);
+    else this.onLine(line);
+  }
+}
+
+/** The child and the kill that ends its whole process group: shared by one-way and piped turns. */
+function watchdog(
+  pid: number | undefined,
+  options: { timeoutMs: number; idleTimeoutMs: number; signal?: AbortSignal },
+) {
+  let killedBecause: StreamResult["killedBecause"];
+  const killTree = (why: NonNullable<StreamResult["killedBecause"]>) => {
+    if (killedBecause) return;
+    killedBecause = why;
+    signalGroup(pid, "SIGTERM");
+    setTimeout(() => signalGroup(pid, "SIGKILL"), FORCE_KILL_AFTER_MS).unref();
+  };
+  let idleTimer: NodeJS.Timeout | undefined;
+  let totalTimer: NodeJS.Timeout | undefined;
+  let totalLeftMs = options.timeoutMs;
+  let totalSince = Date.now();
+  let paused = 0;
+  const progress = () => {
+    clearTimeout(idleTimer);
+    if (paused === 0) idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
+  };
+  const runTotal = () => {
+    totalSince = Date.now();
+    totalTimer = setTimeout(() => killTree("timeout"), totalLeftMs);
+  };
+  const onAbort = () => killTree("cancelled");
+  progress();
+  runTotal();
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort);
+  return {
+    killTree,
+    progress,
+    killedBecause: () => killedBecause,
+    /** Time spent waiting for the user counts against neither clock. */
+    pause() {
+      paused += 1;
+      if (paused > 1) return;
+      clearTimeout(idleTimer);
+      clearTimeout(totalTimer);
+      totalLeftMs -= Date.now() - totalSince;
+    },
+    resume() {
+      paused = Math.max(0, paused - 1);
+      if (paused > 0) return;
+      runTotal();
+      progress();
+    },
+    stop() {
+      clearTimeout(idleTimer);
+      clearTimeout(totalTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
 
 /**
  * Runs a long process (an agent turn) with stdin closed, hands every stdout line to `onLine`
@@ -98,38 +209,19 @@ export async function streamCommand(command: Command, options: StreamOptions): P
     forceKillAfterDelay: FORCE_KILL_AFTER_MS,
   });
   options.onSpawn?.(child.pid);
-
-  let killedBecause: StreamResult["killedBecause"];
+  const dog = watchdog(child.pid, options);
   let stderrTail = "";
-  let pending = "";
-  const killTree = (why: NonNullable<StreamResult["killedBecause"]>) => {
-    if (killedBecause) return;
-    killedBecause = why;
-    signalGroup(child.pid, "SIGTERM");
-    setTimeout(() => signalGroup(child.pid, "SIGKILL"), FORCE_KILL_AFTER_MS).unref();
-  };
-
-  let idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
-  const resetIdle = () => {
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
-  };
-  const totalTimer = setTimeout(() => killTree("timeout"), options.timeoutMs);
-  const onAbort = () => killTree("cancelled");
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort);
-
+  const lines = new LineSplitter(
+    (line) => {
+      if (line.trim() !== "" && options.onLine(line) !== false) dog.progress();
+    },
+    (head, size) => {
+      options.onOversizedLine?.(head, size);
+      dog.progress();
+    },
+  );
   child.stdout?.setEncoding("utf8");
-  child.stdout?.on("data", (chunk: string) => {
-    pending += chunk;
-    let newline = pending.indexOf("\n");
-    while (newline >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim() !== "" && options.onLine(line) !== false) resetIdle();
-      newline = pending.indexOf("\n");
-    }
-  });
+  child.stdout?.on("data", (chunk: string) => lines.push(chunk));
   child.stderr?.setEncoding("utf8");
   // stderr does not count as progress: CLIs log their endless reconnect attempts there.
   child.stderr?.on("data", (chunk: string) => {
@@ -138,13 +230,92 @@ export async function streamCommand(command: Command, options: StreamOptions): P
   });
 
   const result = await child;
-  clearTimeout(idleTimer);
-  clearTimeout(totalTimer);
-  options.signal?.removeEventListener("abort", onAbort);
-  if (pending.trim() !== "") options.onLine(pending);
+  dog.stop();
+  lines.end();
   // The CLI may have left children in its group (a dev server it started): end them too.
   signalGroup(child.pid, "SIGTERM");
 
   const spawnError = result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
-  return { exitCode: result.exitCode, signal: result.signal, killedBecause, stderrTail, spawnError };
+  return {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    killedBecause: dog.killedBecause(),
+    stderrTail,
+    spawnError,
+  };
+}
+
+export interface PipedProcess {
+  stdin: Writable;
+  /** stdout in object mode, one whole line (without its "\n") per chunk; an oversized line never arrives here. */
+  stdout: Readable;
+  /** Resolves when the process has ended (never rejects). */
+  exited: Promise<StreamResult>;
+  pid: number | undefined;
+  kill(): void;
+  /** Restarts the idle clock: the turn made progress. */
+  progress(): void;
+  /** Stops both clocks while the turn waits for the user; resume() restarts them. */
+  pause(): void;
+  resume(): void;
+}
+
+/**
+ * Starts a process that speaks a protocol on stdin and stdout (a live turn): own process group,
+ * whole-run timeout and idle watchdog (progress is reported by the caller, who knows which lines
+ * mean something), stderr tail kept. Never throws: a spawn failure shows in `exited`.
+ */
+export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLine">): PipedProcess {
+  const child = execa(command.file, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    extendEnv: command.env === undefined,
+    stdin: "pipe",
+    detached: true,
+    reject: false,
+    buffer: false,
+    forceKillAfterDelay: FORCE_KILL_AFTER_MS,
+  });
+  options.onSpawn?.(child.pid);
+  const dog = watchdog(child.pid, options);
+  const stdout = new PassThrough({ objectMode: true });
+  const lines = new LineSplitter(
+    (line) => stdout.write(line),
+    (head, size) => options.onOversizedLine?.(head, size),
+  );
+  let stderrTail = "";
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => lines.push(chunk));
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    options.onStderr?.(chunk);
+  });
+  // A child that exits while we write must not crash the companion with EPIPE.
+  child.stdin?.on("error", () => undefined);
+  const exited = child.then((result) => {
+    dog.stop();
+    lines.end();
+    stdout.end();
+    signalGroup(child.pid, "SIGTERM");
+    const spawnError =
+      result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
+    return {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      killedBecause: dog.killedBecause(),
+      stderrTail,
+      spawnError,
+    };
+  });
+  return {
+    stdin: child.stdin ?? new PassThrough(),
+    stdout,
+    exited,
+    pid: child.pid,
+    kill: () => dog.killTree("cancelled"),
+    progress: dog.progress,
+    pause: dog.pause,
+    resume: dog.resume,
+  };
 }

@@ -1,4 +1,4 @@
-import { getHarness, DEFAULT_HARNESS_ID } from "../harnesses/registry.js";
+import { DEFAULT_HARNESS_ID, resolveHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { appendChat, listAgents, readAgent, readChat, writeAgent } from "./agents.js";
 import { buildHandoffPrompt } from "./handoff.js";
@@ -16,6 +16,9 @@ import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } 
 import { KeyedQueue } from "./queue.js";
 import { runTurnChain } from "./turn-chain.js";
 import { LoginPicker } from "./logins.js";
+import { askUser, PendingRequests, rememberAlwaysAllow, type PendingEntry } from "./approvals.js";
+import { setLiveHooks } from "./live-turn.js";
+import type { Decision } from "../harnesses/types.js";
 
 /** Far beyond any model's context window; a prompt this big is a mistake (a pasted binary, a log). */
 export const MAX_PROMPT_BYTES = 8_000_000;
@@ -53,6 +56,14 @@ export interface Started {
   warnings: string[];
 }
 
+/** What `offrun approve` / `offrun answer` get back. */
+export interface Decided {
+  agent: AgentRecord;
+  request: PendingEntry["request"];
+  /** The alwaysAllow rule written to .offrun/config.json by --always. */
+  remembered?: string;
+}
+
 interface RunningTurn {
   controller: AbortController;
   done: Promise<TurnEndEvent>;
@@ -68,6 +79,8 @@ export class Supervisor {
   private readonly queue = new KeyedQueue();
 
   private readonly logins: LoginPicker;
+  /** Approvals and questions of live turns that wait for the user. */
+  private readonly pending = new PendingRequests();
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
     this.logins = new LoginPicker(env);
@@ -78,7 +91,11 @@ export class Supervisor {
     if (request.name !== undefined) validateAgentName(request.name);
     const root = await findRepoRoot(request.project);
     const config = await loadProjectConfig(root);
-    const harness = getHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID);
+    const harness = await resolveHarness(
+      request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID,
+      root,
+      this.env,
+    );
     const binary = await this.requireBinary(harness);
     const login = await this.logins.choose(harness, { label: request.account, force: request.force });
     await ensureProjectDirs(root);
@@ -148,9 +165,12 @@ export class Supervisor {
     const root = await findRepoRoot(project);
     const record = await readAgent(root, name);
     if (this.running.has(key(root, name))) {
+      const waiting = this.pending.list(key(root, name)).length > 0;
       throw new OffrunError(
         "invalid_input",
-        `${name} is still working on its turn. Wait for it, or \`offrun stop ${name}\`.`,
+        waiting
+          ? `${name} is waiting for you: see \`offrun show ${name}\`, then \`offrun approve ${name}\` or \`offrun answer ${name} "..."\`.`
+          : `${name} is still working on its turn. Wait for it, or \`offrun stop ${name}\`.`,
       );
     }
     if (record.status === "done") {
@@ -160,7 +180,7 @@ export class Supervisor {
       );
     }
     const config = await loadProjectConfig(root);
-    const harness = getHarness(record.harness);
+    const harness = await resolveHarness(record.harness, root, this.env);
     const binary = await this.requireBinary(harness);
     const firstTurn = record.turns + 1;
     this.beginTurn(record, prompt, binary, config);
@@ -182,7 +202,7 @@ export class Supervisor {
       throw new OffrunError("invalid_input", `${record.name} was discarded; there is no worktree to hand off.`);
     }
     const config = await loadProjectConfig(root);
-    const harness = getHarness(request.harness);
+    const harness = await resolveHarness(request.harness, root, this.env);
     const binary = await this.requireBinary(harness);
     const login = await this.logins.choose(harness, { label: request.account, force: request.force });
     const prompt = await buildHandoffPrompt({
@@ -220,6 +240,23 @@ export class Supervisor {
     return readAgent(root, name);
   }
 
+  /**
+   * The user's answer to a request the agent's running turn waits on: it reaches the running CLI,
+   * not a later turn. `--always` also writes the request's alwaysKey to .offrun/config.json.
+   */
+  async decide(project: string, name: string, decision: Decision, requestId?: string): Promise<Decided> {
+    const root = await findRepoRoot(project);
+    await readAgent(root, name); // "no such agent" before "nothing waiting"
+    const entry = this.pending.resolve(key(root, name), name, decision, requestId);
+    const alwaysKey = decision.kind === "allow" && decision.always ? entry.request.alwaysKey : undefined;
+    if (alwaysKey) await rememberAlwaysAllow(root, alwaysKey);
+    return {
+      agent: await readAgent(root, name),
+      request: entry.request,
+      ...(alwaysKey ? { remembered: alwaysKey } : {}),
+    };
+  }
+
   /** Resolves when the agent's current turn ends; at once (undefined) when no turn runs here. */
   async wait(project: string, name: string): Promise<TurnEndEvent | undefined> {
     const root = await findRepoRoot(project);
@@ -238,7 +275,8 @@ export class Supervisor {
     const recovered: string[] = [];
     for (const root of await knownProjects()) {
       for (const record of await listAgents(root).catch(() => [])) {
-        if (record.status !== "working" || this.running.has(key(root, record.name))) continue;
+        if ((record.status !== "working" && record.status !== "needs-you") || this.running.has(key(root, record.name)))
+          continue;
         if (record.pid !== undefined && isAlive(record.pid)) signalGroup(record.pid, "SIGTERM");
         const reason = "The companion stopped during this turn. Send a message to continue the same session.";
         await this.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });
@@ -269,6 +307,23 @@ export class Supervisor {
 
   private beginTurn(record: AgentRecord, prompt: string, binary: string, config: ProjectConfig) {
     const controller = new AbortController();
+    const agent = key(record.project, record.name);
+    setLiveHooks(record, {
+      ask: (turn, request, signal) =>
+        askUser(
+          {
+            pending: this.pending,
+            agent,
+            record,
+            turn,
+            config,
+            signal,
+            log: (t, event) => this.log(record, t, event),
+            update: (changes) => this.update(record, changes),
+          },
+          request,
+        ),
+    });
     const done = runTurnChain({
       record,
       prompt,

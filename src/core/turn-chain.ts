@@ -1,4 +1,4 @@
-import { getHarness } from "../harnesses/registry.js";
+import { resolveHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import type { Account } from "./account-model.js";
 import { findAccount } from "./accounts.js";
@@ -32,11 +32,11 @@ export interface ChainContext {
  */
 export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   const { record, config } = ctx;
-  const harness = getHarness(record.harness);
+  const harness = await resolveHarness(record.harness, record.project, ctx.env);
   const tried = new Set<string>();
   let retries = 0;
   for (;;) {
-    const account = await findAccount(harness.id, record.account, ctx.env);
+    const account = await findAccount(harness, record.account, ctx.env);
     tried.add(accountKey(account));
     const { end, rateLimited } = await runOn(ctx, harness, account);
     if (ctx.signal.aborted || end.outcome === "cancelled") return end;

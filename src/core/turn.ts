@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Harness } from "../harnesses/types.js";
+import type { Harness, TurnInput } from "../harnesses/types.js";
 import { describeError } from "./errors.js";
 import type { ParsedEvent, TurnEndEvent } from "./events.js";
 import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "./model.js";
+import { liveRunner, oversizedEvent, runLiveTurn } from "./live-turn.js";
 import { streamCommand } from "./process.js";
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
@@ -61,7 +62,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   write(ctx.log(turn, { type: "user_message", text: ctx.prompt }));
 
   const before = record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
-  const command = harness.turnCommand({
+  const input: TurnInput = {
     prompt: ctx.prompt,
     promptViaStdin: Buffer.byteLength(ctx.prompt, "utf8") > ARGV_PROMPT_BYTES,
     mode: record.mode,
@@ -72,7 +73,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     newSessionId,
     model: record.model,
     env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
-  });
+  };
 
   const parser = harness.createParser();
   let end: TurnEndEvent | undefined;
@@ -95,33 +96,52 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
     }
   };
+  const onSpawn = (pid: number | undefined) => {
+    write(
+      ctx.log(turn, { type: "turn_start", harness: harness.id, account: record.account, mode: record.mode, resume }),
+    );
+    write(ctx.update({ pid }));
+  };
 
-  const result = await streamCommand(command, {
-    timeoutMs: config.turnTimeoutMinutes * 60_000,
-    idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
-    signal: ctx.signal,
-    onSpawn: (pid) => {
-      write(
-        ctx.log(turn, { type: "turn_start", harness: harness.id, account: record.account, mode: record.mode, resume }),
-      );
-      write(ctx.update({ pid }));
-    },
-    onLine: (line) => {
-      const events = parser.push(line);
-      handle(events);
-      // A CLI that only reports retries (offline, not logged in) is not making progress.
-      return events.length === 0 || events.some((e) => e.type !== "retry");
-    },
-  });
-
-  if (result.killedBecause) {
-    const ended = killedEnd(result.killedBecause, config);
+  const endKilled = (why: "timeout" | "idle" | "cancelled") => {
+    const ended = killedEnd(why, config);
     if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
     handle([ended]);
-  } else if (result.spawnError) {
+  };
+
+  // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
+  const runner = liveRunner(harness, record);
+  const result = runner
+    ? await runLiveTurn(runner.live, {
+        turn,
+        input,
+        config,
+        signal: ctx.signal,
+        hooks: runner.hooks,
+        handle,
+        onSpawn,
+        onKilled: endKilled,
+      })
+    : await streamCommand(harness.turnCommand(input), {
+        timeoutMs: config.turnTimeoutMinutes * 60_000,
+        idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+        signal: ctx.signal,
+        onSpawn,
+        onLine: (line) => {
+          const events = parser.push(line);
+          handle(events);
+          // A CLI that only reports retries (offline, not logged in) is not making progress.
+          return events.length === 0 || events.some((e) => e.type !== "retry");
+        },
+        onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
+      });
+
+  if (result.killedBecause) endKilled(result.killedBecause);
+  else if (result.spawnError) {
     handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
   }
-  handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+  if (!runner)
+    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
   if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
   const final = end!;
 

@@ -1,8 +1,11 @@
+import { loadCustomHarnessDefinitions } from "../core/custom-harnesses.js";
 import { OffrunError } from "../core/errors.js";
+import { createAcpHarness } from "./acp/index.js";
 import { claudeHarness } from "./claude/index.js";
 import { codexHarness } from "./codex/index.js";
 import { agyHarness, geminiHarness } from "./gemini/index.js";
 import { opencodeHarness } from "./opencode/index.js";
+import { grokHarness } from "./grok/index.js";
 import { piHarness } from "./pi/index.js";
 import type { Harness } from "./types.js";
 
@@ -14,6 +17,7 @@ export const HARNESSES: readonly Harness[] = [
   agyHarness,
   opencodeHarness,
   piHarness,
+  grokHarness,
 ];
 
 export const DEFAULT_HARNESS_ID = HARNESSES[0]!.id;
@@ -25,4 +29,33 @@ export function getHarness(id: string): Harness {
     throw new OffrunError("invalid_input", `Unknown harness '${id}'. Use one of: ${known}.`);
   }
   return harness;
+}
+
+/**
+ * The built-ins followed by the custom ACP agents of `~/.offrun/harnesses.json` and, with a
+ * project, its `.offrun/config.json` `harnesses`. Read fresh on every call (the files are small),
+ * so an edit takes effect without restarting the companion. Throws invalid_file for a bad file.
+ */
+export async function loadHarnesses(projectRoot?: string, env: NodeJS.ProcessEnv = process.env): Promise<Harness[]> {
+  const builtinIds = HARNESSES.map((h) => h.id);
+  const custom = await loadCustomHarnessDefinitions({ projectRoot, env, builtinIds });
+  return [...HARNESSES, ...custom.map(createAcpHarness)];
+}
+
+/** A built-in by id, else a custom ACP agent of this user or project; invalid_input naming all ids when none. */
+export async function resolveHarness(
+  id: string,
+  projectRoot?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Harness> {
+  const builtin = HARNESSES.find((h) => h.id === id);
+  if (builtin) return builtin;
+  const all = await loadHarnesses(projectRoot, env);
+  const harness = all.find((h) => h.id === id);
+  if (harness) return harness;
+  const known = all.map((h) => h.id).join(", ");
+  throw new OffrunError(
+    "invalid_input",
+    `Unknown harness '${id}'. Use one of: ${known}, or declare it in ~/.offrun/harnesses.json or .offrun/config.json under "harnesses".`,
+  );
 }

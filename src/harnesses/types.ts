@@ -128,6 +128,8 @@ export interface Harness {
    * control protocol instead of a one-way stream. Used for Build turns when present.
    */
   readonly live?: { runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> };
+  /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
+  readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
 }

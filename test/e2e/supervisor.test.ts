@@ -62,7 +62,7 @@ test("a Planner turn that changes the worktree is flagged in the log and shown t
   expect(chat).toContain('"level":"warning"');
 });
 
-test("the argv of each mode reaches the CLI: acceptEdits for Build, plan for Planner, resume on the next turn", async () => {
+test("the argv of each mode reaches the CLI: a live acceptEdits turn for Build, plan for Planner, resume on the next turn", async () => {
   const { bin, offrun } = await setup({ replay: fixture("claude", "2.1.332", "text-reply") });
   expect((await offrun("start", "--wait", "--name", "argv", "--", "-rf looks like an option")).exitCode).toBe(0);
   expect((await offrun("send", "--wait", "argv", "again")).exitCode).toBe(0);
@@ -70,7 +70,10 @@ test("the argv of each mode reaches the CLI: acceptEdits for Build, plan for Pla
   const calls = (await fs.readFile(`${bin}.argv`, "utf8")).trim().split("\n");
   expect(calls[2]).toContain("--permission-mode plan");
   expect(calls[0]).toContain("--permission-mode acceptEdits");
-  expect(calls[0]).toMatch(/--session-id [0-9a-f-]{36} -- -rf looks like an option$/);
+  // Build turns are live: the prompt goes to the CLI's stdin, so a '-' at its start cannot read as an option.
+  expect(calls[0]).toMatch(/--session-id [0-9a-f-]{36} --input-format stream-json --permission-prompt-tool stdio$/);
+  expect(calls[0]).not.toContain("-rf looks like an option");
+  expect(calls[2]).toMatch(/-- plan it$/);
   // The recorded stream names its own session id; the next turn resumes that one.
   expect(calls[1]).toContain("--resume 6becc817-faef-451a-9376-6ee42493e72b");
 });
@@ -113,5 +116,6 @@ test("stop ends the CLI's whole process group and the turn reads as stopped", as
   );
   const chat = await fs.readFile(path.join(repo, ".offrun", "chats", "sleepy.jsonl"), "utf8");
   expect(chat).toContain('"outcome":"cancelled"');
-  expect(await fs.readFile(`${bin}.argv`, "utf8")).toContain("take your time");
+  expect(await fs.readFile(`${bin}.argv`, "utf8")).toContain("--session-id");
+  expect(chat).toContain('"text":"take your time"');
 });

@@ -191,6 +191,8 @@ export const anthropicProtocol: Protocol = {
           [{ type: "tool_use", name: "Bash", input: { command: step.command } }],
           headers,
         );
+      case "tool":
+        return streamMessage(res, modelOf(body), [{ type: "tool_use", name: step.name, input: step.input }], headers);
       case "rate_limit":
         return sendError(res, 429, "rate_limit_error", "Number of requests has exceeded your rate limit.", {
           ...headers,

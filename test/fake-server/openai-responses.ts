@@ -106,6 +106,16 @@ function answerTurn(res: http.ServerResponse, step: Step, body: unknown, quota: 
           arguments: JSON.stringify({ cmd: step.command }),
         },
       ]);
+    case "tool":
+      return stream(res, headers, [
+        {
+          type: "function_call",
+          id: `fc_${randomUUID()}`,
+          call_id: `call_${randomUUID()}`,
+          name: step.name,
+          arguments: JSON.stringify(step.input),
+        },
+      ]);
     case "hang":
       // server.ts holds hanging requests open itself; reaching here would be a bug there.
       throw new Error("fake server: the hang step is handled by server.ts");

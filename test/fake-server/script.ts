@@ -6,6 +6,8 @@ export type Step =
   | { kind: "write_file"; path: string; content: string; text?: string }
   /** Calls the CLI's shell tool. */
   | { kind: "shell"; command: string }
+  /** Calls any tool the CLI offers, by name, with this input (a question tool, say). */
+  | { kind: "tool"; name: string; input: Record<string, unknown> }
   /** HTTP 429, a transient rate limit (not a usage limit). */
   | { kind: "rate_limit"; retryAfterSeconds?: number }
   /** HTTP 429 that says the login's usage limit is reached, with its reset time (epoch seconds). */

@@ -27,6 +27,22 @@ export const methods = {
   }),
   "agent.stop": z.object({ project: z.string().min(1), name: z.string().min(1) }),
   "agent.wait": z.object({ project: z.string().min(1), name: z.string().min(1) }),
+  /** Allow or deny what a running agent waits on (`offrun approve`). */
+  "agent.approve": z.object({
+    project: z.string().min(1),
+    name: z.string().min(1),
+    requestId: z.string().min(1).optional(),
+    deny: z.boolean().optional(),
+    always: z.boolean().optional(),
+    reason: z.string().optional(),
+  }),
+  /** Answer a running agent's question (`offrun answer`). */
+  "agent.answer": z.object({
+    project: z.string().min(1),
+    name: z.string().min(1),
+    requestId: z.string().min(1).optional(),
+    text: z.string().min(1),
+  }),
   shutdown: z.object({}).optional(),
 } as const;
 export type MethodName = keyof typeof methods;

@@ -55,6 +55,17 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.handoff": (p) => options.supervisor.handoff(p),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
+      "agent.approve": (p) =>
+        options.supervisor.decide(
+          p.project,
+          p.name,
+          p.deny
+            ? { kind: "deny", ...(p.reason === undefined ? {} : { reason: p.reason }) }
+            : { kind: "allow", ...(p.always ? { always: true } : {}) },
+          p.requestId,
+        ),
+      "agent.answer": (p) =>
+        options.supervisor.decide(p.project, p.name, { kind: "answer", text: p.text }, p.requestId),
       shutdown: async () => {
         setImmediate(requestShutdown);
         return { ok: true };

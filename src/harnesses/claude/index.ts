@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { claudeIdentity } from "./identity.js";
+import { createClaudeLive } from "./live.js";
 import { createClaudeParser } from "./parser.js";
 import { quotaSources } from "./quota.js";
 import { claudeSessionRoots, copyClaudeSession } from "./session-files.js";
@@ -49,6 +50,7 @@ export const claudeHarness: Harness = {
   identity: claudeIdentity,
   quotaSources,
   sessionRoots: claudeSessionRoots,
-  approvals: "not interactive yet: headless turns refuse what needs approval, and the refusals are logged",
+  live: createClaudeLive(turnCommand),
+  approvals: "interactive in Build turns: commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyClaudeSession,
 };

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { codexIdentity } from "./identity.js";
+import { codexLive } from "./live.js";
 import { createCodexParser } from "./parser.js";
 import { quotaSources } from "./quota.js";
 import { codexSessionRoots, copyCodexSession } from "./session-files.js";
@@ -60,6 +61,8 @@ export const codexHarness: Harness = {
   identity: codexIdentity,
   quotaSources,
   sessionRoots: codexSessionRoots,
-  approvals: "not interactive yet: exec turns never ask; the sandbox refuses what it does not allow",
+  live: codexLive,
+  approvals:
+    "interactive in Build turns (app-server): commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyCodexSession,
 };

@@ -1,0 +1,88 @@
+import { RequestError } from "@agentclientprotocol/sdk";
+import type { ParsedEvent, TurnOutcome } from "../../core/events.js";
+import type { ErrorKind } from "../../core/errors.js";
+import { parseClaudeLimitText } from "../claude/limit-text.js";
+import { parseCodexLimitText } from "../codex/limit-text.js";
+import type { AcpAgentDefinition } from "./definition.js";
+
+/** ACP's JSON-RPC code for "authentication required" (schema `ErrorCode`). */
+export const AUTH_REQUIRED = -32000;
+
+/** The agent never answered `initialize` in time. */
+export class InitializeTimeout extends Error {}
+/** The agent process ended while Offrun was still waiting on it. */
+export class AgentExited extends Error {}
+
+/**
+ * ACP has no usage-limit signal, so a limit is recognised only by a known vendor text: Gemini
+ * CLI's (HARNESSES.md), and Claude's and Codex's for their ACP adapters. Anything else that
+ * looks like a 429 is a transient rate limit, never a usage limit.
+ */
+export function acpLimitText(text: string, now: Date): { resetsAt?: string; window?: string } | undefined {
+  if (/Usage limit reached for /i.test(text)) return {};
+  if (/exhausted your daily quota/i.test(text)) return { window: "daily" };
+  const claude = parseClaudeLimitText(text, now);
+  if (claude?.severity === "limit") return { resetsAt: claude.resetsAt, window: claude.window };
+  return parseCodexLimitText(text, now);
+}
+
+function textOf(error: unknown): string {
+  if (error instanceof RequestError) {
+    const data =
+      error.data === undefined ? "" : ` ${typeof error.data === "string" ? error.data : JSON.stringify(error.data)}`;
+    return `${error.message}${data}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function end(outcome: TurnOutcome, reason: string): ParsedEvent {
+  return { type: "turn_end", outcome, reason };
+}
+
+/** The events that end a turn which failed with `error`: an error (or limit) and the one turn_end. */
+export function failureEvents(
+  definition: AcpAgentDefinition,
+  error: unknown,
+  stderrTail: string,
+  now: Date,
+): ParsedEvent[] {
+  const name = definition.displayName;
+  const detail = textOf(error);
+  const fail = (kind: ErrorKind, message: string): ParsedEvent[] => [
+    { type: "error", kind, message },
+    end("failed", message),
+  ];
+
+  if (error instanceof InitializeTimeout) {
+    return fail(
+      "timed_out",
+      `${name} did not answer the ACP \`initialize\` request within ${detail}. Check that \`${[definition.command, ...definition.args].join(" ")}\` starts an ACP agent on stdio.`,
+    );
+  }
+  if (error instanceof RequestError && error.code === AUTH_REQUIRED) {
+    const fix = definition.loginHint
+      ? ` Run \`${definition.loginHint}\` with ${definition.homeVariable} set to this login's home.`
+      : "";
+    return fail("not_logged_in", `Not logged in to ${name}.${fix}`);
+  }
+  const limit = acpLimitText(`${detail}\n${stderrTail}`, now);
+  if (limit) {
+    return [
+      {
+        type: "limit_hit",
+        message: detail,
+        ...(limit.resetsAt ? { resetsAt: limit.resetsAt } : {}),
+        ...(limit.window ? { window: limit.window } : {}),
+      },
+      end("limited", detail),
+    ];
+  }
+  if (/\b429\b|too many requests|rate limit|RESOURCE_EXHAUSTED/i.test(detail)) {
+    return fail("rate_limited", `${name} was rate limited: ${detail}`);
+  }
+  if (error instanceof AgentExited) {
+    const tail = stderrTail.trim().split("\n").slice(-3).join("\n");
+    return fail("process_failed", `${name} ended before the turn finished (${detail}).${tail ? `\n${tail}` : ""}`);
+  }
+  return fail("process_failed", `${name} failed: ${detail}`);
+}

@@ -1,0 +1,74 @@
+import fs from "node:fs/promises";
+import { OffrunError } from "../../core/errors.js";
+import { runCommand } from "../../core/process.js";
+
+/**
+ * Two programs install a `grok` binary: xAI's Grok Build (a native executable; `grok --version`
+ * prints e.g. "grok 1.0.4 (d846eb93d9) [stable]" according to third-party notes, not verified
+ * here) and the community `@vibe-kit/grok-cli` from npm (a Node script, dist/index.js, whose
+ * commander-based `--version` prints a bare "0.0.34"). Only Grok Build speaks the
+ * streaming-json and ACP Offrun uses, so every turn checks which one it was given.
+ */
+
+export const GROK_BUILD_INSTALL = "https://x.ai/cli";
+
+export type GrokBinaryKind = { isGrokBuild: true } | { isGrokBuild: false; what: string };
+
+const GROK_BUILD_VERSION = /^grok\s+v?\d+\.\d+\.\d+/im;
+const BARE_SEMVER = /^v?\d+\.\d+\.\d+(?:-[\w.]+)?\s*$/;
+
+const cache = new Map<string, GrokBinaryKind>();
+
+async function firstBytes(file: string): Promise<string> {
+  const handle = await fs.open(file, "r");
+  try {
+    const buffer = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(buffer, 0, 256, 0);
+    return buffer.subarray(0, bytesRead).toString("latin1");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What the binary is, from its real path, its first line and its `--version` (cached per file and mtime). */
+export async function identifyGrokBinary(binary: string): Promise<GrokBinaryKind> {
+  const real = await fs.realpath(binary);
+  const stat = await fs.stat(real);
+  const key = `${real}\0${stat.mtimeMs}`;
+  const known = cache.get(key);
+  if (known) return known;
+
+  let kind: GrokBinaryKind;
+  const head = await firstBytes(real);
+  const isScript = head.startsWith("#!");
+  if (/node_modules[\\/]@vibe-kit[\\/]grok-cli[\\/]/.test(real)) {
+    kind = { isGrokBuild: false, what: `the community Grok CLI (@vibe-kit/grok-cli from npm, ${real})` };
+  } else {
+    const result = await runCommand({ file: binary, args: ["--version"] }, { timeoutMs: 10_000, maxBuffer: 64_000 });
+    const said = `${result.stdout}${result.stderr}`.trim().split("\n")[0]?.slice(0, 120) ?? "";
+    if (GROK_BUILD_VERSION.test(said) && !isScript) kind = { isGrokBuild: true };
+    else if (BARE_SEMVER.test(said) && (isScript || /\bnode\b/.test(head.split("\n")[0] ?? ""))) {
+      kind = {
+        isGrokBuild: false,
+        what: `the community Grok CLI (@vibe-kit/grok-cli, version ${said.trim()}; ${real})`,
+      };
+    } else {
+      kind = {
+        isGrokBuild: false,
+        what: `an unknown program (${real}; \`grok --version\` printed "${said || "nothing"}")`,
+      };
+    }
+  }
+  cache.set(key, kind);
+  return kind;
+}
+
+/** Throws not_installed, saying what the binary is and how to get Grok Build, unless it is Grok Build. */
+export async function assertGrokBuild(binary: string): Promise<void> {
+  const kind = await identifyGrokBinary(binary);
+  if (kind.isGrokBuild) return;
+  throw new OffrunError(
+    "not_installed",
+    `The \`grok\` on your PATH is ${kind.what}, not xAI's Grok Build. Install Grok Build from ${GROK_BUILD_INSTALL} or point OFFRUN_GROK_BIN at it.`,
+  );
+}

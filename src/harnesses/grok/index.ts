@@ -1,0 +1,136 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { AccountIdentity } from "../../core/account-model.js";
+import { describeError, OffrunError } from "../../core/errors.js";
+import type { Command } from "../../core/process.js";
+import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
+import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
+import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";
+import { createGrokParser } from "./parser.js";
+
+export { assertGrokBuild, identifyGrokBinary } from "./detect.js";
+export { createGrokParser } from "./parser.js";
+
+/*
+ * Every Grok Build flag below is verified ONLY from documentation (xAI's docs as quoted by
+ * HARNESSES.md and third-party integration notes): no Grok Build binary can run here.
+ *   grok -p PROMPT --output-format streaming-json    headless turn
+ *   --prompt-file FILE                                prompt from a file (used with /dev/stdin)
+ *   -r <session id>                                   resume
+ *   --permission-mode default|acceptEdits|auto|dontAsk|bypassPermissions|plan
+ *   -m MODEL, `grok login`, `grok agent stdio` (ACP), GROK_HOME (default ~/.grok),
+ *   sessions under ~/.grok/sessions/<cwd>/<id>/updates.jsonl
+ */
+
+const definition: AcpAgentDefinition = {
+  id: "grok",
+  displayName: "Grok Build",
+  command: "grok",
+  args: ["agent", "stdio"],
+  env: {},
+  homeVariable: "GROK_HOME",
+  defaultHome: "~/.grok",
+  // Grok Build's TUI cycles plan / agent / ask; the ACP mode ids are assumed to match (docs only).
+  // An id it does not offer is reported in the log and the turn runs in its default mode.
+  modes: { build: "agent", plan: "plan" },
+  installHint: `Install Grok Build from ${GROK_BUILD_INSTALL} (the npm package @vibe-kit/grok-cli is a different program)`,
+  initializeTimeoutMs: 30_000,
+  // Grok Build answers session/new with auth_required until `authenticate` (third-party notes:
+  // methods "cached_token" for a `grok login`, or an API key, which Offrun never uses).
+  authMethodIds: ["cached_token"],
+  loginHint: "grok login",
+};
+
+/** argv of one headless turn (flags from documentation only, see above). */
+export function grokTurnArgs(
+  input: Pick<TurnInput, "prompt" | "mode" | "model" | "resumeSessionId" | "promptViaStdin">,
+): string[] {
+  // A prompt that starts with "-" could read as a flag, and a long one does not fit in argv:
+  // both go in on stdin through --prompt-file /dev/stdin.
+  const viaStdin = input.promptViaStdin === true || input.prompt.startsWith("-");
+  const args = viaStdin ? ["--prompt-file", "/dev/stdin"] : ["-p", input.prompt];
+  args.push("--output-format", "streaming-json");
+  // Headless runs cannot ask, so acceptEdits is as far as a one-way Build turn can go; a
+  // prompt it stops at ends the turn with a denial (see parser.ts). Live turns ask over ACP.
+  args.push("--permission-mode", input.mode === "build" ? "acceptEdits" : "plan");
+  if (input.resumeSessionId) args.push("-r", input.resumeSessionId);
+  if (input.model) args.push("-m", input.model);
+  return args;
+}
+
+function turnCommand(input: TurnInput): Command {
+  const env: NodeJS.ProcessEnv = { ...input.env };
+  if (input.accountHome) env.GROK_HOME = input.accountHome;
+  const viaStdin = input.promptViaStdin === true || input.prompt.startsWith("-");
+  return {
+    file: input.binary,
+    args: grokTurnArgs(input),
+    cwd: input.cwd,
+    env,
+    ...(viaStdin ? { input: input.prompt } : {}),
+  };
+}
+
+/** Live turns check the binary first: the community `grok` would otherwise sit silent on ACP. */
+async function runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
+  try {
+    await assertGrokBuild(input.binary);
+  } catch (error) {
+    const kind = error instanceof OffrunError ? error.kind : "not_installed";
+    const message = describeError(error);
+    io.emit([
+      { type: "error", kind, message },
+      { type: "turn_end", outcome: "failed", reason: message },
+    ]);
+    return;
+  }
+  await runAcpTurn(definition, input, io);
+}
+
+async function identity(binary: string | undefined): Promise<AccountIdentity> {
+  if (binary) {
+    const kind = await identifyGrokBinary(binary).catch(() => undefined);
+    if (kind && !kind.isGrokBuild) return { signedIn: undefined, note: `${binary} is ${kind.what}, not Grok Build.` };
+  }
+  // Grok Build has no documented status command, and Offrun never opens auth.json.
+  return {
+    signedIn: undefined,
+    note: "Grok Build has no sign-in status command; a turn says when it is not signed in.",
+  };
+}
+
+/** Copies `sessions/<cwd folder>/<id>/` as it is: the cwd's folder name is found, not computed. */
+async function copySession(request: { fromHome: string; toHome: string; sessionId: string }): Promise<void> {
+  const root = path.join(request.fromHome, "sessions");
+  const folders = await fs.readdir(root).catch(() => [] as string[]);
+  for (const folder of folders) {
+    const from = path.join(root, folder, request.sessionId);
+    if (!(await fs.stat(from).catch(() => undefined))?.isDirectory()) continue;
+    await fs.cp(from, path.join(request.toHome, "sessions", folder, request.sessionId), { recursive: true });
+    return;
+  }
+  throw new OffrunError("not_found", `Grok Build session ${request.sessionId} is not under ${root}.`);
+}
+
+export const grokHarness: Harness = {
+  id: "grok",
+  displayName: "Grok Build",
+  binaryName: "grok",
+  installHint: definition.installHint,
+  homeVariable: "GROK_HOME",
+  defaultHome: (env) => env.GROK_HOME || path.join(env.HOME || os.homedir(), ".grok"),
+  choosesSessionId: false,
+  turnCommand,
+  createParser: createGrokParser,
+  versionArgs: ["--version"],
+  loginArgs: ["login"],
+  identity,
+  // Grok Build bills monthly credits (HARNESSES.md); no local or CLI source of the balance is
+  // known, so Offrun has none: limits are recorded from the turns' own messages.
+  quotaSources: [],
+  sessionRoots: (home) => [path.join(home, "sessions")],
+  copySession,
+  live: { runTurn },
+  approvals: "interactive over ACP (`grok agent stdio`); headless turns cannot ask",
+};

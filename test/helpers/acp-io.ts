@@ -1,0 +1,98 @@
+import { PassThrough } from "node:stream";
+import { execa } from "execa";
+import type { ParsedEvent } from "../../src/core/events.js";
+import type { Command } from "../../src/core/process.js";
+import type { Decision, LiveProcess, LiveTurnIO, PendingRequest } from "../../src/harnesses/types.js";
+
+/**
+ * A LiveTurnIO for driving a harness's live turn directly, without the supervisor: it spawns with
+ * execa (pipes both ways, own process group), answers each decision from a queue, collects the
+ * events, and keeps the raw lines each side wrote (for recording fixtures).
+ */
+export interface TestIO extends LiveTurnIO {
+  events: ParsedEvent[];
+  requests: PendingRequest[];
+  /** Lines the agent printed on stdout, verbatim. */
+  agentLines: string[];
+  /** Lines Offrun wrote to the agent's stdin. */
+  clientLines: string[];
+  argv: string[][];
+  abort(): void;
+}
+
+function splitLines(sink: string[]): (chunk: Buffer) => void {
+  let pending = "";
+  return (chunk) => {
+    pending += chunk.toString("utf8");
+    let newline = pending.indexOf("\n");
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      if (line.trim() !== "") sink.push(line);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf("\n");
+    }
+  };
+}
+
+export function testIO(options: { decisions?: Decision[]; alwaysAllowed?: string[] } = {}): TestIO {
+  const controller = new AbortController();
+  const decisions = [...(options.decisions ?? [])];
+  const io: TestIO = {
+    events: [],
+    requests: [],
+    agentLines: [],
+    clientLines: [],
+    argv: [],
+    signal: controller.signal,
+    alwaysAllowed: options.alwaysAllowed ?? [],
+    abort: () => controller.abort(),
+    emit: (events) => io.events.push(...events),
+    decide: async (request) => {
+      io.requests.push(request);
+      const decision = decisions.shift();
+      if (!decision) throw new Error(`test: no decision queued for ${request.text}`);
+      return decision;
+    },
+    spawn(command: Command): LiveProcess {
+      io.argv.push([command.file, ...command.args]);
+      const child = execa(command.file, command.args, {
+        cwd: command.cwd,
+        env: command.env,
+        extendEnv: command.env === undefined,
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: "pipe",
+        detached: true,
+        reject: false,
+        buffer: false,
+      });
+      let stderrTail = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderrTail = (stderrTail + chunk.toString("utf8")).slice(-8_000);
+      });
+      child.stdout?.on("data", splitLines(io.agentLines));
+      const stdin = new PassThrough();
+      stdin.on("data", splitLines(io.clientLines));
+      stdin.pipe(child.stdin!);
+      const kill = () => {
+        if (child.pid === undefined || child.exitCode !== null) return;
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
+      return {
+        stdin,
+        stdout: child.stdout!,
+        exited: child.then((result) => ({
+          exitCode: result.exitCode,
+          ...(result.signal ? { signal: result.signal } : {}),
+          stderrTail,
+        })),
+        kill,
+      };
+    },
+  };
+  return io;
+}
