@@ -1,13 +1,16 @@
 import { listAccounts } from "../core/accounts.js";
 import { locateBinary } from "../core/binaries.js";
 import { runCommand } from "../core/process.js";
-import { HARNESSES } from "../harnesses/registry.js";
+import { findRepoRoot } from "../core/git/repo.js";
+import { HARNESSES, loadHarnesses } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
-import { output, type GlobalOptions } from "./output.js";
+import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** offrun harnesses: every agent CLI Offrun can run, whether it is installed, and what it supports. */
 export async function harnesses(options: GlobalOptions): Promise<void> {
-  const rows = await Promise.all(HARNESSES.map(describe));
+  // Custom ACP agents come from ~/.offrun/harnesses.json and, inside a project, its config.
+  const root = await findRepoRoot(projectDir(options)).catch(() => undefined);
+  const rows = await Promise.all((await loadHarnesses(root)).map(describe));
   output(options, rows, () =>
     rows
       .map((h) => {
@@ -17,7 +20,7 @@ export async function harnesses(options: GlobalOptions): Promise<void> {
         return [
           head,
           `    logins:    ${h.logins.join(", ")}  (home variable ${h.homeVariable})`,
-          `    modes:     Build, Planner · resume: yes`,
+          `    modes:     Build, Planner${h.custom ? " · custom ACP agent" : ""}`,
           `    approvals: ${h.approvals}`,
           `    quota:     ${h.quotaSources.length > 0 ? h.quotaSources.join(" → ") : "no source; limits are recorded from its own messages"}`,
         ].join("\n");
@@ -35,7 +38,7 @@ async function describe(harness: Harness) {
     );
     version = result?.stdout.trim().split("\n")[0] || undefined;
   }
-  const logins = (await listAccounts(harness.id).catch(() => [])).map((a) => a.label);
+  const logins = (await listAccounts(harness).catch(() => [])).map((a) => a.label);
   return {
     id: harness.id,
     name: harness.displayName,
@@ -45,6 +48,7 @@ async function describe(harness: Harness) {
     homeVariable: harness.homeVariable,
     logins,
     interactiveApprovals: harness.live !== undefined,
+    custom: !HARNESSES.some((builtin) => builtin.id === harness.id),
     approvals: harness.approvals,
     quotaSources: harness.quotaSources.map((s) => s.id),
   };

@@ -146,11 +146,12 @@ export async function askUser(ctx: AskContext, request: PendingRequest): Promise
           type: "approval_request",
           id: request.id,
           tool: request.tool ?? "tool",
-          input: request.input,
+          // The event needs an input; an ACP permission request may carry none.
+          input: request.input ?? null,
           text: request.text,
           ...(request.alwaysKey ? { alwaysKey: request.alwaysKey } : {}),
         }
-      : { type: "question", id: request.id, text: request.text, tool: request.tool, input: request.input };
+      : { type: "question", id: request.id, text: request.text, tool: request.tool, input: request.input ?? null };
   if (
     request.kind === "approval" &&
     request.alwaysKey &&

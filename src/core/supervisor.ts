@@ -257,6 +257,23 @@ export class Supervisor {
     };
   }
 
+  /**
+   * `offrun answer`: resolves a pending question of a running turn; when the last turn ended by
+   * asking something (the agent is needs-you with nothing pending), the answer is the next turn.
+   */
+  async answer(project: string, name: string, text: string, requestId?: string): Promise<Decided> {
+    const root = await findRepoRoot(project);
+    const record = await readAgent(root, name);
+    const waiting = this.running.has(key(root, name));
+    if (!waiting && requestId === undefined && record.status === "needs-you") {
+      const asked = (await readChat(root, name)).entries.findLast((e) => e.type === "question");
+      const question = asked?.type === "question" ? asked.text : "the question the last turn ended with";
+      const started = await this.send(project, name, text);
+      return { agent: started.agent, request: { id: `turn-${record.turns}`, kind: "question", text: question } };
+    }
+    return this.decide(project, name, { kind: "answer", text }, requestId);
+  }
+
   /** Resolves when the agent's current turn ends; at once (undefined) when no turn runs here. */
   async wait(project: string, name: string): Promise<TurnEndEvent | undefined> {
     const root = await findRepoRoot(project);

@@ -5,6 +5,7 @@ import type { ParsedEvent, TurnEndEvent } from "./events.js";
 import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "./model.js";
 import { liveRunner, oversizedEvent, runLiveTurn } from "./live-turn.js";
+import { trailingQuestion } from "./question.js";
 import { streamCommand } from "./process.js";
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
@@ -80,14 +81,31 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   let lastRetry: string | undefined;
   let rateLimited = false;
   let limitHit = false;
+  let lastText: string | undefined;
+  let asked = false;
+  const openToolCalls = new Set<string>();
   const handle = (events: ParsedEvent[]) => {
     for (const event of events) {
       if (end) return; // exactly one terminal event per turn
+      if (event.type === "turn_end" && event.outcome === "completed" && openToolCalls.size === 0 && lastText) {
+        // A turn that ends by asking the user something waits for them like an approval does.
+        const question = trailingQuestion(lastText);
+        if (question) {
+          asked = true;
+          write(ctx.log(turn, { type: "question", text: question }));
+        }
+      }
       write(ctx.log(turn, event));
       if (event.type === "session" && event.sessionId !== record.sessionId) {
         write(ctx.update({ sessionId: event.sessionId }));
       }
       if (event.type === "retry") lastRetry = event.message;
+      if (event.type === "text") lastText = event.text;
+      if (event.type === "tool_call") {
+        openToolCalls.add(event.id);
+        lastText = undefined;
+      }
+      if (event.type === "tool_result") openToolCalls.delete(event.id);
       if (event.type === "error" && event.kind === "rate_limited") rateLimited = true;
       if (event.type === "quota" || event.type === "limit_hit") {
         if (event.type === "limit_hit") limitHit = true;
@@ -147,7 +165,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
 
   if (before) await checkPlanner(ctx, turn, before);
   await ctx.update({
-    status: statusAfter(final),
+    status: asked ? "needs-you" : statusAfter(final),
     pid: undefined,
     lastError: final.outcome === "completed" ? undefined : final.reason,
   });

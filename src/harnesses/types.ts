@@ -63,6 +63,7 @@ export interface PendingRequest {
 /** A harness process with pipes both ways, for CLIs that speak a protocol on stdin. */
 export interface LiveProcess {
   stdin: Writable;
+  /** One complete line per chunk, without its "\n" (split on "\n" only; an over-long line is cut). */
   stdout: Readable;
   /** Resolves when the process has ended (never rejects). */
   exited: Promise<{ exitCode: number | undefined; signal?: string; stderrTail: string }>;

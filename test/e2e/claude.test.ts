@@ -148,3 +148,24 @@ test("offrun with no arguments shows the installed CLIs, their versions and ever
   expect(text.stdout).toContain("Claude Code");
   expect(text.stdout).toContain(repo);
 });
+
+test("a turn that ends by asking the user is a question: the agent needs you, and answer is the next turn", async () => {
+  server.script({ kind: "text", text: "I split the module.\n\nShould I also update the README?" });
+  const asked = await offrun("start", "--wait", "--name", "asks", "split the module");
+  expect(asked.exitCode).toBe(0);
+  expect(asked.stdout).toContain("? Should I also update the README?");
+  const ls = JSON.parse((await offrun("ls", "--json")).stdout) as { agents: { name: string; status: string }[] };
+  expect(ls.agents.find((a) => a.name === "asks")?.status).toBe("needs-you");
+
+  server.script({ kind: "text", text: "Done, README updated." });
+  const before = server.turnRequests().length;
+  expect((await offrun("answer", "asks", "yes please")).exitCode).toBe(0);
+  const done = await eventually(async () => {
+    const shown = JSON.parse((await offrun("show", "asks", "--json")).stdout) as {
+      agent: { status: string; turns: number };
+    };
+    return shown.agent.turns === 2 && shown.agent.status === "idle" ? shown : undefined;
+  });
+  expect(done.agent.status).toBe("idle");
+  expect(JSON.stringify(server.turnRequests().slice(before).at(-1)!.body)).toContain("yes please");
+});

@@ -20,7 +20,7 @@ export interface TestIO extends LiveTurnIO {
   abort(): void;
 }
 
-function splitLines(sink: string[]): (chunk: Buffer) => void {
+function splitLines(sink: string[], forward?: (line: string) => void): (chunk: Buffer) => void {
   let pending = "";
   return (chunk) => {
     pending += chunk.toString("utf8");
@@ -28,6 +28,7 @@ function splitLines(sink: string[]): (chunk: Buffer) => void {
     while (newline >= 0) {
       const line = pending.slice(0, newline);
       if (line.trim() !== "") sink.push(line);
+      forward?.(line);
       pending = pending.slice(newline + 1);
       newline = pending.indexOf("\n");
     }
@@ -70,7 +71,13 @@ export function testIO(options: { decisions?: Decision[]; alwaysAllowed?: string
       child.stderr?.on("data", (chunk: Buffer) => {
         stderrTail = (stderrTail + chunk.toString("utf8")).slice(-8_000);
       });
-      child.stdout?.on("data", splitLines(io.agentLines));
+      // The companion's contract (LiveProcess.stdout): one line per chunk, without its "\n".
+      const lines = new PassThrough({ objectMode: true });
+      child.stdout?.on(
+        "data",
+        splitLines(io.agentLines, (line) => lines.write(line)),
+      );
+      child.stdout?.on("end", () => lines.end());
       const stdin = new PassThrough();
       stdin.on("data", splitLines(io.clientLines));
       stdin.pipe(child.stdin!);
@@ -84,7 +91,7 @@ export function testIO(options: { decisions?: Decision[]; alwaysAllowed?: string
       };
       return {
         stdin,
-        stdout: child.stdout!,
+        stdout: lines,
         exited: child.then((result) => ({
           exitCode: result.exitCode,
           ...(result.signal ? { signal: result.signal } : {}),

@@ -46,9 +46,39 @@ export async function makeSandbox(prefix = "offrun-test-"): Promise<Sandbox> {
     env,
     cleanup: async () => {
       await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
-      await fs.rm(dir, { recursive: true, force: true });
+      await stopStrayCompanions(dir);
+      await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
+}
+
+/**
+ * Tests that give each case its own OFFRUN_HOME inside the sandbox start a companion in each:
+ * end every one whose pid file is under `dir`, so no test leaves a companion running.
+ */
+async function stopStrayCompanions(dir: string): Promise<void> {
+  const entries = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (path.basename(entry) !== "companion.pid") continue;
+    const pid = Number((await fs.readFile(path.join(dir, entry), "utf8").catch(() => "")).trim());
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      continue; // already gone
+    }
+    // It writes its log and removes its socket on the way out: wait, so the folder can go after.
+    for (let i = 0; i < 100 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Makes a git repository with one commit. */

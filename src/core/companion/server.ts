@@ -64,8 +64,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
             : { kind: "allow", ...(p.always ? { always: true } : {}) },
           p.requestId,
         ),
-      "agent.answer": (p) =>
-        options.supervisor.decide(p.project, p.name, { kind: "answer", text: p.text }, p.requestId),
+      "agent.answer": (p) => options.supervisor.answer(p.project, p.name, p.text, p.requestId),
       shutdown: async () => {
         setImmediate(requestShutdown);
         return { ok: true };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Readable, Writable } from "node:stream";
-import type { ReadableStream as WebReadable, WritableStream as WebWritable } from "node:stream/web";
+import { Writable } from "node:stream";
+import type { WritableStream as WebWritable } from "node:stream/web";
 import { client, methods, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import type {
   ClientContext,
@@ -185,11 +185,20 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
   try {
     // Node's web stream types differ nominally from the DOM ones the SDK names; the objects are the same.
     const output = Writable.toWeb(proc.stdin) as WebWritable<Uint8Array>;
-    const inputStream = Readable.toWeb(proc.stdout) as WebReadable<Uint8Array>;
-    const stream = ndJsonStream(
-      output as unknown as WritableStream<Uint8Array>,
-      inputStream as unknown as ReadableStream<Uint8Array>,
-    );
+    // LiveProcess.stdout hands over one line per chunk without its "\n"; ndJsonStream splits
+    // on "\n", so the line ends go back on before the SDK reads them.
+    const encoder = new TextEncoder();
+    const inputStream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        try {
+          for await (const line of proc.stdout) controller.enqueue(encoder.encode(`${String(line)}\n`));
+          controller.close();
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+    });
+    const stream = ndJsonStream(output as unknown as WritableStream<Uint8Array>, inputStream);
     emit(await app.connectWith(stream, (ctx) => Promise.race([converse(ctx), died])));
   } catch (error) {
     emit(mapper.flush());
