@@ -1,5 +1,5 @@
 import { DEFAULT_HARNESS_ID, resolveHarness } from "../harnesses/registry.js";
-import type { Harness } from "../harnesses/types.js";
+import type { Decision, Harness } from "../harnesses/types.js";
 import { appendChat, listAgents, readAgent, readChat, writeAgent } from "./agents.js";
 import { buildHandoffPrompt } from "./handoff.js";
 import { locateBinary } from "./binaries.js";
@@ -7,72 +7,29 @@ import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
 import { findRepoRoot } from "./git/repo.js";
 import { createWorktree } from "./git/worktrees.js";
-import type { AgentRecord, Mode, ProjectConfig } from "./model.js";
-import { slugFromPrompt, validateAgentName } from "./names.js";
+import type { AgentRecord, ProjectConfig } from "./model.js";
+import { validateAgentName } from "./names.js";
+import { reserveAgent } from "./agent-setup.js";
 import { projectPaths } from "./paths.js";
-import { allocatePort } from "./ports.js";
 import { isAlive, signalGroup } from "./pids.js";
 import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
 import { KeyedQueue } from "./queue.js";
 import { runTurnChain } from "./turn-chain.js";
 import { LoginPicker } from "./logins.js";
-import { askUser, PendingRequests, rememberAlwaysAllow, type PendingEntry } from "./approvals.js";
+import { askUser, PendingRequests, rememberAlwaysAllow } from "./approvals.js";
 import { setLiveHooks } from "./live-turn.js";
-import type { Decision } from "../harnesses/types.js";
-
-/** Far beyond any model's context window; a prompt this big is a mistake (a pasted binary, a log). */
-export const MAX_PROMPT_BYTES = 8_000_000;
-
-export interface StartRequest {
-  /** Any folder inside the project's repository. */
-  project: string;
-  prompt: string;
-  harness?: string;
-  mode?: Mode;
-  name?: string;
-  base?: string;
-  model?: string;
-  /** A login label to pin; without it the login with the most headroom is picked. */
-  account?: string;
-  /** Dispatch even to a limited login. */
-  force?: boolean;
-}
-
-export interface HandoffRequest {
-  project: string;
-  name: string;
-  harness: string;
-  account?: string;
-  force?: boolean;
-  model?: string;
-  message?: string;
-}
-
-export interface Started {
-  agent: AgentRecord;
-  /** The number of the turn this request started (later ones follow on failover or retry). */
-  firstTurn: number;
-  /** Things the user should know at once (every login nearly full, say). */
-  warnings: string[];
-}
-
-/** What `offrun approve` / `offrun answer` get back. */
-export interface Decided {
-  agent: AgentRecord;
-  request: PendingEntry["request"];
-  /** The alwaysAllow rule written to .offrun/config.json by --always. */
-  remembered?: string;
-}
-
-interface RunningTurn {
-  controller: AbortController;
-  done: Promise<TurnEndEvent>;
-}
+import { checkPrompt } from "./prompt.js";
+import type { Decided, HandoffRequest, Started, StartRequest } from "./supervisor-types.js";
 
 /**
  * Owns agent turns: creates worktrees, spawns the CLI for each turn, appends every event to the
  * chat log as it arrives and keeps the agent record current. One per companion process.
  */
+interface RunningTurn {
+  controller: AbortController;
+  done: Promise<TurnEndEvent>;
+}
+
 export class Supervisor {
   private readonly running = new Map<string, RunningTurn>();
   /** Serializes record and log writes per agent, and naming per project. */
@@ -101,37 +58,9 @@ export class Supervisor {
     await ensureProjectDirs(root);
 
     // Reserve name and port under one lock so that concurrent starts never collide.
-    const record = await this.queue.run(`project:${root}`, async () => {
-      const agents = await listAgents(root);
-      const existing = new Set(agents.map((a) => a.name));
-      const name = request.name ?? slugFromPrompt(request.prompt, existing);
-      if (existing.has(name)) {
-        throw new OffrunError("invalid_input", `An agent named '${name}' already exists here. Pick another --name.`);
-      }
-      const taken = new Set(agents.map((a) => a.port));
-      const port = await allocatePort({ root, agent: name, range: config.portRange, taken });
-      const now = new Date().toISOString();
-      const reserved: AgentRecord = {
-        version: 1,
-        name,
-        task: request.prompt,
-        harness: harness.id,
-        account: login.account.label,
-        mode: request.mode ?? config.defaultMode ?? "build",
-        model: request.model,
-        project: root,
-        worktree: projectPaths(root).worktree(name),
-        branch: `${config.branchPrefix}${name}`,
-        base: "",
-        port,
-        status: "working",
-        turns: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await writeAgent(reserved);
-      return reserved;
-    });
+    const record = await this.queue.run(`project:${root}`, () =>
+      reserveAgent({ root, request, harness: harness.id, account: login.account.label, config }),
+    );
 
     try {
       const created = await createWorktree({
@@ -396,18 +325,6 @@ export class Supervisor {
 
 function key(root: string, name: string): string {
   return `${root}\u0000${name}`;
-}
-
-function checkPrompt(prompt: string): void {
-  if (prompt.trim() === "")
-    throw new OffrunError("invalid_input", "The prompt is empty. Say what the agent should do.");
-  const bytes = Buffer.byteLength(prompt, "utf8");
-  if (bytes > MAX_PROMPT_BYTES) {
-    throw new OffrunError(
-      "invalid_input",
-      `The prompt is ${(bytes / 1e6).toFixed(1)} MB, more than any model can read (the limit here is ${MAX_PROMPT_BYTES / 1e6} MB). Put the material in a file in the project and ask the agent to read the part it needs.`,
-    );
-  }
 }
 
 function kindOf(error: unknown) {
