@@ -53,9 +53,12 @@ export class Supervisor {
       root,
       this.env,
     );
-    const binary = await this.requireBinary(harness);
-    const login = await this.logins.choose(harness, { label: request.account, force: request.force });
-    await ensureProjectDirs(root);
+    // Independent file reads and a PATH search: done together, since each start pays for them.
+    const [binary, login] = await Promise.all([
+      this.requireBinary(harness),
+      this.logins.choose(harness, { label: request.account, force: request.force }),
+      ensureProjectDirs(root),
+    ]);
 
     // Reserve name and port under one lock so that concurrent starts never collide.
     const record = await this.queue.run(`project:${root}`, () =>
