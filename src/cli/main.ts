@@ -117,6 +117,10 @@ export async function main(argv: string[]): Promise<void> {
     program.command("harnesses").description("the agent CLIs Offrun can run: installed?, version, logins, support"),
   ).action(lazy(() => import("./harness-actions.js"), "harnesses"));
 
+  withGlobals(
+    program.command("watch").description("every new event of every agent, live, one line each (until Ctrl-C)"),
+  ).action(lazy(() => import("./watch-actions.js"), "watch"));
+
   const companion = program.command("companion").description("the background process that runs agents");
   companion
     .command("run")

@@ -3,6 +3,8 @@ import { describeError } from "../errors.js";
 import { userPaths } from "../paths.js";
 import { Supervisor } from "../supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
+import { notifyFromChats } from "../notify/chat-notifications.js";
+import { Notifier } from "../notify/notifier.js";
 import { serveCompanion } from "./server.js";
 
 /**
@@ -35,6 +37,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
     log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
   markReady();
   const quota = await watchQuota({ env: process.env, log });
+  const notifications = await notifyFromChats({ notifier: new Notifier({ log }), log });
 
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
@@ -44,6 +47,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   log("stopping: ending running turns");
   await supervisor.shutdown();
   await quota.close();
+  await notifications.close();
   await server.close();
   log("stopped");
 }

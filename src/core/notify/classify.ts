@@ -1,0 +1,140 @@
+import path from "node:path";
+import type { AgentEvent } from "../events.js";
+
+export const NOTIFICATION_KINDS = [
+  "finished",
+  "failed",
+  "needs-approval",
+  "question",
+  "limit",
+  "account-switch",
+] as const;
+/** What the user is told about; each kind can be switched off in ~/.offrun/config.json. */
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/** The facts about an agent a notification names (a subset of AgentRecord, so external sessions can fill it too). */
+export interface NotifiedAgent {
+  harness: string;
+  name: string;
+  project: string;
+}
+
+/** One notification, before dedupe, rate limit and quiet hours. */
+export interface AgentNotification {
+  kind: NotificationKind;
+  agent: string;
+  project: string;
+  turn: number;
+  /** The approval or question id, when the event names one: two requests in one turn are two notifications. */
+  requestId?: string;
+  title: string;
+  body: string;
+  at: string;
+}
+
+/** Bodies longer than this are cut: notification centres show a few lines at most. */
+export const BODY_MAX = 200;
+
+export function cut(text: string, max = BODY_MAX): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+}
+
+/** The command (or path, or URL) a tool call waits on, from its input; JSON when no field says. */
+function describeInput(input: unknown): string {
+  if (input && typeof input === "object" && !Array.isArray(input)) {
+    const record = input as Record<string, unknown>;
+    for (const field of ["command", "cmd", "file_path", "path", "url", "pattern"]) {
+      const value = record[field];
+      if (typeof value === "string") return value;
+      if (Array.isArray(value)) return value.map(String).join(" ");
+    }
+  }
+  return JSON.stringify(input) ?? "";
+}
+
+/**
+ * Turns one event of an agent into a notification, or undefined for events nobody needs to
+ * hear about (text, tool calls, usage, sub-agent chatter, a cancel the user asked for).
+ * `lastText` is the agent's last words in this turn: the body of a finished/failed turn.
+ */
+export function classifyEvent(
+  event: AgentEvent,
+  agent: NotifiedAgent,
+  lastText?: string,
+): AgentNotification | undefined {
+  const what = describe(event, lastText);
+  if (!what) return undefined;
+  return {
+    kind: what.kind,
+    agent: agent.name,
+    project: agent.project,
+    turn: event.turn,
+    ...(what.requestId ? { requestId: what.requestId } : {}),
+    title: `${agent.harness} · ${path.basename(agent.project)}: ${what.headline}`,
+    body: cut(what.body || agent.name),
+    at: event.at,
+  };
+}
+
+interface Description {
+  kind: NotificationKind;
+  headline: string;
+  body: string;
+  requestId?: string;
+}
+
+function describe(event: AgentEvent, lastText: string | undefined): Description | undefined {
+  switch (event.type) {
+    case "turn_end":
+      if (event.outcome === "completed") return { kind: "finished", headline: "finished", body: lastText ?? "" };
+      // A failed turn says why; the agent's last words are kept when the reason is missing.
+      if (event.outcome === "failed")
+        return { kind: "failed", headline: "failed", body: event.reason ?? lastText ?? "" };
+      // limited is told by its limit_hit; cancelled was the user's own doing; interrupted is told on recovery.
+      return undefined;
+    case "approval_request":
+      return {
+        kind: "needs-approval",
+        headline: `needs approval (${event.tool})`,
+        body: describeInput(event.input) || event.text || event.tool,
+        requestId: event.id,
+      };
+    case "question":
+      return {
+        kind: "question",
+        headline: "asks a question",
+        body: event.text,
+        ...(event.id ? { requestId: event.id } : {}),
+      };
+    case "limit_hit": {
+      const reset = event.resetsAt ? ` (resets ${event.resetsAt})` : "";
+      return { kind: "limit", headline: `hit a limit${reset}`, body: event.message };
+    }
+    case "account_switch":
+      return {
+        kind: "account-switch",
+        headline: `moved to login ${event.to}`,
+        body: `from ${event.from}: ${event.reason}`,
+      };
+    case "user_message":
+    case "turn_start":
+    case "session":
+    case "text":
+    case "tool_call":
+    case "tool_result":
+    case "denial":
+    case "decision":
+    case "usage":
+    case "quota":
+    case "retry":
+    case "error":
+    case "notice":
+    case "handoff":
+      return undefined;
+    default: {
+      const unhandled: never = event;
+      return unhandled;
+    }
+  }
+}
