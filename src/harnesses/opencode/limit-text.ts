@@ -1,51 +1,16 @@
+import { parseProviderLimitText, PROVIDER_LIMIT_PATTERN, type LimitText } from "../shared/provider-limit-text.js";
+
 /**
  * OpenCode (1.18.33) passes the provider's error message through, except for its own Zen/Go
  * gateway, whose limits it words itself:
  *   "<limit> usage limit reached. It will reset in 2 hours 5 minutes. To continue using this model now, …"
  *   "Free usage exceeded, subscribe to Go"
- * Provider texts seen through it: OpenAI's `insufficient_quota` ("You exceeded your current
- * quota, …"), and usage-limit texts that name a reset time ("… resets at 2026-11-30T03:40:00Z").
  */
+const OPENCODE_LIMIT_PATTERN = new RegExp(`${PROVIDER_LIMIT_PATTERN.source}|free usage exceeded`, "i");
 
-/** What a limit text says; `resetsAt` is an ISO time when the text names one. */
-export interface LimitText {
-  resetsAt?: string;
-}
-
-const LIMIT_PATTERN =
-  /usage limit|free usage exceeded|exceeded your current quota|insufficient_quota|quota (?:exceeded|exhausted)|usage_limit_reached/i;
-
-const UNIT_MS: [RegExp, number][] = [
-  [/^d/i, 86_400_000],
-  [/^h/i, 3_600_000],
-  [/^m/i, 60_000],
-  [/^s/i, 1_000],
-];
+export type { LimitText };
 
 /** Parses an OpenCode usage-limit text; undefined when the text is not one. */
 export function parseOpencodeLimitText(text: string, now: Date): LimitText | undefined {
-  if (!LIMIT_PATTERN.test(text)) return undefined;
-  const resetsAt = resetInDuration(text, now) ?? resetAtIso(text);
-  return resetsAt === undefined ? {} : { resetsAt: resetsAt.toISOString() };
-}
-
-/** "reset in 2 hours 5 minutes", "try again in ~42 min". */
-function resetInDuration(text: string, now: Date): Date | undefined {
-  const match = /(?:reset|try again) in ~?((?:\d+\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(text);
-  if (!match?.[1]) return undefined;
-  let total = 0;
-  for (const part of match[1].matchAll(/(\d+)\s*([a-z]+)/gi)) {
-    const unit = UNIT_MS.find(([pattern]) => pattern.test(part[2] ?? ""));
-    if (!unit) return undefined;
-    total += Number(part[1]) * unit[1];
-  }
-  return total > 0 ? new Date(now.getTime() + total) : undefined;
-}
-
-/** "resets at 2026-11-30T03:40:00.000Z" (a machine time some gateways put in the message). */
-function resetAtIso(text: string): Date | undefined {
-  const match = /resets? at (\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}))/i.exec(text);
-  if (!match?.[1]) return undefined;
-  const at = new Date(match[1]);
-  return Number.isNaN(at.getTime()) ? undefined : at;
+  return parseProviderLimitText(text, now, OPENCODE_LIMIT_PATTERN);
 }
