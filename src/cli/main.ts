@@ -136,6 +136,35 @@ export async function main(argv: string[]): Promise<void> {
       lazy(() => import("./companion-actions.js"), name),
     );
   }
+  withGlobals(companion.command("install").description("run the companion at login (launchd or systemd user unit)"))
+    .option("--print", "show the service file without writing it")
+    .action(lazy(() => import("./service-actions.js"), "install"));
+  withGlobals(companion.command("uninstall").description("stop the login service and remove its file")).action(
+    lazy(() => import("./service-actions.js"), "uninstall"),
+  );
+
+  const hooks = program
+    .command("hooks")
+    .description("Offrun's hook in the CLIs' own settings, for sessions started outside Offrun");
+  for (const [name, description] of [
+    ["install", "add the hook to each login's settings (backed up first)"],
+    ["uninstall", "put each settings file back exactly as it was"],
+    ["status", "is the hook installed, per login?"],
+  ] as const) {
+    withGlobals(hooks.command(name).description(description))
+      .option("--harness <id>", "only this CLI (claude, codex)")
+      .option("--account <label>", "only this login")
+      .option("--force", "uninstall even if the file changed since (the changed file is kept aside)")
+      .action(lazy(() => import("./hook-actions.js"), name));
+  }
+  // What the CLIs run on their hook events: hidden, never fails, prints nothing (see hook-entry.ts).
+  program
+    .command("hook", { hidden: true })
+    .argument("<harness>")
+    .argument("[payload...]")
+    .passThroughOptions()
+    .allowUnknownOption()
+    .action(lazy(() => import("./hook-entry.js"), "hook"));
 
   program.exitOverride((error: CommanderError) => {
     process.exit(error.exitCode === 0 ? 0 : 2);

@@ -1,0 +1,126 @@
+import path from "node:path";
+import { listAccounts } from "../core/accounts.js";
+import { isOffrunError, OffrunError } from "../core/errors.js";
+import {
+  HOOK_HARNESSES,
+  hookStatus,
+  installHook,
+  isHookHarness,
+  uninstallHook,
+  type HookHarness,
+} from "../core/hooks/install.js";
+import { output, packageRoot, type GlobalOptions } from "./output.js";
+
+/** `offrun hooks install|uninstall|status`: Offrun's hook in the CLIs' own settings, per login. */
+
+interface HooksOptions extends GlobalOptions {
+  harness?: string;
+  account?: string;
+  force?: boolean;
+}
+
+interface Target {
+  harness: HookHarness;
+  account: { label: string; home: string };
+}
+
+/** What the CLIs run: this node and this checkout's bin/offrun.js, so no PATH lookup is needed. */
+function hookArgv(): string[] {
+  return [process.execPath, path.join(packageRoot, "bin", "offrun.js")];
+}
+
+export async function install(options: HooksOptions): Promise<void> {
+  const rows = await forEachTarget(options, async ({ harness, account }) => {
+    const { file, outcome } = await installHook({ harness, account, hookArgv: hookArgv() });
+    return { harness, account: account.label, file, outcome };
+  });
+  report(options, rows, "Sessions started outside Offrun now report to it; `offrun hooks uninstall` undoes this.");
+}
+
+export async function uninstall(options: HooksOptions): Promise<void> {
+  const rows = await forEachTarget(options, async ({ harness, account }) => {
+    const result = await uninstallHook({ harness, account, force: options.force });
+    return { harness, account: account.label, ...result };
+  });
+  report(options, rows);
+}
+
+export async function status(options: HooksOptions): Promise<void> {
+  const rows = await forEachTarget(options, async ({ harness, account }) => {
+    const state = await hookStatus({ harness, account, hookArgv: hookArgv() });
+    const outcome = !state.present
+      ? state.recorded
+        ? "removed by hand"
+        : "not installed"
+      : state.changedSince
+        ? "installed, file changed since (uninstall needs --force)"
+        : "installed";
+    return { harness, account: account.label, ...state, outcome };
+  });
+  report(options, rows);
+}
+
+type Row = { harness: string; account: string; file?: string; outcome: string; error?: string; replacedCopy?: string };
+
+/** Runs `action` for every login chosen by --harness/--account; a login that fails is reported, not fatal. */
+async function forEachTarget(options: HooksOptions, action: (target: Target) => Promise<Row>): Promise<Row[]> {
+  const targets = await chooseTargets(options);
+  const rows: Row[] = [];
+  for (const target of targets) {
+    try {
+      rows.push(await action(target));
+    } catch (error) {
+      // One login's trouble must not leave the others half done; a single chosen login fails loudly.
+      if (targets.length === 1) throw error;
+      rows.push({
+        harness: target.harness,
+        account: target.account.label,
+        outcome: isOffrunError(error, "not_found") ? "skipped" : "failed",
+        error: (error as Error).message,
+      });
+    }
+  }
+  if (rows.length > 1 && rows.every((row) => row.outcome === "failed")) {
+    process.exitCode = 1;
+  }
+  return rows;
+}
+
+async function chooseTargets(options: HooksOptions): Promise<Target[]> {
+  if (options.harness !== undefined && !isHookHarness(options.harness)) {
+    throw new OffrunError(
+      "invalid_input",
+      `Offrun installs hooks for ${HOOK_HARNESSES.join(" and ")} so far, not '${options.harness}'.`,
+    );
+  }
+  const harnesses = options.harness !== undefined ? [options.harness as HookHarness] : [...HOOK_HARNESSES];
+  const targets: Target[] = [];
+  for (const harness of harnesses) {
+    for (const account of await listAccounts(harness)) {
+      if (options.account === undefined || account.label === options.account) targets.push({ harness, account });
+    }
+  }
+  if (targets.length === 0) {
+    throw new OffrunError(
+      "not_found",
+      `No login '${options.account}' for ${harnesses.join(" or ")}. See \`offrun accounts\` for the logins.`,
+    );
+  }
+  return targets;
+}
+
+function report(options: HooksOptions, rows: Row[], footer?: string): void {
+  output(options, rows, () => {
+    const lines = rows.map((row) => {
+      const where = row.file ? ` (${row.file})` : "";
+      const extra = row.error
+        ? `: ${row.error}`
+        : row.replacedCopy
+          ? `; the changed file is kept as ${row.replacedCopy}`
+          : "";
+      return `${row.harness} ${row.account}: ${row.outcome}${where}${extra}`;
+    });
+    if (footer && rows.some((row) => row.outcome === "installed")) lines.push(footer);
+    return lines.join("\n");
+  });
+}

@@ -1,0 +1,71 @@
+import path from "node:path";
+import {
+  installService,
+  isServicePlatform,
+  launchdPlist,
+  serviceFilePath,
+  serviceOptions,
+  systemdUnit,
+  uninstallService,
+  type ServicePlatform,
+  type ServiceResult,
+} from "../core/companion/service.js";
+import { OffrunError } from "../core/errors.js";
+import { output, packageRoot, type GlobalOptions } from "./output.js";
+
+/** offrun companion install|uninstall: the companion as a launchd agent or systemd user unit. */
+
+function platform(): ServicePlatform {
+  if (isServicePlatform(process.platform)) return process.platform;
+  throw new OffrunError(
+    "invalid_input",
+    `Offrun can install the companion as a login service on macOS (launchd) and Linux (systemd), not on ${process.platform}. Run \`offrun companion start\` instead.`,
+  );
+}
+
+function manager(platform: ServicePlatform): string {
+  return platform === "darwin" ? "launchctl" : "systemctl";
+}
+
+/** The lines after the first: what the service manager did, or the commands to run by hand. */
+function managerText(result: ServiceResult, done: string): string[] {
+  if (result.manual === undefined) return [done];
+  const failed = result.steps.find((step) => !step.ok);
+  const why = failed?.missing ? `${manager(result.platform)} was not found` : `${failed?.argv.join(" ")} failed`;
+  return [
+    `Could not use ${manager(result.platform)} (${why}${failed?.detail && !failed.missing ? `: ${failed.detail}` : ""}).`,
+    "To finish, run:",
+    ...result.manual.map((line) => `  ${line}`),
+  ];
+}
+
+export async function install(options: GlobalOptions & { print?: boolean }): Promise<void> {
+  const target = platform();
+  const service = serviceOptions({
+    env: process.env,
+    nodePath: process.execPath,
+    binPath: path.join(packageRoot, "bin", "offrun.js"),
+  });
+  if (options.print) {
+    const file = serviceFilePath(target, process.env);
+    const content = target === "darwin" ? launchdPlist(service) : systemdUnit(service);
+    return output(options, { platform: target, file, content }, () => `# ${file}\n${content.trimEnd()}`);
+  }
+  const result = await installService({ platform: target, options: service, env: process.env });
+  output(options, result, () =>
+    [
+      `Wrote ${result.file}: the companion starts at login and restarts if it crashes.`,
+      `  log: ${service.logPath}`,
+      ...managerText(result, "Loaded it: the companion runs now."),
+    ].join("\n"),
+  );
+}
+
+export async function uninstall(options: GlobalOptions): Promise<void> {
+  const result = await uninstallService({ platform: platform(), env: process.env });
+  output(options, result, () =>
+    result.changed
+      ? [`Removed ${result.file}.`, ...managerText(result, "Stopped and unloaded the companion service.")].join("\n")
+      : `Nothing to remove: ${result.file} does not exist.`,
+  );
+}

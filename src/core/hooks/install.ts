@@ -1,0 +1,243 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { OffrunError } from "../errors.js";
+import { offrunHome } from "../paths.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
+import { addClaudeHooks, claudeHookCommand, hasClaudeHooks } from "./claude-settings.js";
+import { addCodexNotify, hasCodexNotify } from "./codex-config.js";
+
+/**
+ * Installs Offrun's hook into the settings of a login's CLI, and takes it out again. Before the
+ * first change the file is copied beside itself (`<file>.offrun-backup`), and `~/.offrun/hooks.json`
+ * records what was done, whether the file existed and a hash of what Offrun wrote. Uninstall puts
+ * the backup back byte for byte (or deletes the file Offrun created), and refuses when the file
+ * changed since, unless forced: then the changed file is kept as `<file>.offrun-replaced`.
+ */
+
+/** The CLIs whose hooks Offrun installs so far. */
+export const HOOK_HARNESSES = ["claude", "codex"] as const;
+export type HookHarness = (typeof HOOK_HARNESSES)[number];
+
+/** How each CLI's settings file takes the hook. `hookArgv` runs `offrun` (node and bin/offrun.js). */
+interface HookTarget {
+  fileName: string;
+  add(text: string | undefined, hookArgv: readonly string[], file: string): string;
+  isPresent(text: string | undefined, hookArgv: readonly string[]): boolean;
+}
+
+// Keyed by harness id because the settings formats live here; a Harness field may take this over.
+const TARGETS: Record<HookHarness, HookTarget> = {
+  claude: {
+    fileName: "settings.json",
+    add: (text, argv, file) => addClaudeHooks(text, claudeHookCommand(argv), file),
+    isPresent: (text, argv) => hasClaudeHooks(text, claudeHookCommand(argv)),
+  },
+  codex: { fileName: "config.toml", add: addCodexNotify, isPresent: hasCodexNotify },
+};
+
+const FILE_MODE = 0o600;
+const ABSENT = "absent";
+
+const installSchema = z.object({
+  harness: z.enum(HOOK_HARNESSES),
+  account: z.string(),
+  file: z.string(),
+  existed: z.boolean(),
+  backup: z.string().optional(),
+  installedHash: z.string(),
+  installedAt: z.string(),
+});
+const hooksFileSchema = z.object({ version: z.literal(1), installs: z.array(installSchema) });
+export type HookInstall = z.infer<typeof installSchema>;
+type HooksFile = z.infer<typeof hooksFileSchema>;
+
+/** A login whose CLI gets the hook. */
+export interface HookAccount {
+  label: string;
+  home: string;
+}
+
+export interface HookRequest {
+  harness: HookHarness;
+  account: HookAccount;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function isHookHarness(id: string): id is HookHarness {
+  return (HOOK_HARNESSES as readonly string[]).includes(id);
+}
+
+export function hooksFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(offrunHome(env), "hooks.json");
+}
+
+export function settingsFileOf(harness: HookHarness, home: string): string {
+  return path.join(home, TARGETS[harness].fileName);
+}
+
+/** Adds the hook; does nothing (outcome "already") when it is there. */
+export interface InstallResult {
+  file: string;
+  outcome: "installed" | "already";
+}
+
+export interface UninstallResult {
+  file: string;
+  outcome: "restored" | "deleted" | "not_installed";
+  /** With --force over a changed file: where that file was kept. */
+  replacedCopy?: string;
+}
+
+export async function installHook(request: HookRequest & { hookArgv: readonly string[] }): Promise<InstallResult> {
+  const { harness, account, hookArgv, env = process.env } = request;
+  const file = settingsFileOf(harness, account.home);
+  await requireHome(harness, account);
+  return updateHooksFile<InstallResult>(env, async (hooks) => {
+    const before = await readBytes(file);
+    const after = Buffer.from(TARGETS[harness].add(before?.toString("utf8"), hookArgv, file), "utf8");
+    const recorded = hooks.installs.find((entry) => entry.file === file);
+    if (before !== undefined && before.equals(after)) return { hooks, result: { file, outcome: "already" } };
+    // Recorded, yet the hook is gone: the person took it out. What is there now is theirs to get back.
+    const others = hooks.installs.filter((entry) => entry !== recorded);
+    const backup = `${file}.offrun-backup`;
+    if (before !== undefined) await writeBackup(backup, before, recorded !== undefined);
+    const entry: HookInstall = {
+      harness,
+      account: account.label,
+      file,
+      existed: before !== undefined,
+      ...(before !== undefined ? { backup } : {}),
+      installedHash: hashOf(after),
+      installedAt: new Date().toISOString(),
+    };
+    // Recorded before the settings change: a crash in between leaves a record uninstall can undo.
+    await writeHooksFile(env, { version: 1, installs: [...others, entry] });
+    await fs.writeFile(file, after, before === undefined ? { mode: FILE_MODE } : {});
+    return { hooks: { version: 1, installs: [...others, entry] }, result: { file, outcome: "installed" } };
+  });
+}
+
+/** Puts the settings file back as it was before install. */
+export async function uninstallHook(request: HookRequest & { force?: boolean }): Promise<UninstallResult> {
+  const { harness, account, force = false, env = process.env } = request;
+  const file = settingsFileOf(harness, account.home);
+  return updateHooksFile<UninstallResult>(env, async (hooks) => {
+    const entry = hooks.installs.find((candidate) => candidate.file === file);
+    if (!entry) return { hooks, result: { file, outcome: "not_installed" } };
+    const current = await readBytes(file);
+    let replacedCopy: string | undefined;
+    if (hashOf(current) !== entry.installedHash) {
+      if (!force) throw changedSince(entry);
+      if (current !== undefined) {
+        replacedCopy = `${file}.offrun-replaced`;
+        await fs.writeFile(replacedCopy, current, { mode: FILE_MODE });
+      }
+    }
+    let outcome: "restored" | "deleted";
+    if (entry.existed && entry.backup) {
+      const original = await readBytes(entry.backup);
+      if (original === undefined) {
+        throw new OffrunError("not_found", `The backup ${entry.backup} is gone, so Offrun cannot restore ${file}.`);
+      }
+      await fs.writeFile(file, original);
+      await fs.rm(entry.backup, { force: true });
+      outcome = "restored";
+    } else {
+      await fs.rm(file, { force: true });
+      outcome = "deleted";
+    }
+    const next: HooksFile = { version: 1, installs: hooks.installs.filter((other) => other !== entry) };
+    return { hooks: next, result: { file, outcome, ...(replacedCopy ? { replacedCopy } : {}) } };
+  });
+}
+
+export interface HookStatus {
+  file: string;
+  /** hooks.json has a record of Offrun's install. */
+  recorded: boolean;
+  /** The settings file runs Offrun's hook now. */
+  present: boolean;
+  /** The file differs from what Offrun wrote (uninstall would need --force). */
+  changedSince: boolean;
+}
+
+export async function hookStatus(request: HookRequest & { hookArgv: readonly string[] }): Promise<HookStatus> {
+  const { harness, account, hookArgv, env = process.env } = request;
+  const file = settingsFileOf(harness, account.home);
+  const hooks = await readHooksFile(env);
+  const entry = hooks.installs.find((candidate) => candidate.file === file);
+  const current = await readBytes(file);
+  return {
+    file,
+    recorded: entry !== undefined,
+    present: TARGETS[harness].isPresent(current?.toString("utf8"), hookArgv),
+    changedSince: entry !== undefined && hashOf(current) !== entry.installedHash,
+  };
+}
+
+function changedSince(entry: HookInstall): OffrunError {
+  return new OffrunError(
+    "conflict",
+    `${entry.file} changed since Offrun added its hook (${entry.installedAt}). Uninstalling puts back the file ` +
+      `from before (${entry.existed ? entry.backup : "it did not exist"}), which would lose those changes. ` +
+      `Run \`offrun hooks uninstall --force\` to do it anyway: the changed file is kept as ${entry.file}.offrun-replaced.`,
+  );
+}
+
+async function requireHome(harness: HookHarness, account: HookAccount): Promise<void> {
+  const stat = await fs.stat(account.home).catch(() => undefined);
+  if (stat?.isDirectory()) return;
+  throw new OffrunError(
+    "not_found",
+    `The ${harness} login '${account.label}' has no home folder yet (${account.home}). ` +
+      `Sign in first (\`offrun accounts login ${harness} ${account.label}\`), then install the hooks.`,
+  );
+}
+
+/** Writes the backup; an older backup Offrun did not record is kept unless it is the same bytes. */
+async function writeBackup(backup: string, bytes: Buffer, replacesRecorded: boolean): Promise<void> {
+  const existing = await readBytes(backup);
+  if (existing !== undefined && !replacesRecorded && !existing.equals(bytes)) {
+    throw new OffrunError(
+      "conflict",
+      `${backup} already exists and Offrun has no record of it. Move it aside, then run \`offrun hooks install\` again.`,
+    );
+  }
+  await fs.writeFile(backup, bytes, { mode: FILE_MODE });
+}
+
+async function readBytes(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function hashOf(bytes: Buffer | undefined): string {
+  return bytes === undefined ? ABSENT : createHash("sha256").update(bytes).digest("hex");
+}
+
+async function readHooksFile(env: NodeJS.ProcessEnv): Promise<HooksFile> {
+  return (await readJsonFile(hooksFilePath(env), hooksFileSchema)) ?? { version: 1, installs: [] };
+}
+
+async function writeHooksFile(env: NodeJS.ProcessEnv, hooks: HooksFile): Promise<void> {
+  await writeJsonAtomic(hooksFilePath(env), hooks, FILE_MODE);
+}
+
+async function updateHooksFile<T>(
+  env: NodeJS.ProcessEnv,
+  change: (hooks: HooksFile) => Promise<{ hooks: HooksFile; result: T }>,
+): Promise<T> {
+  const file = hooksFilePath(env);
+  return withFileLock(file, async () => {
+    const before = await readHooksFile(env);
+    const { hooks, result } = await change(before);
+    if (hooks !== before) await writeHooksFile(env, hooks);
+    return result;
+  });
+}
