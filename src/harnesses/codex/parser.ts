@@ -11,6 +11,9 @@ import {
   type CodexItem,
   type CodexLine,
 } from "./stream-schema.js";
+import { decodeJsonLine, unreadableLine } from "../shared/json-lines.js";
+
+const LINES = { cli: "Codex", envelope: codexEnvelopeSchema, knownTypes: CODEX_LINE_TYPES, line: codexLineSchema };
 
 /** What to tell a person whose Codex home has no login (0.171.0 never says so itself). */
 export const CODEX_NOT_LOGGED_IN_MESSAGE =
@@ -125,18 +128,8 @@ export function createCodexParser(options: { now?: () => Date } = {}): StreamPar
   return {
     push(text: string): ParsedEvent[] {
       if (text.trim() === "") return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return [unreadable(`a line that is not JSON: ${clip(text)}`)];
-      }
-      const envelope = codexEnvelopeSchema.safeParse(json);
-      if (!envelope.success) return [unreadable(`a line without a type: ${clip(text)}`)];
-      if (!CODEX_LINE_TYPES.includes(envelope.data.type)) return []; // an event newer than 0.171.0
-      const line = codexLineSchema.safeParse(json);
-      if (!line.success) return [unreadable(`a ${envelope.data.type} line Offrun cannot read: ${clip(text)}`)];
-      return onLine(line.data);
+      const decoded = decodeJsonLine(LINES, text);
+      return "line" in decoded ? onLine(decoded.line) : decoded.events;
     },
 
     finish(exit): ParsedEvent[] {
@@ -234,11 +227,7 @@ function toolResult(
 }
 
 function unreadable(what: string): ParsedEvent {
-  return { type: "error", kind: "unreadable_output", message: `Codex printed ${what}` };
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return unreadableLine("Codex", what);
 }
 
 /** The end of stderr without the lines every run prints (stdin notice, websocket fallback logs). */

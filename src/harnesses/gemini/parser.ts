@@ -3,6 +3,9 @@ import type { ErrorKind } from "../../core/errors.js";
 import type { StreamParser } from "../types.js";
 import { parseGeminiLimitText } from "./limit-text.js";
 import { GEMINI_LINE_TYPES, geminiEnvelopeSchema, geminiLineSchema, type GeminiLine } from "./stream-schema.js";
+import { decodeJsonLine } from "../shared/json-lines.js";
+
+const LINES = { envelope: geminiEnvelopeSchema, knownTypes: GEMINI_LINE_TYPES, line: geminiLineSchema };
 
 /** Which CLI prints the stream (agy follows Gemini CLI's vocabulary); used in messages. */
 export interface GeminiParserOptions {
@@ -125,18 +128,8 @@ export function createGeminiParser(options: GeminiParserOptions = {}): StreamPar
   return {
     push(raw: string): ParsedEvent[] {
       if (raw.trim() === "") return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return [unreadable(cli, `a line that is not JSON: ${clip(raw)}`)];
-      }
-      const envelope = geminiEnvelopeSchema.safeParse(json);
-      if (!envelope.success) return [unreadable(cli, `a line without a type: ${clip(raw)}`)];
-      if (!GEMINI_LINE_TYPES.includes(envelope.data.type)) return []; // an event newer than 0.61.0
-      const line = geminiLineSchema.safeParse(json);
-      if (!line.success) return [unreadable(cli, `a ${envelope.data.type} line Offrun cannot read: ${clip(raw)}`)];
-      return onLine(line.data);
+      const decoded = decodeJsonLine({ ...LINES, cli }, raw);
+      return "line" in decoded ? onLine(decoded.line) : decoded.events;
     },
 
     finish(exit): ParsedEvent[] {
@@ -175,14 +168,6 @@ export function classifyGeminiFailure(message: string): ErrorKind {
     return "rate_limited";
   }
   return "process_failed";
-}
-
-function unreadable(cli: string, what: string): ParsedEvent {
-  return { type: "error", kind: "unreadable_output", message: `${cli} printed ${what}` };
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** The end of stderr without the notices every run prints (terminal colours, ripgrep, startup metrics). */

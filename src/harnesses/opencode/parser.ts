@@ -9,6 +9,14 @@ import {
   type OpencodeLine,
   type OpencodeToolState,
 } from "./stream-schema.js";
+import { decodeJsonLine } from "../shared/json-lines.js";
+
+const LINES = {
+  cli: "OpenCode",
+  envelope: opencodeEnvelopeSchema,
+  knownTypes: OPENCODE_LINE_TYPES,
+  line: opencodeLineSchema,
+};
 
 /**
  * Tool errors that mean OpenCode refused the call by itself: a `deny` rule, an `ask` that
@@ -110,18 +118,8 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
   return {
     push(text: string): ParsedEvent[] {
       if (text.trim() === "") return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return [unreadable(`a line that is not JSON: ${clip(text)}`)];
-      }
-      const envelope = opencodeEnvelopeSchema.safeParse(json);
-      if (!envelope.success) return [unreadable(`a line without a type: ${clip(text)}`)];
-      if (!OPENCODE_LINE_TYPES.includes(envelope.data.type)) return []; // an event newer than 1.18.33
-      const line = opencodeLineSchema.safeParse(json);
-      if (!line.success) return [unreadable(`a ${envelope.data.type} line Offrun cannot read: ${clip(text)}`)];
-      return onLine(line.data);
+      const decoded = decodeJsonLine(LINES, text);
+      return "line" in decoded ? onLine(decoded.line) : decoded.events;
     },
 
     finish(exit): ParsedEvent[] {
@@ -161,14 +159,6 @@ function describeFailure(message: string, kind: ErrorKind): string {
     return `OpenCode is not signed in to its provider: ${message} Run \`opencode auth login\`.`;
   if (kind === "rate_limited") return `OpenCode was rate limited and gave up after its own retries: ${message}`;
   return `OpenCode failed: ${message}`;
-}
-
-function unreadable(what: string): ParsedEvent {
-  return { type: "error", kind: "unreadable_output", message: `OpenCode printed ${what}` };
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /** The end of stderr without colour codes and OpenCode's permission notices. */

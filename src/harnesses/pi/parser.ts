@@ -10,6 +10,9 @@ import {
   type PiLine,
   type PiMessage,
 } from "./stream-schema.js";
+import { decodeJsonLine } from "../shared/json-lines.js";
+
+const LINES = { cli: "Pi", envelope: piEnvelopeSchema, knownTypes: PI_LINE_TYPES, line: piLineSchema };
 
 /** What Pi answers for a tool it was not given (a Planner turn's write or bash): a refusal. */
 const DENIAL = /^Tool \S+ not found/;
@@ -110,18 +113,8 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
   return {
     push(text: string): ParsedEvent[] {
       if (text.trim() === "") return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return [unreadable(`a line that is not JSON: ${clip(text)}`)];
-      }
-      const envelope = piEnvelopeSchema.safeParse(json);
-      if (!envelope.success) return [unreadable(`a line without a type: ${clip(text)}`)];
-      if (!PI_LINE_TYPES.includes(envelope.data.type)) return []; // queue_update, compaction_*, newer events
-      const line = piLineSchema.safeParse(json);
-      if (!line.success) return [unreadable(`a ${envelope.data.type} line Offrun cannot read: ${clip(text)}`)];
-      return onLine(line.data);
+      const decoded = decodeJsonLine(LINES, text);
+      return "line" in decoded ? onLine(decoded.line) : decoded.events;
     },
 
     finish(exit): ParsedEvent[] {
@@ -163,14 +156,6 @@ function describeFailure(message: string, kind: ErrorKind): string {
   if (kind === "not_logged_in") return `Pi is not signed in to its provider: ${message} Run \`pi\` and use /login.`;
   if (kind === "rate_limited") return `Pi was rate limited and gave up: ${message}`;
   return `Pi failed: ${message}`;
-}
-
-function unreadable(what: string): ParsedEvent {
-  return { type: "error", kind: "unreadable_output", message: `Pi printed ${what}` };
-}
-
-function clip(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function meaningfulStderr(tail: string): string {
