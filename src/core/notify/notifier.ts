@@ -5,6 +5,7 @@ import { describeError } from "../errors.js";
 import { userPaths } from "../paths.js";
 import { readJsonFile } from "../store.js";
 import { NOTIFICATION_KINDS, type AgentNotification, type NotificationKind } from "./classify.js";
+import { agentDeeplink, raycastIsInstalled } from "./deeplink.js";
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected "HH:MM" (24-hour)');
 
@@ -136,12 +137,17 @@ export function isWithin(now: Date, range: { from: string; to: string }): boolea
  * notify-send comes back as an error in the callback, and must never take the companion down.
  */
 function deliver(notification: AgentNotification): Promise<string | undefined> {
+  // terminal-notifier (macOS) opens `open` on click; notify-send has no click action node-notifier can use.
+  const open = raycastIsInstalled() ? { open: agentDeeplink(notification) } : {};
   return new Promise((resolve) => {
     try {
-      notifier.notify({ title: notification.title, message: notification.body, wait: false }, (error: unknown) => {
-        // node-notifier passes notify-send's stderr as the "error" on success: empty means fine.
-        resolve(error ? describeError(error) : undefined);
-      });
+      notifier.notify(
+        { title: notification.title, message: notification.body, wait: false, ...open },
+        (error: unknown) => {
+          // node-notifier passes notify-send's stderr as the "error" on success: empty means fine.
+          resolve(error ? describeError(error) : undefined);
+        },
+      );
     } catch (error) {
       resolve(describeError(error));
     }

@@ -1,0 +1,30 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AgentNotification } from "./classify.js";
+
+/** The extension's manifest `author` and `name`, and the Agents command's `name`: a deeplink names all three. */
+const OWNER = "offrun";
+const EXTENSION = "offrun";
+const AGENTS_COMMAND = "agents";
+
+/**
+ * The Raycast deeplink that opens the Agents command on this agent (its launch context names the
+ * project and agent; an external session opens the list). Format: developers.raycast.com
+ * information/lifecycle/deeplinks, `context` being URL-encoded JSON.
+ */
+export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent">): string {
+  const context = JSON.stringify({ project: notification.project, agent: notification.agent });
+  return `raycast://extensions/${OWNER}/${EXTENSION}/${AGENTS_COMMAND}?context=${encodeURIComponent(context)}`;
+}
+
+/**
+ * Whether a click can open Raycast: only on macOS, and only with Raycast installed (a deeplink
+ * nobody handles would make the click do nothing, or open a "no application" dialog).
+ */
+export function raycastIsInstalled(platform = process.platform, home = os.homedir()): boolean {
+  if (platform !== "darwin") return false;
+  return ["/Applications/Raycast.app", path.join(home, "Applications", "Raycast.app")].some((app) =>
+    fs.existsSync(app),
+  );
+}
