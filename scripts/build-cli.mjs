@@ -5,7 +5,14 @@
 import { build } from "esbuild";
 
 await build({
-  entryPoints: ["src/cli/main.ts", "bench/start-to-spawn.ts", "bench/quota-scan.ts"],
+  entryPoints: [
+    "src/cli/main.ts",
+    "bench/start-to-spawn.ts",
+    "bench/quota-scan.ts",
+    "bench/notify-watch.ts",
+    "bench/vocabulary.ts",
+    "bench/menu-bar.ts",
+  ],
   outdir: "build",
   outbase: ".",
   bundle: true,

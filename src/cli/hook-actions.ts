@@ -1,14 +1,8 @@
 import path from "node:path";
 import { listAccounts } from "../core/accounts.js";
 import { isOffrunError, OffrunError } from "../core/errors.js";
-import {
-  HOOK_HARNESSES,
-  hookStatus,
-  installHook,
-  isHookHarness,
-  uninstallHook,
-  type HookHarness,
-} from "../core/hooks/install.js";
+import { hookHarnesses, hookStatus, installHook, uninstallHook } from "../core/hooks/install.js";
+import type { Harness } from "../harnesses/types.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 /** `offrun hooks install|uninstall|status`: Offrun's hook in the CLIs' own settings, per login. */
@@ -20,7 +14,7 @@ interface HooksOptions extends GlobalOptions {
 }
 
 interface Target {
-  harness: HookHarness;
+  harness: Harness;
   account: { label: string; home: string };
 }
 
@@ -32,7 +26,7 @@ function hookArgv(): string[] {
 export async function install(options: HooksOptions): Promise<void> {
   const rows = await forEachTarget(options, async ({ harness, account }) => {
     const { file, outcome } = await installHook({ harness, account, hookArgv: hookArgv() });
-    return { harness, account: account.label, file, outcome };
+    return { harness: harness.id, account: account.label, file, outcome };
   });
   report(options, rows, "Sessions started outside Offrun now report to it; `offrun hooks uninstall` undoes this.");
 }
@@ -40,7 +34,7 @@ export async function install(options: HooksOptions): Promise<void> {
 export async function uninstall(options: HooksOptions): Promise<void> {
   const rows = await forEachTarget(options, async ({ harness, account }) => {
     const result = await uninstallHook({ harness, account, force: options.force });
-    return { harness, account: account.label, ...result };
+    return { harness: harness.id, account: account.label, ...result };
   });
   report(options, rows);
 }
@@ -55,7 +49,7 @@ export async function status(options: HooksOptions): Promise<void> {
       : state.changedSince
         ? "installed, file changed since (uninstall needs --force)"
         : "installed";
-    return { harness, account: account.label, ...state, outcome };
+    return { harness: harness.id, account: account.label, ...state, outcome };
   });
   report(options, rows);
 }
@@ -73,7 +67,7 @@ async function forEachTarget(options: HooksOptions, action: (target: Target) => 
       // One login's trouble must not leave the others half done; a single chosen login fails loudly.
       if (targets.length === 1) throw error;
       rows.push({
-        harness: target.harness,
+        harness: target.harness.id,
         account: target.account.label,
         outcome: isOffrunError(error, "not_found") ? "skipped" : "failed",
         error: (error as Error).message,
@@ -87,23 +81,24 @@ async function forEachTarget(options: HooksOptions, action: (target: Target) => 
 }
 
 async function chooseTargets(options: HooksOptions): Promise<Target[]> {
-  if (options.harness !== undefined && !isHookHarness(options.harness)) {
+  const all = hookHarnesses();
+  const harnesses = options.harness === undefined ? all : all.filter((h) => h.id === options.harness);
+  if (harnesses.length === 0) {
     throw new OffrunError(
       "invalid_input",
-      `Offrun installs hooks for ${HOOK_HARNESSES.join(" and ")} so far, not '${options.harness}'.`,
+      `Offrun installs hooks for ${all.map((h) => h.id).join(", ")}, not '${options.harness}'.`,
     );
   }
-  const harnesses = options.harness !== undefined ? [options.harness as HookHarness] : [...HOOK_HARNESSES];
   const targets: Target[] = [];
   for (const harness of harnesses) {
-    for (const account of await listAccounts(harness)) {
+    for (const account of await listAccounts(harness.id)) {
       if (options.account === undefined || account.label === options.account) targets.push({ harness, account });
     }
   }
   if (targets.length === 0) {
     throw new OffrunError(
       "not_found",
-      `No login '${options.account}' for ${harnesses.join(" or ")}. See \`offrun accounts\` for the logins.`,
+      `No login '${options.account}' for ${harnesses.map((h) => h.id).join(" or ")}. See \`offrun accounts\` for the logins.`,
     );
   }
   return targets;

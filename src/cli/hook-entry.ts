@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { HOME_ARGUMENT, hookInboxFile } from "../core/hooks/hook-paths.js";
 import { offrunHome } from "../core/paths.js";
 
 /**
@@ -7,7 +8,9 @@ import { offrunHome } from "../core/paths.js";
  * hooks send JSON on stdin; Codex's notify passes it as the last argument). It appends the payload
  * to `~/.offrun/inbox/hooks.jsonl` for the companion and exits 0 at once, whatever happens: a
  * hook that fails, prints or waits would disturb the user's session. So this path imports only
- * Node built-ins and paths.ts (no zod, no execa), prints nothing, and reads stdin for 2 s at most.
+ * Node built-ins, paths.ts and a constant (no zod, no execa), prints nothing, and reads stdin for
+ * 2 s at most. A `--offrun-home=<dir>` first argument names Offrun's home (the CLI's environment
+ * has no OFFRUN_HOME).
  */
 
 const STDIN_WAIT_MS = 2_000;
@@ -16,8 +19,10 @@ const MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 export async function hook(harness: string, args: string[] = []): Promise<void> {
   try {
-    const raw = args.length > 0 ? args[args.length - 1]! : await readStdin();
-    appendToInbox(harness, raw);
+    const homeArg = args[0]?.startsWith(HOME_ARGUMENT) ? args[0].slice(HOME_ARGUMENT.length) : undefined;
+    const rest = homeArg === undefined ? args : args.slice(1);
+    const raw = rest.length > 0 ? rest[rest.length - 1]! : await readStdin();
+    appendToInbox(offrunHome(homeArg ? { ...process.env, OFFRUN_HOME: homeArg } : process.env), harness, raw);
   } catch {
     // Nothing to report to: the CLI that ran us ignores our output, and the user must not see it.
   }
@@ -49,9 +54,9 @@ function readStdin(): Promise<string> {
 }
 
 /** One JSON line, in one write with O_APPEND, so lines from hooks running at once never interleave. */
-function appendToInbox(harness: string, raw: string): void {
-  const inbox = path.join(offrunHome(), "inbox");
-  fs.mkdirSync(inbox, { recursive: true, mode: 0o700 });
+function appendToInbox(home: string, harness: string, raw: string): void {
+  const file = hookInboxFile(home);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const truncated = Buffer.byteLength(raw) > MAX_PAYLOAD_BYTES;
   const entry = {
     harness,
@@ -59,7 +64,7 @@ function appendToInbox(harness: string, raw: string): void {
     payload: truncated ? null : parsePayload(raw),
     ...(truncated ? { truncated: true } : {}),
   };
-  const fd = fs.openSync(path.join(inbox, "hooks.jsonl"), "a", 0o600);
+  const fd = fs.openSync(file, "a", 0o600);
   try {
     fs.writeSync(fd, JSON.stringify(entry) + "\n");
   } finally {

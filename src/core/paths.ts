@@ -17,6 +17,7 @@ export const userPaths = (home = offrunHome()) => ({
   pidFile: path.join(home, "run", "companion.pid"),
   companionLog: path.join(home, "companion.log"),
   cache: path.join(home, "cache"),
+  state: path.join(home, "state.json"),
 });
 
 /** The per-project layout of DESIGN.md. */

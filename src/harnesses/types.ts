@@ -27,6 +27,12 @@ export interface TurnInput {
   promptViaStdin?: boolean;
   /** Extra folders the agent may write (memory). */
   addDirs?: string[];
+  /**
+   * The final answer must be JSON of this schema (a review). CLIs with their own structured output
+   * get it natively (`file` holds the same schema for CLIs that read it from a file); the final
+   * text event then carries the JSON. Other CLIs are told in the prompt, by the caller.
+   */
+  outputSchema?: { schema: Record<string, unknown>; file: string };
   /** The environment to start from (already carries OFFRUN_PORT and the login's extra env). */
   env: NodeJS.ProcessEnv;
 }
@@ -118,6 +124,8 @@ export interface Harness {
   readonly quotaSources: readonly QuotaSource[];
   /** The folders under a home that hold session files (watched by the companion to keep quota current). */
   sessionRoots(home: string): string[];
+  /** Reads the session transcripts under sessionRoots, to notify about sessions started outside Offrun. */
+  readonly transcripts?: TranscriptReader;
   /**
    * Makes a session of one login resumable from another: copies the CLI's own session file(s)
    * for `sessionId` (started in `cwd`) from `fromHome` into the same place under `toHome`.
@@ -133,4 +141,77 @@ export interface Harness {
   readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
+  /** Offrun's hook in the CLI's own settings (`offrun hooks install`), for CLIs that have hooks. */
+  readonly hooks?: HarnessHooks;
+}
+
+/**
+ * How a CLI takes Offrun's hook and what its payloads mean. `command` is the argv that runs
+ * `offrun hook <id>` (OFFRUN_HOME included when it is not the default): the CLI runs it with its
+ * own environment, not ours. Undoing is not the adapter's job: uninstall restores the backup.
+ */
+export interface HarnessHooks {
+  /** The file in a login's home that holds the hook. */
+  settingsFile(home: string): string;
+  /** The file's text with the hook added (the same text when it is there); throws invalid_file or conflict, changing nothing. */
+  add(text: string | undefined, command: readonly string[], file: string): string;
+  /** Whether the text runs the hook on every event Offrun listens to. */
+  isPresent(text: string | undefined, command: readonly string[]): boolean;
+  /**
+   * One payload the hook received, as the same kind of moment a transcript yields (so the two
+   * dedupe); undefined for events that tell the user nothing, or a payload of another shape.
+   */
+  signal(payload: unknown, receivedAt: string): Promise<TranscriptMoment | undefined>;
+}
+
+/** One moment of a session's transcript that the user should hear about. */
+export interface TranscriptMoment {
+  kind: "finished" | "needs-approval" | "question" | "limit";
+  /** The CLI's own session id. */
+  sessionId: string;
+  /** What identifies this moment exactly (a tool call id, a turn id), so a hook's sighting dedupes with it. */
+  eventId?: string;
+  /** Where the session runs, when the transcript says. */
+  cwd?: string;
+  /** The agent's last words, the command waiting for approval, or the question. */
+  text: string;
+  at: string;
+}
+
+/**
+ * A stateful reader of one transcript: complete lines in, in file order. Some moments only exist
+ * by time passing (a tool call still without its result), so the watcher also asks `due`.
+ */
+export interface TranscriptClassifier {
+  push(line: string): TranscriptMoment[];
+  /** Moments whose grace period has passed by `now` (epoch ms); each is returned once. */
+  due(now: number): TranscriptMoment[];
+  /** When `due` may next return something (epoch ms), or undefined when nothing waits. */
+  nextDueAt(): number | undefined;
+  /**
+   * The tool calls still waiting, for the next companion: one restarted during a wait re-arms
+   * them instead of forgetting them (one already told is not included, so it is not told twice).
+   */
+  waiting?(): WaitingCall[];
+  restoreWaiting?(calls: readonly WaitingCall[]): void;
+}
+
+/** A classifier that always hands its waiting tool calls on (the built-in readers). */
+export type ResumableClassifier = TranscriptClassifier &
+  Required<Pick<TranscriptClassifier, "waiting" | "restoreWaiting">>;
+
+/** A tool call still without its result, as kept across a companion restart. */
+export interface WaitingCall {
+  id: string;
+  /** What is told when the grace period passes ("needs approval" with the command). */
+  moment: TranscriptMoment;
+  /** When it is told (epoch ms). */
+  dueAt: number;
+}
+
+/** How a harness's session transcripts are found and read. */
+export interface TranscriptReader {
+  /** Whether `file` (under `root`, one of sessionRoots) is a top-level session; sub-agent files are not. */
+  isSession(file: string, root: string): boolean;
+  createClassifier(file: string): TranscriptClassifier;
 }

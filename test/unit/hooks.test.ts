@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isOffrunError } from "../../src/core/errors.js";
-import { hookStatus, installHook, uninstallHook, type HookHarness } from "../../src/core/hooks/install.js";
+import { hookStatus, installHook, uninstallHook } from "../../src/core/hooks/install.js";
+import { getHarness } from "../../src/harnesses/registry.js";
 import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 let sandbox: Sandbox;
@@ -17,8 +18,8 @@ afterEach(async () => {
   await fs.rm(sandbox.dir, { recursive: true, force: true });
 });
 
-const request = (harness: HookHarness) => ({
-  harness,
+const request = (id: string) => ({
+  harness: getHarness(id),
   account: { label: "default", home },
   hookArgv,
   env: sandbox.env,
@@ -53,7 +54,10 @@ describe("Claude Code settings.json", () => {
     const installed = await fs.readFile(settings(), "utf8");
     const parsed = JSON.parse(installed) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     expect(parsed.hooks.Notification).toHaveLength(1);
-    expect(parsed.hooks.Stop!.at(-1)!.hooks[0]!.command).toBe("/usr/bin/node '/opt/off run/bin/offrun.js' hook claude");
+    // The sandbox's OFFRUN_HOME is not the default, so the hook carries it: Claude runs it without our env.
+    expect(parsed.hooks.Stop!.at(-1)!.hooks[0]!.command).toBe(
+      `/usr/bin/node '/opt/off run/bin/offrun.js' hook claude --offrun-home=${sandbox.offrunHome}`,
+    );
     // Everything else is as it was: same keys in the same order, same indentation and ending.
     expect(Object.keys(parsed)).toEqual([
       ...Object.keys(JSON.parse(text) as object),
@@ -118,7 +122,8 @@ describe("Claude Code settings.json", () => {
 });
 
 describe("Codex config.toml", () => {
-  const notifyLine = 'notify = ["/usr/bin/node", "/opt/off run/bin/offrun.js", "hook", "codex"]';
+  const notifyLine = () =>
+    `notify = ["/usr/bin/node", "/opt/off run/bin/offrun.js", "hook", "codex", "--offrun-home=${sandbox.offrunHome}"]`;
   const originals: Record<string, string> = {
     "top-level keys, then tables": 'model = "o3" # mine\n\n# providers\n[model_providers.fake]\nbase_url = "x"\n',
     "only tables": "[features]\nplugins = false\n",
@@ -132,9 +137,9 @@ describe("Codex config.toml", () => {
     await installHook(request("codex"));
     const installed = await fs.readFile(config(), "utf8");
     // Exactly one line added, before the first table, and nothing else touched.
-    expect(installed.replace(notifyLine + "\n", "").replace("\n" + notifyLine, "")).toBe(text);
+    expect(installed.replace(notifyLine() + "\n", "").replace("\n" + notifyLine(), "")).toBe(text);
     const tableAt = installed.search(/^\[[a-z_.]+\]$/m); // "[not a table]" sits in a string
-    expect(installed.indexOf(notifyLine)).toBeLessThan(tableAt === -1 ? Infinity : tableAt);
+    expect(installed.indexOf(notifyLine())).toBeLessThan(tableAt === -1 ? Infinity : tableAt);
     expect(await installHook(request("codex"))).toMatchObject({ outcome: "already" });
 
     await uninstallHook(request("codex"));
@@ -144,7 +149,7 @@ describe("Codex config.toml", () => {
   it("puts notify after the last top-level key, not between a comment and its table", async () => {
     await fs.writeFile(config(), 'model = "o3"\n\n# providers\n[p]\n');
     await installHook(request("codex"));
-    await expect(fs.readFile(config(), "utf8")).resolves.toBe(`model = "o3"\n${notifyLine}\n\n# providers\n[p]\n`);
+    await expect(fs.readFile(config(), "utf8")).resolves.toBe(`model = "o3"\n${notifyLine()}\n\n# providers\n[p]\n`);
   });
 
   it("refuses clearly when another notify is set, and changes nothing", async () => {
@@ -161,6 +166,44 @@ describe("Codex config.toml", () => {
   it("a notify only inside a table does not count as the top-level one", async () => {
     await fs.writeFile(config(), '[t]\nnotify = ["x"]\n');
     await installHook(request("codex"));
-    await expect(fs.readFile(config(), "utf8")).resolves.toBe(`${notifyLine}\n[t]\nnotify = ["x"]\n`);
+    await expect(fs.readFile(config(), "utf8")).resolves.toBe(`${notifyLine()}\n[t]\nnotify = ["x"]\n`);
+  });
+});
+
+describe("Gemini CLI and Grok Build", () => {
+  it("Gemini's user settings get AfterAgent and Notification in milliseconds, and come back byte-identical", async () => {
+    const file = path.join(home, ".gemini", "settings.json");
+    await fs.mkdir(path.dirname(file));
+    // What test/helpers/gemini-env.ts writes for a real 0.61.0 run, as the user would have it.
+    const original = '{\n  "security": {\n    "auth": {\n      "selectedType": "gemini-api-key"\n    }\n  }\n}\n';
+    await fs.writeFile(file, original);
+    expect(await installHook(request("gemini"))).toMatchObject({ file, outcome: "installed" });
+    const parsed = JSON.parse(await fs.readFile(file, "utf8")) as {
+      hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]>;
+    };
+    expect(Object.keys(parsed.hooks)).toEqual(["AfterAgent", "Notification"]);
+    expect(parsed.hooks.AfterAgent![0]!.hooks[0]).toMatchObject({ timeout: 10_000 });
+    expect(parsed.hooks.AfterAgent![0]!.hooks[0]!.command).toContain("hook gemini --offrun-home=");
+    expect((await hookStatus(request("gemini"))).present).toBe(true);
+    expect((await uninstallHook(request("gemini"))).outcome).toBe("restored");
+    expect(await fs.readFile(file)).toEqual(Buffer.from(original));
+  });
+
+  it("Grok gets a hooks file of Offrun's own, which uninstall deletes", async () => {
+    const file = path.join(home, "hooks", "offrun.json");
+    expect(await installHook(request("grok"))).toMatchObject({ file, outcome: "installed" });
+    const parsed = JSON.parse(await fs.readFile(file, "utf8")) as {
+      hooks: Record<string, { hooks: { timeout: number }[] }[]>;
+    };
+    expect(Object.keys(parsed.hooks)).toEqual(["Stop"]);
+    expect(parsed.hooks.Stop![0]!.hooks[0]!.timeout).toBe(5);
+    expect((await uninstallHook(request("grok"))).outcome).toBe("deleted");
+    await expect(fs.stat(file)).rejects.toThrow();
+  });
+
+  it("a harness without hooks is refused with the list of those that have them", async () => {
+    const error = await failure(installHook(request("pi")));
+    expect(isOffrunError(error, "invalid_input")).toBe(true);
+    expect(error.message).toContain("claude, codex, gemini, grok");
   });
 });

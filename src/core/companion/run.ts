@@ -5,6 +5,11 @@ import { Supervisor } from "../supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
 import { notifyFromChats } from "../notify/chat-notifications.js";
 import { Notifier } from "../notify/notifier.js";
+import { ExternalNotifications } from "../notify/external.js";
+import { watchTranscripts } from "../notify/transcript-watch.js";
+import { followHookInbox } from "../notify/hook-inbox.js";
+import { SessionFolders } from "../session-folders.js";
+import { writeSnapshots } from "../snapshot-writer.js";
 import { serveCompanion } from "./server.js";
 
 /**
@@ -12,6 +17,7 @@ import { serveCompanion } from "./server.js";
  * socket, and stop cleanly on SIGTERM/SIGINT or a `shutdown` request.
  */
 export async function runCompanion(options: { version: string; echo?: boolean }): Promise<void> {
+  const startedAt = new Date().toISOString();
   const paths = userPaths();
   fs.mkdirSync(paths.home, { recursive: true });
   const log = (line: string) => {
@@ -36,8 +42,26 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   for (const agent of recovered)
     log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
   markReady();
-  const quota = await watchQuota({ env: process.env, log });
-  const notifications = await notifyFromChats({ notifier: new Notifier({ log }), log });
+  // One watch of the logins' session folders for quota and transcripts alike.
+  const folders = new SessionFolders({ log });
+  const quota = await watchQuota({ env: process.env, log, folders });
+  const notifier = new Notifier({ log });
+  const notifications = await notifyFromChats({ notifier, log });
+  // One ExternalNotifications for every outside source, so a transcript and a hook telling the same moment notify once.
+  const external = new ExternalNotifications(notifier);
+  const transcripts = await watchTranscripts({
+    env: process.env,
+    log,
+    folders,
+    onSignal: (signal) => void external.offer(signal).catch((error: unknown) => log(`notify: ${describeError(error)}`)),
+  });
+  void transcripts.ready.then(() => log("transcripts: watching the session folders of every login"));
+  const hookInbox = await followHookInbox({ external, log });
+  const snapshots = await writeSnapshots({
+    companion: { pid: process.pid, version: options.version, startedAt },
+    notifications: () => notifier.recent(),
+    log,
+  });
 
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
@@ -48,6 +72,10 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   await supervisor.shutdown();
   await quota.close();
   await notifications.close();
+  await transcripts.close();
+  await folders.close();
+  await hookInbox.close();
+  await snapshots.close();
   await server.close();
   log("stopped");
 }

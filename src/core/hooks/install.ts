@@ -2,46 +2,52 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { HARNESSES } from "../../harnesses/registry.js";
+import type { Harness, HarnessHooks } from "../../harnesses/types.js";
 import { OffrunError } from "../errors.js";
 import { offrunHome } from "../paths.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
-import { addClaudeHooks, claudeHookCommand, hasClaudeHooks } from "./claude-settings.js";
-import { addCodexNotify, hasCodexNotify } from "./codex-config.js";
+import { HOME_ARGUMENT } from "./hook-paths.js";
 
 /**
  * Installs Offrun's hook into the settings of a login's CLI, and takes it out again. Before the
  * first change the file is copied beside itself (`<file>.offrun-backup`), and `~/.offrun/hooks.json`
  * records what was done, whether the file existed and a hash of what Offrun wrote. Uninstall puts
  * the backup back byte for byte (or deletes the file Offrun created), and refuses when the file
- * changed since, unless forced: then the changed file is kept as `<file>.offrun-replaced`.
+ * changed since, unless forced: then the changed file is kept as `<file>.offrun-replaced`. What
+ * each CLI's file looks like is its adapter's `hooks`.
  */
 
-/** The CLIs whose hooks Offrun installs so far. */
-export const HOOK_HARNESSES = ["claude", "codex"] as const;
-export type HookHarness = (typeof HOOK_HARNESSES)[number];
-
-/** How each CLI's settings file takes the hook. `hookArgv` runs `offrun` (node and bin/offrun.js). */
-interface HookTarget {
-  fileName: string;
-  add(text: string | undefined, hookArgv: readonly string[], file: string): string;
-  isPresent(text: string | undefined, hookArgv: readonly string[]): boolean;
+/** The harnesses whose CLIs take Offrun's hook. */
+export function hookHarnesses(): Harness[] {
+  return HARNESSES.filter((harness) => harness.hooks !== undefined);
 }
 
-// Keyed by harness id because the settings formats live here; a Harness field may take this over.
-const TARGETS: Record<HookHarness, HookTarget> = {
-  claude: {
-    fileName: "settings.json",
-    add: (text, argv, file) => addClaudeHooks(text, claudeHookCommand(argv), file),
-    isPresent: (text, argv) => hasClaudeHooks(text, claudeHookCommand(argv)),
-  },
-  codex: { fileName: "config.toml", add: addCodexNotify, isPresent: hasCodexNotify },
-};
+/**
+ * The argv a CLI runs on its hook events. `hookArgv` runs `offrun` (node and bin/offrun.js). The
+ * CLI runs it with its own environment, which has no OFFRUN_HOME: a home that is not the default
+ * goes along as an argument.
+ */
+export function hookCommand(hookArgv: readonly string[], harness: string, env: NodeJS.ProcessEnv): string[] {
+  const home = offrunHome(env);
+  const isDefault = home === offrunHome({ ...env, OFFRUN_HOME: "" });
+  return [...hookArgv, "hook", harness, ...(isDefault ? [] : [HOME_ARGUMENT + home])];
+}
+
+function hooksOf(harness: Harness): HarnessHooks {
+  if (harness.hooks) return harness.hooks;
+  const known = hookHarnesses().map((h) => h.id);
+  throw new OffrunError(
+    "invalid_input",
+    `${harness.displayName} has no hooks Offrun can use. Hooks are installed for ${known.join(", ")}.`,
+  );
+}
 
 const FILE_MODE = 0o600;
 const ABSENT = "absent";
 
 const installSchema = z.object({
-  harness: z.enum(HOOK_HARNESSES),
+  harness: z.string(),
   account: z.string(),
   file: z.string(),
   existed: z.boolean(),
@@ -60,21 +66,17 @@ export interface HookAccount {
 }
 
 export interface HookRequest {
-  harness: HookHarness;
+  harness: Harness;
   account: HookAccount;
   env?: NodeJS.ProcessEnv;
-}
-
-export function isHookHarness(id: string): id is HookHarness {
-  return (HOOK_HARNESSES as readonly string[]).includes(id);
 }
 
 export function hooksFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(offrunHome(env), "hooks.json");
 }
 
-export function settingsFileOf(harness: HookHarness, home: string): string {
-  return path.join(home, TARGETS[harness].fileName);
+export function settingsFileOf(harness: Harness, home: string): string {
+  return hooksOf(harness).settingsFile(home);
 }
 
 /** Adds the hook; does nothing (outcome "already") when it is there. */
@@ -96,7 +98,8 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
   await requireHome(harness, account);
   return updateHooksFile<InstallResult>(env, async (hooks) => {
     const before = await readBytes(file);
-    const after = Buffer.from(TARGETS[harness].add(before?.toString("utf8"), hookArgv, file), "utf8");
+    const command = hookCommand(hookArgv, harness.id, env);
+    const after = Buffer.from(hooksOf(harness).add(before?.toString("utf8"), command, file), "utf8");
     const recorded = hooks.installs.find((entry) => entry.file === file);
     if (before !== undefined && before.equals(after)) return { hooks, result: { file, outcome: "already" } };
     // Recorded, yet the hook is gone: the person took it out. What is there now is theirs to get back.
@@ -104,7 +107,7 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
     const backup = `${file}.offrun-backup`;
     if (before !== undefined) await writeBackup(backup, before, recorded !== undefined);
     const entry: HookInstall = {
-      harness,
+      harness: harness.id,
       account: account.label,
       file,
       existed: before !== undefined,
@@ -114,6 +117,8 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
     };
     // Recorded before the settings change: a crash in between leaves a record uninstall can undo.
     await writeHooksFile(env, { version: 1, installs: [...others, entry] });
+    // A file of Offrun's own may need its folder (Grok's hooks/); an emptied folder is left behind.
+    await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, after, before === undefined ? { mode: FILE_MODE } : {});
     return { hooks: { version: 1, installs: [...others, entry] }, result: { file, outcome: "installed" } };
   });
@@ -172,7 +177,7 @@ export async function hookStatus(request: HookRequest & { hookArgv: readonly str
   return {
     file,
     recorded: entry !== undefined,
-    present: TARGETS[harness].isPresent(current?.toString("utf8"), hookArgv),
+    present: hooksOf(harness).isPresent(current?.toString("utf8"), hookCommand(hookArgv, harness.id, env)),
     changedSince: entry !== undefined && hashOf(current) !== entry.installedHash,
   };
 }
@@ -186,13 +191,13 @@ function changedSince(entry: HookInstall): OffrunError {
   );
 }
 
-async function requireHome(harness: HookHarness, account: HookAccount): Promise<void> {
+async function requireHome(harness: Harness, account: HookAccount): Promise<void> {
   const stat = await fs.stat(account.home).catch(() => undefined);
   if (stat?.isDirectory()) return;
   throw new OffrunError(
     "not_found",
-    `The ${harness} login '${account.label}' has no home folder yet (${account.home}). ` +
-      `Sign in first (\`offrun accounts login ${harness} ${account.label}\`), then install the hooks.`,
+    `The ${harness.displayName} login '${account.label}' has no home folder yet (${account.home}). ` +
+      `Sign in first (\`offrun accounts login ${harness.id} ${account.label}\`), then install the hooks.`,
   );
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { agentEventSchema, type AgentEvent } from "../events.js";
 import { projectPaths } from "../paths.js";
+import { readAppendedLines, tailPosition, type TailPosition } from "./tail.js";
 
 /** How soon to look again after a read that found news (see onFile). */
 const RECHECK_MS = 200;
@@ -34,17 +35,14 @@ export interface FollowOptions {
 interface FileState {
   project: string;
   agent: string;
-  offset: number;
-  /** The bytes after the last "\n": a line still being written waits for its end. */
-  partial: Buffer;
+  position: TailPosition;
   /** Reads of one file run one after another, so no byte is read twice or out of order. */
   queue: Promise<void>;
 }
 
 /**
  * Follows `.offrun/chats/*.jsonl` of the given projects with chokidar, reading only what was
- * appended since the last read (from a byte offset) and splitting on "\n" only: a JSON string
- * may hold U+2028, which readline would take for a line end.
+ * appended since the last read (from a byte offset; see tail.ts).
  */
 export async function followChats(options: FollowOptions): Promise<ChatFollower> {
   const files = new Map<string, FileState>();
@@ -52,30 +50,9 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
   const watcher = chokidar.watch([], { ignoreInitial: false, depth: 0 });
 
   const readAppended = async (file: string, state: FileState) => {
-    const stat = await fs.stat(file).catch(() => undefined);
-    if (!stat) return;
     // A truncated or replaced log starts over rather than reading from a stale offset.
-    if (stat.size < state.offset) {
-      state.offset = 0;
-      state.partial = Buffer.alloc(0);
-    }
-    if (stat.size === state.offset) return;
-    const handle = await fs.open(file, "r");
-    let chunk: Buffer;
-    try {
-      chunk = Buffer.alloc(stat.size - state.offset);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, state.offset);
-      chunk = chunk.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-    state.offset += chunk.length;
-    // Split bytes, not text: a multi-byte character may straddle two reads.
-    const data = Buffer.concat([state.partial, chunk]);
-    const end = data.lastIndexOf(0x0a);
-    state.partial = Buffer.from(end === -1 ? data : data.subarray(end + 1));
-    if (end === -1) return;
-    for (const line of data.subarray(0, end).toString("utf8").split("\n")) emit(state, line);
+    const read = await readAppendedLines(file, state.position);
+    for (const line of read?.lines ?? []) emit(state, line);
   };
 
   const emit = (state: FileState, line: string) => {
@@ -96,8 +73,7 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
     const state = {
       project,
       agent: path.basename(file, ".jsonl"),
-      offset,
-      partial: Buffer.alloc(0),
+      position: tailPosition(offset),
       queue: Promise.resolve(),
     };
     files.set(file, state);
@@ -110,7 +86,7 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
     const project = projectOf.get(path.dirname(file));
     if (!project) return;
     const current = files.get(file) ?? track(file, project, 0);
-    const before = current.offset;
+    const before = current.position.offset;
     current.queue = current.queue
       .then(() => readAppended(file, current))
       .catch((error: unknown) => {
@@ -119,7 +95,7 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
     await current.queue;
     // chokidar drops a change whose mtime equals the last one (appends within one millisecond):
     // after a read that found news, look once more shortly after, so the last line is not stranded.
-    if (current.offset !== before) {
+    if (current.position.offset !== before) {
       const timer = setTimeout(() => {
         timers.delete(timer);
         void onFile(file);

@@ -1,5 +1,4 @@
-import fs from "node:fs";
-import chokidar, { type FSWatcher } from "chokidar";
+import chokidar from "chokidar";
 import { HARNESSES } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../account-model.js";
@@ -7,12 +6,11 @@ import { accountProcessEnv, listAccounts } from "../accounts.js";
 import { locateBinary } from "../binaries.js";
 import { describeError } from "../errors.js";
 import { userPaths } from "../paths.js";
+import { SessionFolders } from "../session-folders.js";
 import { readAccountQuota } from "./pipeline.js";
 
 /** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
 const SETTLE_MS = 500;
-/** How often to look again for a home that does not exist yet. */
-const MISSING_HOME_POLL_MS = 30_000;
 
 export interface QuotaWatcher {
   close(): Promise<void>;
@@ -22,13 +20,15 @@ export interface QuotaWatcher {
  * Keeps every login's quota current in the companion: watches the session folders of each
  * login's home and, after a burst of appends, re-reads that login's quota (the sources read only
  * what was appended). A home that does not exist yet is looked for again until it appears, and
- * a login added while the companion runs is picked up from accounts.json.
+ * a login added while the companion runs is picked up from accounts.json. `folders` is the
+ * companion's one watch of the session folders (the transcript watcher shares it).
  */
 export async function watchQuota(options: {
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  folders?: SessionFolders;
 }): Promise<QuotaWatcher> {
-  const watchers: FSWatcher[] = [];
+  const folders = options.folders ?? new SessionFolders({ log: options.log });
   const timers = new Set<NodeJS.Timeout>();
   const watched = new Set<string>();
   type Login = { harness: Harness; account: Account; binary?: string };
@@ -61,31 +61,24 @@ export async function watchQuota(options: {
       }, SETTLE_MS);
       timers.add(pending);
     };
-    const watchRoot = (root: string) => {
-      const watcher = chokidar.watch(root, { ignoreInitial: true, awaitWriteFinish: false });
-      watcher
-        .on("add", schedule)
-        .on("change", schedule)
-        .on("error", (error) => options.log(`watching ${root}: ${describeError(error)}`));
-      watchers.push(watcher);
-    };
     for (const root of login.harness.sessionRoots(login.account.home)) {
-      if (fs.existsSync(root)) {
-        watchRoot(root);
-        continue;
-      }
-      const poll = setInterval(() => {
-        if (!fs.existsSync(root)) return;
-        clearInterval(poll);
-        timers.delete(poll);
-        watchRoot(root);
-        schedule(); // a whole walk: the folder is new
-      }, MISSING_HOME_POLL_MS);
-      poll.unref();
-      timers.add(poll);
+      void folders.subscribe(root, {
+        onFile: (file, event, initial) => {
+          if (!initial && event !== "unlink") schedule(file);
+        },
+      });
     }
-    void refresh(login); // a first reading at start, so the cache is never empty for long
   };
+
+  /**
+   * The first reading of each login, one login after another: read all at once, ten logins' cold
+   * session files made a heap peak the companion then kept for its whole life.
+   */
+  let firstReadings = Promise.resolve();
+  const readFirst = (login: Login) => {
+    firstReadings = firstReadings.then(() => (closed ? undefined : refresh(login)));
+  };
+  let closed = false;
 
   /** Starts watching every login not watched yet (at start, and when accounts.json changes). */
   const watchNewLogins = async () => {
@@ -95,7 +88,9 @@ export async function watchQuota(options: {
         const key = `${harness.id}/${account.label}\u0000${account.home}`;
         if (watched.has(key)) continue;
         watched.add(key);
-        watchLogin({ harness, account, binary });
+        const login = { harness, account, binary };
+        watchLogin(login);
+        readFirst(login); // so the cache is never empty for long
       }
     }
   };
@@ -105,12 +100,14 @@ export async function watchQuota(options: {
     "all",
     () => void watchNewLogins().catch((error) => options.log(`accounts: ${describeError(error)}`)),
   );
-  watchers.push(accountsWatcher);
 
   return {
     close: async () => {
+      closed = true;
       for (const timer of timers) clearTimeout(timer);
-      await Promise.all(watchers.map((w) => w.close()));
+      await accountsWatcher.close();
+      if (!options.folders) await folders.close();
+      await firstReadings;
     },
   };
 }

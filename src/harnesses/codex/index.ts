@@ -2,11 +2,13 @@ import os from "node:os";
 import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
+import { codexHooks } from "./hooks.js";
 import { codexIdentity } from "./identity.js";
 import { codexLive } from "./live.js";
 import { createCodexParser } from "./parser.js";
 import { quotaSources } from "./quota.js";
 import { codexSessionRoots, copyCodexSession } from "./session-files.js";
+import { codexTranscripts } from "./transcript.js";
 
 export { parseCodexLimitText } from "./limit-text.js";
 export { CODEX_NOT_LOGGED_IN_MESSAGE, classifyFailure, createCodexParser } from "./parser.js";
@@ -22,17 +24,46 @@ export { CODEX_ROLLOUT_SOURCE, findCodexRollout, readCodexRolloutQuota } from ".
  * and lets Codex write the worktree but not `.git` or anything outside it.
  */
 export function codexTurnArgs(
-  input: Pick<TurnInput, "prompt" | "mode" | "cwd" | "model" | "addDirs" | "resumeSessionId" | "promptViaStdin">,
+  input: Pick<
+    TurnInput,
+    "prompt" | "mode" | "cwd" | "model" | "addDirs" | "resumeSessionId" | "promptViaStdin" | "outputSchema"
+  >,
 ): string[] {
-  const args = ["exec", "--json", "-s", input.mode === "build" ? "workspace-write" : "read-only", "-C", input.cwd];
+  const args = ["exec", "--json", ...sandboxArgs(input.mode, input.addDirs ?? []), "-C", input.cwd];
   if (input.model) args.push("-m", input.model);
   // Every --add-dir must exist: a missing one makes bubblewrap fail every command of the turn.
   for (const dir of input.addDirs ?? []) args.push("--add-dir", dir);
+  // 0.171.0 reads the schema from a file and sends it as the response format: the final
+  // agent_message is then the JSON itself.
+  if (input.outputSchema) args.push("--output-schema", input.outputSchema.file);
   if (input.resumeSessionId) args.push("resume", input.resumeSessionId);
   // "-" makes Codex read the prompt from stdin (for prompts too long for one argument).
   args.push("--", input.promptViaStdin ? "-" : input.prompt);
   return args;
 }
+
+/**
+ * Build: `workspace-write`. Planner: `read-only`, which in 0.171.0 keeps `--add-dir` folders
+ * read-only too; a Planner that keeps memory gets a permission profile instead (`-c`, inline TOML)
+ * that extends the built-in `:read-only` with write access to exactly its memory folders: patches
+ * and commands write there and nowhere else. Passing `-s` would switch profiles off, so it is left
+ * out; a `sandbox_mode` in the login's config.toml does not (checked). Reviewers have no memory
+ * folder and keep `read-only`.
+ */
+function sandboxArgs(mode: TurnInput["mode"], addDirs: readonly string[]): string[] {
+  if (mode === "build") return ["-s", "workspace-write"];
+  if (addDirs.length === 0) return ["-s", "read-only"];
+  // A JSON string is a valid TOML basic string, so any path is quoted safely as a key.
+  const writable = addDirs.map((dir) => `${JSON.stringify(dir)} = "write"`).join(", ");
+  return [
+    "-c",
+    `default_permissions="${PLANNER_PROFILE}"`,
+    "-c",
+    `permissions.${PLANNER_PROFILE}={ extends = ":read-only", filesystem = { ${writable} } }`,
+  ];
+}
+
+const PLANNER_PROFILE = "offrun-planner";
 
 export const codexHarness: Harness = {
   id: "codex",
@@ -61,8 +92,10 @@ export const codexHarness: Harness = {
   identity: codexIdentity,
   quotaSources,
   sessionRoots: codexSessionRoots,
+  transcripts: codexTranscripts,
   live: codexLive,
   approvals:
     "interactive in Build turns (app-server): commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyCodexSession,
+  hooks: codexHooks,
 };

@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
+import { geminiHooks } from "./hooks.js";
 import { geminiIdentity } from "./identity.js";
 import { createGeminiParser } from "./parser.js";
 import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
@@ -69,4 +70,5 @@ export const geminiHarness: Harness = {
   approvals:
     "not interactive in headless mode: Build auto-approves edits; other tools are refused and logged as denials",
   copySession: copyGeminiSession,
+  hooks: geminiHooks,
 };

@@ -7,6 +7,7 @@ import type { Command } from "../../core/process.js";
 import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
 import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
 import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";
+import { grokHooks } from "./hooks.js";
 import { createGrokParser } from "./parser.js";
 
 export { assertGrokBuild, identifyGrokBinary } from "./detect.js";
@@ -133,4 +134,5 @@ export const grokHarness: Harness = {
   copySession,
   live: { runTurn },
   approvals: "interactive over ACP (`grok agent stdio`); headless turns cannot ask",
+  hooks: grokHooks,
 };

@@ -1,15 +1,46 @@
-import { OffrunError } from "../errors.js";
+import path from "node:path";
+import { z } from "zod";
+import { OffrunError } from "../../core/errors.js";
+import type { HarnessHooks, TranscriptMoment } from "../types.js";
 
 /**
- * Sets the top-level `notify` of a Codex `config.toml` by editing the text, not by parsing and
- * re-printing it: one line is added and every other byte stays where it was. Codex runs one
- * notify program with the JSON payload as its last argument (HARNESSES.md, Codex notify).
+ * Offrun's hook in Codex: the top-level `notify` of `config.toml`, set by editing the text, not by
+ * parsing and re-printing it: one line is added and every other byte stays where it was. Codex
+ * runs one notify program with the JSON payload as its last argument (HARNESSES.md, Codex notify;
+ * recorded from 0.171.0 in test/fixtures/codex/0.171.0/hooks/).
  */
 
-/** The argv Codex runs on each finished turn. */
-export function codexNotifyArgv(hookArgv: readonly string[]): string[] {
-  return [...hookArgv, "hook", "codex"];
+/** The notify payload; Codex names its fields with dashes. */
+const payloadSchema = z.object({
+  type: z.string(),
+  "thread-id": z.string().min(1),
+  "turn-id": z.string().optional(),
+  cwd: z.string().optional(),
+  "last-assistant-message": z.string().nullable().optional(),
+});
+
+async function signal(payload: unknown, receivedAt: string): Promise<TranscriptMoment | undefined> {
+  const parsed = payloadSchema.safeParse(payload);
+  // agent-turn-complete is the only type 0.171.0 sends; another would be news to read first.
+  if (!parsed.success || parsed.data.type !== "agent-turn-complete") return undefined;
+  const event = parsed.data;
+  return {
+    kind: "finished",
+    sessionId: event["thread-id"],
+    // The turn id names this turn end exactly: the transcript watcher's sighting of it dedupes by it.
+    ...(event["turn-id"] ? { eventId: event["turn-id"] } : {}),
+    ...(event.cwd ? { cwd: event.cwd } : {}),
+    text: event["last-assistant-message"] ?? "",
+    at: receivedAt,
+  };
 }
+
+export const codexHooks: HarnessHooks = {
+  settingsFile: (home) => path.join(home, "config.toml"),
+  add: addCodexNotify,
+  isPresent: hasCodexNotify,
+  signal,
+};
 
 /** What a scan of the top level (the part before the first table) found. */
 interface TopLevel {
@@ -20,9 +51,8 @@ interface TopLevel {
 }
 
 /** The file's text with `notify` set to Offrun's hook; the same text when it is set already. */
-export function addCodexNotify(text: string | undefined, hookArgv: readonly string[], file: string): string {
+function addCodexNotify(text: string | undefined, argv: readonly string[], file: string): string {
   const source = text ?? "";
-  const argv = codexNotifyArgv(hookArgv);
   const eol = source.includes("\r\n") ? "\r\n" : "\n";
   const line = `notify = [${argv.map((word) => JSON.stringify(word)).join(", ")}]`;
   const top = scanTopLevel(source);
@@ -43,9 +73,9 @@ export function addCodexNotify(text: string | undefined, hookArgv: readonly stri
 }
 
 /** Is Offrun's hook the file's `notify`? */
-export function hasCodexNotify(text: string | undefined, hookArgv: readonly string[]): boolean {
+function hasCodexNotify(text: string | undefined, argv: readonly string[]): boolean {
   const notify = scanTopLevel(text ?? "").notify;
-  return notify !== undefined && sameArgv(notify.value, codexNotifyArgv(hookArgv));
+  return notify !== undefined && sameArgv(notify.value, argv);
 }
 
 /** Compares a TOML array of plain strings with an argv (anything fancier counts as different). */

@@ -1,22 +1,24 @@
-import { OffrunError } from "../errors.js";
+import { OffrunError } from "../../core/errors.js";
 
 /**
- * Adds Offrun's hook to a Claude Code `settings.json` without disturbing anything else: the
- * file is parsed, the entries added, and the result written back with the indentation, line
- * endings and final newline the file had. (JSON.parse keeps key order, except that keys that
- * look like integers come first: Claude's settings have none.) Undoing is not done here:
+ * Adds Offrun's hook to a JSON settings file in the shape Claude Code made common and Gemini CLI
+ * and Grok Build copied: `{"hooks": {"<Event>": [{"hooks": [{"type": "command", "command", "timeout"}]}]}}`.
+ * The file is parsed, the entries added, and the result written back with the indentation, line
+ * endings and final newline the file had. (JSON.parse keeps key order, except that keys that look
+ * like integers come first: none of these settings have such keys.) Undoing is not done here:
  * uninstall puts the backup back byte for byte.
  */
 
-/** The Claude Code events Offrun listens to. Source of truth: Claude Code's hooks documentation. */
-export const CLAUDE_HOOK_EVENTS = ["Notification", "Stop"] as const;
+export interface JsonHookShape {
+  /** The events Offrun listens to, by the CLI's own names. */
+  events: readonly string[];
+  /** The `timeout` value, in the CLI's own unit (seconds for Claude and Grok, milliseconds for Gemini). */
+  timeout: number;
+}
 
-// Seconds Claude waits for the hook; it returns at once, this only bounds a stuck disk.
-const HOOK_TIMEOUT_SECONDS = 10;
-
-/** The shell command Claude runs: Claude hands `command` to a shell, so each word is quoted. */
-export function claudeHookCommand(hookArgv: readonly string[]): string {
-  return [...hookArgv, "hook", "claude"].map(shellQuote).join(" ");
+/** The shell command line the CLI runs: these CLIs hand `command` to a shell, so each word is quoted. */
+export function shellCommand(argv: readonly string[]): string {
+  return argv.map(shellQuote).join(" ");
 }
 
 function shellQuote(word: string): string {
@@ -24,14 +26,15 @@ function shellQuote(word: string): string {
 }
 
 /** The file's text with Offrun's hooks added; the same text when they are there already. */
-export function addClaudeHooks(text: string | undefined, command: string, file: string): string {
+export function addJsonHooks(shape: JsonHookShape, text: string | undefined, argv: readonly string[], file: string) {
+  const command = shellCommand(argv);
   const settings = parseSettings(text, file);
   const hooks = objectField(settings, "hooks", file);
   let changed = false;
-  for (const event of CLAUDE_HOOK_EVENTS) {
+  for (const event of shape.events) {
     const matchers = arrayField(hooks, event, file);
     if (matchers.some((matcher) => runsCommand(matcher, command))) continue;
-    matchers.push({ hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SECONDS }] });
+    matchers.push({ hooks: [{ type: "command", command, timeout: shape.timeout }] });
     changed = true;
   }
   if (!changed && text !== undefined) return text;
@@ -39,10 +42,10 @@ export function addClaudeHooks(text: string | undefined, command: string, file: 
 }
 
 /** Does the settings text run Offrun's hook on every event it listens to? */
-export function hasClaudeHooks(text: string | undefined, command: string): boolean {
+export function hasJsonHooks(shape: JsonHookShape, text: string | undefined, argv: readonly string[]): boolean {
   if (text === undefined) return false;
   try {
-    return addClaudeHooks(text, command, "settings.json") === text;
+    return addJsonHooks(shape, text, argv, "settings.json") === text;
   } catch {
     return false;
   }
@@ -81,7 +84,7 @@ function runsCommand(matcher: unknown, command: string): boolean {
   return matcher.hooks.some((hook: unknown) => isObject(hook) && hook.command === command);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -100,4 +103,10 @@ function formatLike(value: unknown, original: string | undefined): string {
   const endsWithNewline = original === undefined || original.trim() === "" || /\n$/.test(source);
   const body = JSON.stringify(value, null, indent).replaceAll("\n", eol);
   return endsWithNewline ? body + eol : body;
+}
+
+/** A string field of a payload, when it is a non-empty string. */
+export function textField(payload: Record<string, unknown>, key: string): string | undefined {
+  const value = payload[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
 }

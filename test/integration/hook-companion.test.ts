@@ -1,0 +1,77 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import { readSnapshot } from "../../src/core/snapshot.js";
+import { eventually, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
+
+// The built CLI (`npm run build:cli` first) end to end: `offrun hook codex <payload>` as Codex runs
+// it, with the home as an argument and no OFFRUN_HOME in its env, then a real companion, real
+// node-notifier and a recording notify-send first on PATH (as in notifier.test.ts).
+const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "fixtures");
+
+let box: Sandbox;
+let calls: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  box = await makeSandbox("offrun-hookc-");
+  const bin = path.join(box.dir, "bin");
+  calls = path.join(box.dir, "notify-send.calls");
+  await fs.mkdir(bin);
+  await fs.writeFile(
+    path.join(bin, "notify-send"),
+    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${calls}'; done\necho --- >> '${calls}'\n`,
+    { mode: 0o755 },
+  );
+  env = { ...box.env, PATH: `${bin}:${box.env.PATH ?? ""}` };
+});
+afterAll(async () => {
+  await box.cleanup();
+});
+
+const recorded = async () =>
+  (await fs.readFile(calls, "utf8").catch(() => ""))
+    .split("---\n")
+    .filter((c) => c !== "")
+    .map((c) => c.trimEnd().split("\n"));
+
+test("a Codex turn handed to the hook becomes one notification and shows in the state snapshot", async () => {
+  const fixture = JSON.parse(
+    await fs.readFile(path.join(FIXTURES, "codex", "0.171.0", "hooks", "agent-turn-complete.json"), "utf8"),
+  ) as { payload: Record<string, unknown> };
+  const payload = JSON.stringify({ ...fixture.payload, cwd: path.join(box.dir, "shop") });
+  const companion = execa(process.execPath, [OFFRUN_BIN, "companion", "run"], {
+    env,
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false,
+    timeout: 60_000,
+  });
+  try {
+    const state = path.join(box.offrunHome, "state.json");
+    const first = await eventually(() => readSnapshot(state), 20_000, "the first snapshot");
+    expect(first.companion.pid).toBe(companion.pid);
+    expect(first.counts).toEqual({ working: 0, "needs-you": 0, idle: 0, limited: 0, failed: 0, done: 0 });
+
+    // Codex runs the hook without Offrun's env: the home travels as an argument.
+    const codexEnv = Object.fromEntries(Object.entries(env).filter(([name]) => name !== "OFFRUN_HOME"));
+    const hook = await runOffrun(["hook", "codex", `--offrun-home=${box.offrunHome}`, payload], { env: codexEnv });
+    expect(hook).toMatchObject({ exitCode: 0, stdout: "" });
+    // The same turn end again (Codex retried the notify program): still one notification.
+    await runOffrun(["hook", "codex", `--offrun-home=${box.offrunHome}`, payload], { env: codexEnv });
+
+    await eventually(async () => ((await recorded()).length === 1 ? true : undefined), 10_000, "one notify-send");
+    expect((await recorded())[0]!.slice(0, 2)).toEqual(["Codex · shop: finished", "Hello from the fake model."]);
+    const after = await eventually(
+      async () => ((await readSnapshot(state))?.notifications.length ? readSnapshot(state) : undefined),
+      10_000,
+      "the notification in the snapshot",
+    );
+    expect(after.notifications[0]).toMatchObject({ title: "Codex · shop: finished", outcome: "delivered" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await recorded()).toHaveLength(1);
+  } finally {
+    companion.kill("SIGTERM");
+    await companion;
+  }
+});
