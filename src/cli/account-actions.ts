@@ -5,12 +5,15 @@ import {
   accountProcessEnv,
   accountsRoot,
   addAccount,
+  defaultAccounts,
   ensureAccountHome,
   findAccount,
   listAccounts,
   loginCommand,
   removeAccount,
+  setDefaultAccount,
 } from "../core/accounts.js";
+import { renameLogin } from "../core/login-rename.js";
 import { locateBinary } from "../core/binaries.js";
 import type { AccountQuota } from "../core/quota/ledger.js";
 import { cachedAccountQuota } from "../core/quota/pipeline.js";
@@ -40,10 +43,11 @@ export async function accounts(options: GlobalOptions): Promise<void> {
       return { ...account, ...identity, quota };
     }),
   );
-  output(options, { accounts: logins }, () => {
+  const defaults = await defaultAccounts();
+  output(options, { accounts: logins, defaults }, () => {
     const rows = logins.map((l) => [
       l.harness,
-      l.label,
+      defaults[l.harness] === l.label ? `${l.label} (default)` : l.label,
       l.signedIn === undefined ? "?" : l.signedIn ? "yes" : "no",
       [l.email, l.detail, l.note].filter(Boolean).join(" · ") || "-",
       describeQuota(l.quota),
@@ -129,6 +133,37 @@ export async function rm(
         return `${head} Its home ${home} is not inside ${accountsRoot()}, so Offrun leaves it in place, even with --purge.`;
     }
   });
+}
+
+export async function rename(harnessId: string, label: string, to: string, options: GlobalOptions): Promise<void> {
+  const result = await renameLogin({ harness: harnessId, label, to });
+  const moved = result.agents.length > 0 ? ` Its agents (${result.agents.join(", ")}) go on under the new name.` : "";
+  output(
+    options,
+    result,
+    () =>
+      `Renamed login '${label}' of ${getHarness(harnessId).displayName} to '${to}'; its home ${result.account.home} is unchanged.${moved}`,
+  );
+}
+
+export async function setDefault(
+  harnessId: string,
+  label: string | undefined,
+  options: GlobalOptions & { clear?: boolean },
+): Promise<void> {
+  if ((label === undefined) === (options.clear !== true)) {
+    throw new OffrunError(
+      "invalid_input",
+      `Name a login (\`offrun accounts default ${harnessId} work\`) or pass --clear, not both.`,
+    );
+  }
+  const account = await setDefaultAccount({ harness: harnessId, label: options.clear ? undefined : label });
+  const name = getHarness(harnessId).displayName;
+  output(options, { harness: harnessId, default: account?.label ?? null }, () =>
+    account
+      ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --account.`
+      : `No default login for ${name}: Start Agent preselects the one with the most headroom.`,
+  );
 }
 
 /** Quotes a word for a POSIX shell when it needs it. */

@@ -4,7 +4,9 @@ import type { CompanionClient } from "../core/companion/client.js";
 import { readAgent, readChat } from "../core/agents.js";
 import { OffrunError } from "../core/errors.js";
 import { agentEventSchema, type TurnEndEvent } from "../core/events.js";
+import { findRepoRoot } from "../core/git/repo.js";
 import { agentRecordSchema, type AgentRecord, type Mode } from "../core/model.js";
+import { loadProjectVocabulary, rewriteDictation } from "../core/vocabulary/index.js";
 import { withCompanion } from "./context.js";
 import { renderEvent } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
@@ -27,10 +29,12 @@ export interface StartOptions extends GlobalOptions {
   account?: string;
   force?: boolean;
   wait?: boolean;
+  dictated?: boolean;
 }
 
 export async function start(words: string[], options: StartOptions): Promise<void> {
-  const prompt = await readPrompt(words, options);
+  const read = await readPrompt(words, options);
+  const prompt = options.dictated ? await applyVocabulary(read, options) : read;
   await withCompanion(async (client) => {
     const {
       agent: record,
@@ -139,6 +143,16 @@ async function readPrompt(words: string[], options: { promptFile?: string }): Pr
     );
   }
   return words.join(" ");
+}
+
+/** --dictated: the prompt through the project's vocabulary; each rewrite is shown on stderr. */
+async function applyVocabulary(prompt: string, options: GlobalOptions): Promise<string> {
+  const { vocabulary } = await loadProjectVocabulary(await findRepoRoot(projectDir(options)));
+  const { text, rewrites } = rewriteDictation(prompt, vocabulary);
+  if (!options.json) {
+    for (const r of rewrites) process.stderr.write(`offrun: dictation: "${r.spoken}" -> ${r.spelling}\n`);
+  }
+  return text;
 }
 
 function parseMode(value: string | undefined): Mode | undefined {

@@ -1,4 +1,6 @@
 import type { AgentEvent } from "../core/events.js";
+import { renderReview } from "./review-format.js";
+import { renderMemoryChange } from "./memory-format.js";
 import type { AgentRecord } from "../core/model.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
@@ -95,6 +97,10 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `  ⇄ moved from login ${event.from} to ${event.to}: ${event.reason}`;
     case "handoff":
       return `  ⇢ handed off from ${event.fromHarness} to ${event.toHarness} (login ${event.account})`;
+    case "review":
+      return renderReview(event);
+    case "memory_change":
+      return renderMemoryChange(event);
     case "turn_end":
       return `  — turn ${event.turn} ${event.outcome}${event.reason ? `: ${event.reason}` : ""}`;
     default: {

@@ -25,6 +25,7 @@ export async function main(argv: string[]): Promise<void> {
     .option("--account <label>", "the login to use (default: the one with the most headroom)")
     .option("--force", "start even on a login that is limited")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
+    .option("--dictated", "the prompt was dictated: spoken names become the code's spellings first (printed)")
     .action(lazy(() => import("./agent-actions.js"), "start"));
 
   withGlobals(program.command("send").description("send the next message to an agent (same session)"))
@@ -43,6 +44,26 @@ export async function main(argv: string[]): Promise<void> {
     .option("--model <model>", "model to ask the CLI for")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .action(lazy(() => import("./agent-actions.js"), "handoff"));
+
+  withGlobals(program.command("switch").description("move an agent to another login of its CLI, session and all"))
+    .argument("<agent>")
+    .requiredOption("--account <label>", "the login to go on with")
+    .option("--force", "even on a login that is limited")
+    .action(lazy(() => import("./switch-actions.js"), "switchLogin"));
+
+  withGlobals(program.command("review").description("review an agent's work with another login, read-only"))
+    .argument("<agent>")
+    .option("--harness <id>", "the reviewer's CLI (default: the review setting, else another CLI or login)")
+    .option("--account <label>", "the reviewer's login")
+    .option("--model <model>", "model to ask the reviewer's CLI for")
+    .option("--force", "even on a login that is limited")
+    .option("--wait", "block until the review is done and print it; exit non-zero without a verdict")
+    .option("--request-fixes", "put a message built from the findings into the agent's draft (implies --wait)")
+    .action(lazy(() => import("./review-actions.js"), "review"));
+
+  withGlobals(program.command("draft").description("the message waiting in an agent's draft (never sent by itself)"))
+    .argument("<agent>")
+    .action(lazy(() => import("./review-actions.js"), "draft"));
 
   withGlobals(program.command("stop").description("stop the agent's running turn"))
     .argument("<agent>")
@@ -87,6 +108,23 @@ export async function main(argv: string[]): Promise<void> {
     .option("--delete-branch", "also delete the agent's branch")
     .action(lazy(() => import("./view-actions.js"), "discard"));
 
+  const memory = program
+    .command("memory")
+    .description("project memory: conventions.md, and each agent's plan.md and dead-ends.md");
+  withGlobals(memory.command("show").description("print the memory files (all of them, or one agent's)"))
+    .argument("[agent]")
+    .action(lazy(() => import("./memory-actions.js"), "show"));
+  withGlobals(memory.command("edit").description("open conventions.md (and the agent's files) in $EDITOR"))
+    .argument("[agent]")
+    .action(lazy(() => import("./memory-actions.js"), "edit"));
+  withGlobals(memory.command("log").description("every recorded change to the memory, with its diff"))
+    .argument("[agent]", "only this agent's changes, and changes to its files")
+    .action(lazy(() => import("./memory-actions.js"), "log"));
+  withGlobals(memory.command("revert").description("undo one memory change (refuses if later edits conflict)"))
+    .argument("<agent>", "the agent whose turn made the change")
+    .argument("<change>", "its id, as `offrun memory log` shows it (e.g. m3.1)")
+    .action(lazy(() => import("./memory-actions.js"), "revert"));
+
   withGlobals(
     program.command("quota").description("quota of every login: each window's use, reset time, source and age"),
   )
@@ -107,6 +145,16 @@ export async function main(argv: string[]): Promise<void> {
     .argument("<harness>")
     .argument("<label>")
     .action(lazy(() => import("./account-actions.js"), "login"));
+  withGlobals(accounts.command("rename").description("rename a login (its home and sign-in stay as they are)"))
+    .argument("<harness>")
+    .argument("<label>")
+    .argument("<new-label>")
+    .action(lazy(() => import("./account-actions.js"), "rename"));
+  withGlobals(accounts.command("default").description("the login Start Agent preselects for a CLI (--clear: none)"))
+    .argument("<harness>")
+    .argument("[label]")
+    .option("--clear", "preselect the login with the most headroom again")
+    .action(lazy(() => import("./account-actions.js"), "setDefault"));
   withGlobals(accounts.command("rm").description("forget a login (its home is kept unless --purge)"))
     .argument("<harness>")
     .argument("<label>")

@@ -248,7 +248,10 @@ export async function removeAccount(request: {
         file.accounts.filter((e) => e.harness === harness.id),
       );
     const rest = file.accounts.filter((e) => e !== entry);
-    return { file: { ...file, accounts: rest }, result: toAccount(entry) };
+    return {
+      file: withDefault({ ...file, accounts: rest }, harness.id, request.label, undefined),
+      result: toAccount(entry),
+    };
   });
   if (!request.purge) return { account, deletedHome: false, keptBecause: "not-purged" };
   if (account.adopted) return { account, deletedHome: false, keptBecause: "adopted" };
@@ -259,6 +262,78 @@ export async function removeAccount(request: {
   }
   await fs.rm(account.home, { recursive: true, force: true });
   return { account, deletedHome: true };
+}
+
+/** The file with the harness's default login moved from `from` to `to` (undefined: none) when it was `from`. */
+function withDefault(
+  file: AccountsFile,
+  harness: string,
+  from: string | undefined,
+  to: string | undefined,
+): AccountsFile {
+  const defaults = { ...file.defaults };
+  if (from !== undefined && defaults[harness] !== from) return file;
+  if (to === undefined) delete defaults[harness];
+  else defaults[harness] = to;
+  return { ...file, defaults };
+}
+
+/**
+ * Renames an added login. Its home stays where it is: on macOS Claude Code names its keychain
+ * entry after the home's path, so moving the folder would sign the login out.
+ */
+export async function renameAccount(request: {
+  harness: string;
+  label: string;
+  to: string;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account> {
+  const harness = getHarness(request.harness);
+  if (request.label === DEFAULT_ACCOUNT) {
+    throw new OffrunError(
+      "invalid_input",
+      `The Default login of ${harness.displayName} is the CLI's own home and keeps its name. Rename an added login.`,
+    );
+  }
+  checkLabel(request.to);
+  return updateAccountsFile(request.processEnv ?? process.env, async (file) => {
+    const same = file.accounts.filter((e) => e.harness === harness.id);
+    const entry = same.find((e) => e.label === request.label);
+    if (!entry) throw noSuchLogin(harness, request.label, same);
+    if (same.some((e) => e.label === request.to)) {
+      throw new OffrunError(
+        "conflict",
+        `${harness.displayName} already has a login '${request.to}'. Choose another name, or remove that login first.`,
+      );
+    }
+    const renamed: AccountEntry = { ...entry, label: request.to };
+    const accounts = file.accounts.map((e) => (e === entry ? renamed : e));
+    return {
+      file: withDefault({ ...file, accounts }, harness.id, request.label, request.to),
+      result: toAccount(renamed),
+    };
+  });
+}
+
+/** Sets (or, with undefined, clears) the login Start Agent preselects for a harness. */
+export async function setDefaultAccount(request: {
+  harness: string;
+  label: string | undefined;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account | undefined> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  const account = request.label === undefined ? undefined : await findAccount(harness, request.label, processEnv);
+  await updateAccountsFile(processEnv, async (file) => ({
+    file: withDefault(file, harness.id, undefined, account?.label),
+    result: undefined,
+  }));
+  return account;
+}
+
+/** The default login of each harness that has one: harness id -> label. */
+export async function defaultAccounts(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  return { ...(await readAccountsFile(env)).defaults };
 }
 
 /** The variables a login's processes get on top of the environment: its home (added logins) and extra env. */

@@ -128,6 +128,63 @@ const handoff = z.object({
   toHarness: z.string(),
   account: z.string(),
 });
+/** One finding of a review; `onDiff` is Offrun's check that the diff touches that file and line. */
+export const reviewFindingSchema = z.object({
+  file: z.string(),
+  line: z.number().int().positive().optional(),
+  severity: z.enum(["critical", "major", "minor", "nit"]),
+  message: z.string(),
+  suggestion: z.string().optional(),
+  onDiff: z.boolean(),
+});
+export type ReviewFinding = z.infer<typeof reviewFindingSchema>;
+/**
+ * A review of the agent's changes by another login, run read-only in a scratch worktree.
+ * completed: a validated review; malformed: the reviewer answered outside the required shape
+ * (its text kept in `raw`, no verdict); failed: no review. Only a completed one has a verdict.
+ */
+const review = z.object({
+  ...base,
+  type: z.literal("review"),
+  id: z.string(),
+  reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
+  outcome: z.enum(["completed", "malformed", "failed"]),
+  verdict: z.enum(["approve", "changes_requested", "comment"]).optional(),
+  summary: z.string().optional(),
+  findings: z.array(reviewFindingSchema),
+  raw: z.string().optional(),
+  reason: z.string().optional(),
+  /** What was reviewed: the agent's base, its commits since, and the changed files. */
+  scope: z.object({ base: z.string(), commits: z.number().int(), files: z.number().int() }),
+  /** The author's worktree compared before and after; absent when the check could not run. */
+  authorWorktree: z.object({ unchanged: z.boolean(), changed: z.array(z.string()) }).optional(),
+  /** Writes the reviewer tried and its read-only mode refused. */
+  blockedWrites: z.array(z.object({ tool: z.string(), input: z.unknown() })),
+  tokens: z.object({ input: z.number(), output: z.number(), costUsd: z.number().optional() }).optional(),
+  quotaBefore: z.array(quotaWindowSchema).optional(),
+  quotaAfter: z.array(quotaWindowSchema).optional(),
+  /** Logins that hit their limit during the review, before the one that reviewed. */
+  failedOver: z.array(z.string()).optional(),
+  /** The reviewer's own event log. */
+  transcript: z.string().optional(),
+});
+/**
+ * A project memory file changed during this agent's turn: `file` is relative to the project,
+ * `who` says whose file it is (the agent's own, another agent's, conventions.md, or another
+ * shared file), `diff` is unified, and `before`/`after` name snapshots (absent: no file).
+ */
+const memoryChange = z.object({
+  ...base,
+  type: z.literal("memory_change"),
+  id: z.string(),
+  file: z.string(),
+  who: z.enum(["own", "other_agent", "conventions", "shared"]),
+  owner: z.string().optional(),
+  diff: z.string(),
+  before: z.string().optional(),
+  after: z.string().optional(),
+});
+export type MemoryChangeEvent = z.infer<typeof memoryChange>;
 /** The one terminal event of every turn. */
 const turnEnd = z.object({
   ...base,
@@ -156,6 +213,8 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   notice,
   accountSwitch,
   handoff,
+  review,
+  memoryChange,
   turnEnd,
 ]);
 /** One line of `.offrun/chats/<agent>.jsonl`. */
@@ -163,6 +222,7 @@ export type AgentEvent = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEvent["type"];
 export type TurnEndEvent = z.infer<typeof turnEnd>;
 export type TurnOutcome = TurnEndEvent["outcome"];
+export type ReviewEvent = z.infer<typeof review>;
 
 /** Events as an adapter's parser emits them: the supervisor stamps `at` and `turn`. */
 export type ParsedEvent = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "at" | "turn"> : never) : never;

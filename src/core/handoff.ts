@@ -1,14 +1,10 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import type { AgentEvent } from "./events.js";
 import { diffWorktree } from "./git/diff.js";
 import type { AgentRecord } from "./model.js";
-import { projectPaths } from "./paths.js";
 
 /** Room for each part of the handoff, so the whole stays well inside any model's context. */
 const CONVERSATION_CHARS = 30_000;
 const DIFF_CHARS = 40_000;
-const MEMORY_CHARS = 15_000;
 
 export interface HandoffInput {
   record: AgentRecord;
@@ -21,12 +17,12 @@ export interface HandoffInput {
 /**
  * The first message for another CLI taking over an agent in the same worktree: the task, the
  * conversation so far (the user's messages and the agent's answers, newest kept when long), the
- * current diff, and the project memory. File state needs no carrying: it is the same worktree.
+ * current diff. File state needs no carrying: it is the same worktree. The project memory is not
+ * repeated here: every new session (another harness is one) gets it first, from memory-turn.ts.
  */
 export async function buildHandoffPrompt(input: HandoffInput): Promise<string> {
   const { record } = input;
   const diff = await diffWorktree({ worktree: record.worktree, baseCommit: record.base }).catch(() => undefined);
-  const memory = await readMemory(record);
   const lastEnd = input.events.findLast((e) => e.type === "turn_end");
   const why = lastEnd?.type === "turn_end" && lastEnd.reason ? ` It stopped: ${lastEnd.reason}` : "";
   const parts = [
@@ -36,7 +32,6 @@ export async function buildHandoffPrompt(input: HandoffInput): Promise<string> {
     diff && diff.files.length > 0
       ? `## Changes so far (against ${record.base.slice(0, 12)})\n${diff.files.map((f) => `${f.status} ${f.path}`).join("\n")}\n\n${head(diff.patch, DIFF_CHARS)}`
       : "## Changes so far\nNone yet.",
-    ...(memory ? [`## Project memory\n${head(memory, MEMORY_CHARS)}`] : []),
     input.message ? `## Next\n${input.message}` : "## Next\nContinue the task from where it stopped.",
   ];
   return parts.join("\n\n");
@@ -50,21 +45,6 @@ function conversation(events: AgentEvent[]): string {
     else if (event.type === "tool_call") lines.push(`(agent used ${event.name})`);
   }
   return lines.join("\n\n") || "(nothing yet)";
-}
-
-async function readMemory(record: AgentRecord): Promise<string | undefined> {
-  const memory = projectPaths(record.project).memory;
-  const files = [
-    path.join(memory, "conventions.md"),
-    path.join(memory, record.name, "plan.md"),
-    path.join(memory, record.name, "dead-ends.md"),
-  ];
-  const found: string[] = [];
-  for (const file of files) {
-    const text = await fs.readFile(file, "utf8").catch(() => undefined);
-    if (text?.trim()) found.push(`### ${path.relative(record.project, file)}\n${text.trim()}`);
-  }
-  return found.length > 0 ? found.join("\n\n") : undefined;
 }
 
 function tail(text: string, max: number): string {

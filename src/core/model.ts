@@ -64,6 +64,14 @@ export const projectConfigSchema = z
         resend: z.enum(["auto", "ask"]).default("auto"),
       })
       .default({ resend: "auto" }),
+    /** Who reviews with `offrun review` when the command names no one; else another harness or login than the author's. */
+    review: z
+      .object({
+        harness: z.string().min(1).optional(),
+        account: z.string().min(1).optional(),
+        model: z.string().optional(),
+      })
+      .optional(),
     /** Transient 429s (rate limiting, not a usage limit): tries again with capped exponential backoff and jitter. */
     retry: z
       .object({

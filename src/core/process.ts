@@ -319,3 +319,31 @@ export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLin
     resume: dog.resume,
   };
 }
+
+/**
+ * Runs a program on the user's terminal (stdin, stdout and stderr inherited), such as `$EDITOR`,
+ * and waits for it to exit. The timeout is long, since a person is at work in it, but not endless.
+ */
+export async function runInteractive(
+  command: Command,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<{ exitCode: number | undefined; failed: boolean; message?: string }> {
+  const result = await execa(command.file, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    extendEnv: command.env === undefined,
+    stdio: "inherit",
+    timeout: options.timeoutMs ?? 12 * 60 * 60_000,
+    cancelSignal: options.signal,
+    forceKillAfterDelay: FORCE_KILL_AFTER_MS,
+    reject: false,
+  });
+  if (result.failed && result.exitCode === undefined && result.code === "ENOENT") {
+    throw new OffrunError("not_installed", `${command.file} was not found.`, { cause: result });
+  }
+  return {
+    exitCode: result.exitCode,
+    failed: result.failed,
+    ...(result.failed ? { message: result.shortMessage } : {}),
+  };
+}

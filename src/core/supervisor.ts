@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import { DEFAULT_HARNESS_ID, resolveHarness } from "../harnesses/registry.js";
 import type { Decision, Harness } from "../harnesses/types.js";
 import { appendChat, listAgents, readAgent, readChat, writeAgent } from "./agents.js";
@@ -5,7 +7,7 @@ import { buildHandoffPrompt } from "./handoff.js";
 import { locateBinary } from "./binaries.js";
 import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
-import { findRepoRoot } from "./git/repo.js";
+import { findRepoRoot, git } from "./git/repo.js";
 import { createWorktree } from "./git/worktrees.js";
 import type { AgentRecord, ProjectConfig } from "./model.js";
 import { validateAgentName } from "./names.js";
@@ -19,6 +21,7 @@ import { LoginPicker } from "./logins.js";
 import { askUser, PendingRequests, rememberAlwaysAllow } from "./approvals.js";
 import { setLiveHooks } from "./live-turn.js";
 import { checkPrompt } from "./prompt.js";
+import { removeScratch } from "./review/scratch.js";
 import type { Decided, HandoffRequest, Started, StartRequest } from "./supervisor-types.js";
 
 /**
@@ -218,7 +221,8 @@ export class Supervisor {
 
   /**
    * After a crash or kill -9 of an earlier companion: any agent still marked working has no
-   * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted.
+   * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted. Review
+   * scratch worktrees that companion left behind are removed.
    */
   async recover(): Promise<string[]> {
     const recovered: string[] = [];
@@ -232,6 +236,8 @@ export class Supervisor {
         await this.update(record, { status: "failed", lastError: reason, pid: undefined });
         recovered.push(`${root}:${record.name}`);
       }
+      // Reviews run only in a companion and requests wait for recovery: a scratch left now is the last one's.
+      await removeLeftoverScratches(root).catch(() => undefined);
     }
     return recovered;
   }
@@ -324,6 +330,18 @@ export class Supervisor {
       await writeAgent(record);
     });
   }
+}
+
+/** The `.worktrees/.review-*` scratches of a project: folders still there, and ones git still lists. */
+async function removeLeftoverScratches(root: string): Promise<void> {
+  const dir = projectPaths(root).worktrees;
+  const isScratch = (p: string) => path.dirname(p) === dir && path.basename(p).startsWith(".review-");
+  const folders = (await fs.readdir(dir).catch(() => [])).map((name) => path.join(dir, name));
+  const listed = (await git(root, ["worktree", "list", "--porcelain", "-z"])).stdout
+    .split("\0")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
+  for (const scratch of new Set([...folders, ...listed].filter(isScratch))) await removeScratch(root, scratch);
 }
 
 function key(root: string, name: string): string {

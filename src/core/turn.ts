@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../harnesses/types.js";
 import { describeError } from "./errors.js";
 import type { ParsedEvent, TurnEndEvent } from "./events.js";
-import { changedBetween, worktreeFingerprint } from "./git/fingerprint.js";
+import { openMemoryTurn } from "./memory-turn.js";
+import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "./model.js";
 import { liveRunner, oversizedEvent, runLiveTurn } from "./live-turn.js";
 import { trailingQuestion } from "./question.js";
@@ -62,10 +63,18 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   );
   write(ctx.log(turn, { type: "user_message", text: ctx.prompt }));
 
-  const before = record.mode === "plan" ? await worktreeFingerprint(record.worktree).catch(() => undefined) : undefined;
+  // Memory is a help, not a precondition: a turn goes ahead without it, and the log says why.
+  const memory = await openMemoryTurn(record, turn, resume).catch((error: unknown) => {
+    const message = `Project memory is unavailable this turn: ${describeError(error)}`;
+    write(ctx.log(turn, { type: "notice", level: "warning", message }));
+    return undefined;
+  });
+  const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
+  const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
   const input: TurnInput = {
-    prompt: ctx.prompt,
-    promptViaStdin: Buffer.byteLength(ctx.prompt, "utf8") > ARGV_PROMPT_BYTES,
+    prompt,
+    promptViaStdin: Buffer.byteLength(prompt, "utf8") > ARGV_PROMPT_BYTES,
+    ...(memory ? { addDirs: memory.addDirs } : {}),
     mode: record.mode,
     cwd: record.worktree,
     binary: ctx.binary,
@@ -163,7 +172,9 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
   const final = end!;
 
-  if (before) await checkPlanner(ctx, turn, before);
+  await memory?.finish((event) => ctx.log(turn, event));
+  const plannerWarning = await planner?.finish();
+  if (plannerWarning) await ctx.log(turn, plannerWarning);
   await ctx.update({
     status: asked ? "needs-you" : statusAfter(final),
     pid: undefined,
@@ -171,27 +182,6 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   });
   if (writeError !== undefined) throw writeError;
   return { end: final, rateLimited: rateLimited && !limitHit && final.outcome === "failed" };
-}
-
-/** A Planner turn must leave the worktree as it was; any change is logged as a warning. */
-async function checkPlanner(ctx: TurnContext, turn: number, before: { head: string; tree: string }): Promise<void> {
-  const { record } = ctx;
-  try {
-    const after = await worktreeFingerprint(record.worktree);
-    const changed = await changedBetween(record.worktree, before, after);
-    if (changed.length === 0) return;
-    await ctx.log(turn, {
-      type: "notice",
-      level: "warning",
-      message: `Planner turn changed the worktree, which Planner mode must not do: ${changed.join(", ")}. Review with \`offrun diff ${record.name}\`.`,
-    });
-  } catch (error) {
-    await ctx.log(turn, {
-      type: "notice",
-      level: "warning",
-      message: `Could not check the Planner turn: ${describeError(error)}`,
-    });
-  }
 }
 
 function statusAfter(end: TurnEndEvent): AgentStatus {

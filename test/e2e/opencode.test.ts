@@ -48,7 +48,10 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   expect(await fs.readFile(path.join(worktree, "notes.md"), "utf8")).toBe("opencode was here");
   await expect(fs.access(path.join(world.repo, "notes.md"))).rejects.toThrow();
   // The prompt went on stdin: an argument with a space would have reached the model in quotes.
-  expect(userTexts(world.server.turnRequests()[before]!.body)).toEqual([JSON.stringify("write notes.md")]);
+  // (A first turn opens with the project memory; the user's own words close the one message.)
+  const [message, ...more] = userTexts(world.server.turnRequests()[before]!.body);
+  expect(more).toEqual([]);
+  expect(JSON.parse(message!)).toMatch(/^## Project memory\n[\s\S]*\n## Your message\n\nwrite notes\.md$/);
 
   expect((await offrun("merge", "notes")).exitCode).toBe(0);
   expect(await fs.readFile(path.join(world.repo, "notes.md"), "utf8")).toBe("opencode was here");

@@ -62,18 +62,24 @@ test("a Planner turn that changes the worktree is flagged in the log and shown t
   expect(chat).toContain('"level":"warning"');
 });
 
-test("the argv of each mode reaches the CLI: a live acceptEdits turn for Build, plan for Planner, resume on the next turn", async () => {
+test("the argv of each mode reaches the CLI: a live acceptEdits turn for Build, memory-only writes for Planner, resume on the next turn", async () => {
   const { bin, offrun } = await setup({ replay: fixture("claude", "2.1.332", "text-reply") });
   expect((await offrun("start", "--wait", "--name", "argv", "--", "-rf looks like an option")).exitCode).toBe(0);
   expect((await offrun("send", "--wait", "argv", "again")).exitCode).toBe(0);
   expect((await offrun("start", "--wait", "--mode", "plan", "--name", "argv-plan", "plan it")).exitCode).toBe(0);
   const calls = (await fs.readFile(`${bin}.argv`, "utf8")).trim().split("\n");
-  expect(calls[2]).toContain("--permission-mode plan");
+  // A Planner that keeps memory runs in default mode with writes allowed only in its memory
+  // folder: Claude 2.1.332's plan mode refuses every write, --add-dir folders included.
+  expect(calls[2]).toContain("--permission-mode default");
+  expect(calls[2]).toMatch(/--allowedTools Edit\(\/\/\S+\/\.offrun\/memory\/argv-plan\/\*\*\)/);
   expect(calls[0]).toContain("--permission-mode acceptEdits");
   // Build turns are live: the prompt goes to the CLI's stdin, so a '-' at its start cannot read as an option.
-  expect(calls[0]).toMatch(/--session-id [0-9a-f-]{36} --input-format stream-json --permission-prompt-tool stdio$/);
+  expect(calls[0]).toMatch(
+    /--session-id [0-9a-f-]{36} --add-dir \S+\/\.offrun\/memory\/argv --input-format stream-json --permission-prompt-tool stdio$/,
+  );
   expect(calls[0]).not.toContain("-rf looks like an option");
-  expect(calls[2]).toMatch(/-- plan it$/);
+  // A first turn's prompt starts with the project memory (several lines), then the user's message.
+  expect(calls.slice(2).join("\n")).toMatch(/ -- ## Project memory\n[\s\S]*\n\nplan it$/);
   // The recorded stream names its own session id; the next turn resumes that one.
   expect(calls[1]).toContain("--resume 6becc817-faef-451a-9376-6ee42493e72b");
 });

@@ -25,6 +25,13 @@ export const methods = {
     model: z.string().optional(),
     message: z.string().optional(),
   }),
+  /** Move an idle agent to another login of its CLI, its session copied there (`offrun switch`). */
+  "agent.switch": z.object({
+    project: z.string().min(1),
+    name: z.string().min(1),
+    account: z.string().min(1),
+    force: z.boolean().optional(),
+  }),
   "agent.stop": z.object({ project: z.string().min(1), name: z.string().min(1) }),
   "agent.wait": z.object({ project: z.string().min(1), name: z.string().min(1) }),
   /** Allow or deny what a running agent waits on (`offrun approve`). */
@@ -42,6 +49,17 @@ export const methods = {
     name: z.string().min(1),
     requestId: z.string().min(1).optional(),
     text: z.string().min(1),
+  }),
+  /** Review an agent's work with another login, read-only (`offrun review`); `wait` answers with the review. */
+  "agent.review": z.object({
+    project: z.string().min(1),
+    name: z.string().min(1),
+    harness: z.string().min(1).optional(),
+    account: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    force: z.boolean().optional(),
+    requestFixes: z.boolean().optional(),
+    wait: z.boolean().optional(),
   }),
   shutdown: z.object({}).optional(),
 } as const;

@@ -8,6 +8,8 @@ import { userPaths } from "../paths.js";
 import type { Supervisor } from "../supervisor.js";
 import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./protocol.js";
 import { explainZodError } from "../store.js";
+import { prepareReview } from "../review/service.js";
+import { switchLogin } from "../login-switch.js";
 
 export interface CompanionServer {
   close(): Promise<void>;
@@ -53,6 +55,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.start": (p) => options.supervisor.start(p),
       "agent.send": (p) => options.supervisor.send(p.project, p.name, p.prompt),
       "agent.handoff": (p) => options.supervisor.handoff(p),
+      "agent.switch": (p) => switchLogin(p),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>
@@ -65,6 +68,13 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
           p.requestId,
         ),
       "agent.answer": (p) => options.supervisor.answer(p.project, p.name, p.text, p.requestId),
+      "agent.review": async ({ wait, ...request }) => {
+        const prepared = await prepareReview(request);
+        const done = prepared.run();
+        if (wait) return done;
+        done.catch((error: unknown) => options.log(`review of ${request.name} failed: ${describeError(error)}`));
+        return { reviewer: prepared.reviewer, warnings: prepared.warnings };
+      },
       shutdown: async () => {
         setImmediate(requestShutdown);
         return { ok: true };

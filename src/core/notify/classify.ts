@@ -111,6 +111,15 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
       const reset = event.resetsAt ? ` (resets ${event.resetsAt})` : "";
       return { kind: "limit", headline: `hit a limit${reset}`, body: event.message };
     }
+    case "review":
+      // A finished review is news like a finished turn; one that could not run says why.
+      return event.outcome === "failed"
+        ? { kind: "failed", headline: "review failed", body: event.reason ?? "" }
+        : {
+            kind: "finished",
+            headline: `reviewed: ${event.verdict?.replace("_", " ") ?? "unreadable review"}`,
+            body: event.summary ?? event.reason ?? "",
+          };
     case "account_switch":
       return {
         kind: "account-switch",
@@ -131,6 +140,7 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
     case "error":
     case "notice":
     case "handoff":
+    case "memory_change": // shown in the chat and `offrun memory log`; not worth interrupting anyone
       return undefined;
     default: {
       const unhandled: never = event;

@@ -85,6 +85,11 @@ export function createClaudeParser(): StreamParser {
         costUsd: line.total_cost_usd,
       });
     }
+    // With --json-schema the answer is the StructuredOutput tool's input, not assistant text:
+    // it becomes the turn's final text, so a caller reads every CLI's structured answer alike.
+    if (line.structured_output !== undefined) {
+      events.push({ type: "text", text: JSON.stringify(line.structured_output) });
+    }
     for (const denial of line.permission_denials ?? []) {
       events.push({ type: "denial", tool: denial.tool_name, input: denial.tool_input });
     }

@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { readAgent } from "../core/agents.js";
+import { draftFile, readDraft } from "../core/draft.js";
+import { agentEventSchema, type ReviewEvent } from "../core/events.js";
+import { findRepoRoot } from "../core/git/repo.js";
+import { withCompanion } from "./context.js";
+import { output, projectDir, type GlobalOptions } from "./output.js";
+import { renderReview } from "./review-format.js";
+
+/** review (through the companion, which runs the reviewer) and draft (reads a file). */
+
+const reviewEventSchema = agentEventSchema.refine(
+  (e): e is ReviewEvent => e.type === "review",
+  "expected a review event",
+);
+const finishedSchema = z.object({
+  review: reviewEventSchema,
+  draft: z.string().optional(),
+  warnings: z.array(z.string()),
+});
+const startedSchema = z.object({
+  reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
+  warnings: z.array(z.string()),
+});
+
+export interface ReviewOptions extends GlobalOptions {
+  harness?: string;
+  account?: string;
+  model?: string;
+  force?: boolean;
+  wait?: boolean;
+  requestFixes?: boolean;
+}
+
+export async function review(name: string, options: ReviewOptions): Promise<void> {
+  const project = projectDir(options);
+  // --request-fixes needs the findings, so it waits for them.
+  const wait = Boolean(options.wait || options.requestFixes);
+  const answer = await withCompanion((client) =>
+    client.request("agent.review", {
+      project,
+      name,
+      harness: options.harness,
+      account: options.account,
+      model: options.model,
+      force: options.force,
+      requestFixes: options.requestFixes,
+      wait,
+    }),
+  );
+  if (!wait) {
+    const started = startedSchema.parse(answer);
+    if (!options.json) for (const warning of started.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+    const who = `${started.reviewer.harness} · ${started.reviewer.account}`;
+    output(options, started, () => `Reviewing ${name} with ${who}. The review appears in: offrun show ${name}`);
+    return;
+  }
+  const finished = finishedSchema.parse(answer);
+  const event = finished.review;
+  if (!options.json) for (const warning of finished.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+  output(options, finished, () =>
+    [
+      renderReview(event).trimStart(),
+      ...(finished.draft
+        ? [``, `A message asking for fixes is in ${name}'s draft (${finished.draft}); nothing was sent.`]
+        : []),
+      ...(finished.draft
+        ? [`  see it: offrun draft ${name}   send it: offrun send ${name} --prompt-file ${finished.draft}`]
+        : []),
+    ].join("\n"),
+  );
+  // A review that did not produce a verdict never passes for one in a script.
+  if (event.outcome !== "completed") process.exitCode = 1;
+}
+
+export async function draft(name: string, options: GlobalOptions): Promise<void> {
+  const root = await findRepoRoot(projectDir(options));
+  await readAgent(root, name); // "no such agent" before "no draft"
+  const text = await readDraft(root, name);
+  const file = draftFile(root, name);
+  output(options, { agent: name, file, text: text ?? null }, () => {
+    if (text === undefined) return `${name} has no draft.`;
+    return `${text.trimEnd()}\n\n(draft in ${file}; send it with: offrun send ${name} --prompt-file ${file})`;
+  });
+}

@@ -1,0 +1,108 @@
+import { HARNESSES, resolveHarness } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../account-model.js";
+import { listAccounts } from "../accounts.js";
+import { locateBinary } from "../binaries.js";
+import { OffrunError } from "../errors.js";
+import type { LoginPicker } from "../logins.js";
+import type { AgentRecord, ProjectConfig } from "../model.js";
+import { accountKey, readLedgerEntry } from "../quota/ledger.js";
+
+export interface ReviewerChoice {
+  harness: Harness;
+  binary: string;
+  account: Account;
+  model?: string;
+  /** Said in the review when the reviewer is the author's own login (nothing else was available). */
+  warning?: string;
+}
+
+export interface ReviewerWish {
+  harness?: string;
+  account?: string;
+  model?: string;
+  force?: boolean;
+}
+
+/**
+ * Who reviews: what the command names, else the project's `review` setting, else another
+ * installed harness with a login Offrun has used, else another login of the author's
+ * harness, else (with a warning) the author's own login.
+ */
+export async function chooseReviewer(
+  record: AgentRecord,
+  wish: ReviewerWish,
+  config: ProjectConfig,
+  logins: LoginPicker,
+  env: NodeJS.ProcessEnv,
+): Promise<ReviewerChoice> {
+  const configured = config.review ?? {};
+  const harnessId = wish.harness ?? (wish.account ? record.harness : configured.harness);
+  const label = wish.account ?? (wish.harness === undefined ? configured.account : undefined);
+  const model = wish.model ?? (wish.harness === undefined ? configured.model : undefined);
+  const modelPart = model === undefined ? {} : { model };
+  if (harnessId !== undefined) {
+    const harness = await resolveHarness(harnessId, record.project, env);
+    const binary = await requireBinary(harness, env);
+    if (label !== undefined) {
+      const picked = await logins.choose(harness, { label, force: wish.force });
+      return { harness, binary, account: picked.account, ...modelPart, ...ownLoginWarning(record, picked.account) };
+    }
+    return { harness, binary, ...modelPart, ...(await otherLoginFirst(record, harness, logins, wish.force)) };
+  }
+  for (const harness of HARNESSES) {
+    if (harness.id === record.harness) continue;
+    const binary = await locateBinary(harness.id, harness.binaryName, env);
+    if (!binary || !(await hasUsedLogin(harness, env))) continue;
+    const picked = await logins.choose(harness, {}).catch(() => undefined);
+    if (picked) return { harness, binary, account: picked.account, ...modelPart };
+  }
+  const harness = await resolveHarness(record.harness, record.project, env);
+  const binary = await requireBinary(harness, env);
+  return { harness, binary, ...modelPart, ...(await otherLoginFirst(record, harness, logins, wish.force)) };
+}
+
+/** Another login of the author's harness when there is one with room, else the author's own. */
+async function otherLoginFirst(
+  record: AgentRecord,
+  harness: Harness,
+  logins: LoginPicker,
+  force: boolean | undefined,
+): Promise<{ account: Account; warning?: string }> {
+  if (harness.id === record.harness) {
+    const author = new Set([accountKey({ harness: harness.id, label: record.account })]);
+    const other = await logins.choose(harness, { exclude: author }).catch(() => undefined);
+    if (other) return { account: other.account };
+  }
+  const picked = await logins.choose(harness, { force });
+  return { account: picked.account, ...ownLoginWarning(record, picked.account) };
+}
+
+function ownLoginWarning(record: AgentRecord, account: Account): { warning?: string } {
+  if (account.harness !== record.harness || account.label !== record.account) return {};
+  return {
+    warning: `The reviewer is the author's own login (${account.harness} · ${account.label}); add another login or set "review" in .offrun/config.json for a second opinion.`,
+  };
+}
+
+/**
+ * Some login of the harness has been used by Offrun (the quota ledger has a reading of it). A
+ * home folder alone says little (Gemini CLI's is $HOME itself), and asking each CLI who is
+ * signed in would cost seconds per harness.
+ */
+async function hasUsedLogin(harness: Harness, env: NodeJS.ProcessEnv): Promise<boolean> {
+  for (const account of await listAccounts(harness, env)) {
+    const entry = await readLedgerEntry(account);
+    if (entry.observed || entry.last?.source) return true;
+  }
+  return false;
+}
+
+async function requireBinary(harness: Harness, env: NodeJS.ProcessEnv): Promise<string> {
+  const binary = await locateBinary(harness.id, harness.binaryName, env);
+  if (binary) return binary;
+  throw new OffrunError(
+    "not_installed",
+    `${harness.displayName} (\`${harness.binaryName}\`) is not installed or not on PATH, so it cannot review. Install it with \`${harness.installHint}\`, or pick another reviewer with --harness.`,
+  );
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import type { Harness, TurnInput } from "../../harnesses/types.js";
+import type { Account } from "../account-model.js";
+import { describeError } from "../errors.js";
+import type { ParsedEvent, QuotaWindow } from "../events.js";
+import { runLiveTurn, oversizedEvent } from "../live-turn.js";
+import type { LoginPicker } from "../logins.js";
+import type { ProjectConfig } from "../model.js";
+import { streamCommand, type StreamResult } from "../process.js";
+import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
+import { cachedAccountQuota } from "../quota/pipeline.js";
+import { ARGV_PROMPT_BYTES } from "../turn.js";
+
+/** A login whose limit message named no reset time is treated as out for this long (as turn-chain.ts does). */
+const UNKNOWN_RESET_MS = 60 * 60_000;
+
+type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
+
+export interface ReviewerRequest {
+  harness: Harness;
+  binary: string;
+  /** The login to start on (already picked: pinned, configured or the one with most room). */
+  account: Account;
+  model?: string;
+  cwd: string;
+  prompt: string;
+  outputSchema: NonNullable<TurnInput["outputSchema"]>;
+  config: ProjectConfig;
+  logins: LoginPicker;
+  signal: AbortSignal;
+  /** Every event of every attempt, as it arrives (the reviewer's transcript). */
+  record(account: Account, event: ParsedEvent): Promise<void>;
+}
+
+export interface ReviewerRun {
+  account: Account;
+  end: TurnEndDraft;
+  /** The reviewer's last text of the attempt that ended the run. */
+  finalText?: string;
+  /** Tool uses the CLI refused (a write in its read-only mode), over all attempts. */
+  denials: { tool: string; input: unknown }[];
+  tokens?: { input: number; output: number; costUsd?: number };
+  quotaBefore: QuotaWindow[];
+  quotaAfter: QuotaWindow[];
+  /** Logins that hit their usage limit, in order, before `account`. */
+  failedOver: string[];
+}
+
+/**
+ * Runs the reviewer's one turn read-only (Planner mode flags of its harness, no extra writable
+ * folders). When the login hits its usage limit, the review starts again on the next login of the
+ * same CLI with room, like any agent's turn; each login is tried once.
+ */
+export async function runReviewer(request: ReviewerRequest): Promise<ReviewerRun> {
+  const tried = new Set<string>();
+  const failedOver: string[] = [];
+  const denials: ReviewerRun["denials"] = [];
+  let account = request.account;
+  const quotaBefore = (await cachedAccountQuota(account)).windows;
+  for (;;) {
+    tried.add(accountKey(account));
+    const release = request.logins.hold(account);
+    let attempt: Awaited<ReturnType<typeof runOnce>>;
+    try {
+      attempt = await runOnce(request, account);
+    } finally {
+      release();
+    }
+    denials.push(...attempt.denials);
+    const finish = async (): Promise<ReviewerRun> => ({
+      account,
+      end: attempt.end,
+      ...(attempt.finalText === undefined ? {} : { finalText: attempt.finalText }),
+      denials,
+      ...(attempt.tokens ? { tokens: attempt.tokens } : {}),
+      quotaBefore,
+      quotaAfter: (await cachedAccountQuota(account)).windows,
+      failedOver,
+    });
+    if (attempt.end.outcome === "completed") await markHealthy(account).catch(() => undefined);
+    if (attempt.end.outcome !== "limited" || request.signal.aborted) return finish();
+    let next: Account;
+    try {
+      next = (await request.logins.choose(request.harness, { exclude: tried })).account;
+    } catch (error) {
+      attempt.end = { ...attempt.end, reason: `${attempt.end.reason ?? "Usage limit."} ${describeError(error)}` };
+      return finish();
+    }
+    failedOver.push(account.label);
+    account = next;
+  }
+}
+
+async function runOnce(request: ReviewerRequest, account: Account) {
+  const { harness, config } = request;
+  const input: TurnInput = {
+    prompt: request.prompt,
+    promptViaStdin: Buffer.byteLength(request.prompt, "utf8") > ARGV_PROMPT_BYTES,
+    // Planner mode is each harness's read-only mode: the CLI itself refuses writes.
+    mode: "plan",
+    cwd: request.cwd,
+    binary: request.binary,
+    ...(account.isDefault ? {} : { accountHome: account.home }),
+    ...(harness.choosesSessionId ? { newSessionId: randomUUID() } : {}),
+    ...(request.model ? { model: request.model } : {}),
+    outputSchema: request.outputSchema,
+    env: request.logins.processEnv(account, harness),
+  };
+  const parser = harness.createParser();
+  let end: TurnEndDraft | undefined;
+  let finalText: string | undefined;
+  let tokens: ReviewerRun["tokens"];
+  const denials: ReviewerRun["denials"] = [];
+  const writes: Promise<void>[] = [];
+  const handle = (events: ParsedEvent[]) => {
+    for (const event of events) {
+      if (end) return;
+      writes.push(request.record(account, event).catch(() => undefined));
+      if (event.type === "text") finalText = event.text;
+      if (event.type === "tool_call") finalText = undefined;
+      if (event.type === "denial") denials.push({ tool: event.tool, input: event.input });
+      // Usage events are running totals per turn (the CLI's result line): the last one counts.
+      if (event.type === "usage") {
+        tokens = {
+          input: event.inputTokens,
+          output: event.outputTokens,
+          ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd }),
+        };
+      }
+      if (event.type === "quota")
+        writes.push(
+          recordObserved(account, { windows: event.windows, observedAt: new Date().toISOString() }).catch(
+            () => undefined,
+          ),
+        );
+      if (event.type === "limit_hit") {
+        const until = event.resetsAt ?? new Date(Date.now() + UNKNOWN_RESET_MS).toISOString();
+        writes.push(markLimited(account, until, event.message).catch(() => undefined));
+      }
+      if (event.type === "turn_end") end = event;
+    }
+  };
+  const killed = (why: NonNullable<StreamResult["killedBecause"]>) =>
+    handle([
+      { type: "turn_end", outcome: why === "cancelled" ? "cancelled" : "failed", reason: killedReason(why, config) },
+    ]);
+  const timeouts = {
+    timeoutMs: config.turnTimeoutMinutes * 60_000,
+    idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+    signal: request.signal,
+  };
+  // ACP agents have no one-way mode: every request they make is refused, since a reviewer only reads.
+  const result =
+    harness.liveOnly && harness.live
+      ? await runLiveTurn(harness.live, {
+          turn: 1,
+          input,
+          config,
+          signal: request.signal,
+          hooks: { ask: async () => ({ kind: "deny", reason: "A reviewer is read-only." }) },
+          handle,
+          onSpawn: () => undefined,
+          onKilled: killed,
+        })
+      : await streamCommand(harness.turnCommand(input), {
+          ...timeouts,
+          onLine: (line) => {
+            const events = parser.push(line);
+            handle(events);
+            return events.length === 0 || events.some((e) => e.type !== "retry");
+          },
+          onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
+        });
+  if (result.killedBecause) killed(result.killedBecause);
+  else if (result.spawnError) handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
+  if (!(harness.liveOnly && harness.live)) {
+    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+  }
+  if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The reviewer's CLI ended without a result." }]);
+  await Promise.all(writes);
+  return { end: end!, finalText, denials, tokens };
+}
+
+function killedReason(why: NonNullable<StreamResult["killedBecause"]>, config: ProjectConfig): string {
+  switch (why) {
+    case "cancelled":
+      return "The review was stopped.";
+    case "idle":
+      return `The reviewer printed nothing for ${config.idleTimeoutMinutes} min, so Offrun ended it.`;
+    case "timeout":
+      return `The review ran longer than ${config.turnTimeoutMinutes} min, so Offrun ended it.`;
+  }
+}

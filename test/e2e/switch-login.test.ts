@@ -1,0 +1,129 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { anthropicProtocol } from "../fake-server/anthropic.js";
+import { startFakeServer, type FakeServer } from "../fake-server/server.js";
+import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
+import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { writeStubCli, fixture } from "../helpers/stub-cli.js";
+
+// `offrun switch`: the user moves an agent to another login of the same CLI. The real Claude Code
+// runs against one fake server per login; the second login must receive the whole conversation.
+
+describe("offrun switch with the real Claude Code", () => {
+  let box: Sandbox;
+  let repo: string;
+  let env: NodeJS.ProcessEnv;
+  const servers: Record<string, FakeServer> = {};
+
+  beforeAll(async () => {
+    box = await makeSandbox("offrun-sw-");
+    repo = await makeRepo(path.join(box.dir, "repo"), box.env);
+    servers.work = await startFakeServer([anthropicProtocol]);
+    servers.personal = await startFakeServer([anthropicProtocol]);
+    const base = claudeTestEnv({
+      serverUrl: "http://127.0.0.1:9",
+      home: box.home,
+      tmp: box.tmp,
+      configDir: "",
+      subscriber: true,
+    });
+    delete base.CLAUDE_CONFIG_DIR;
+    delete base.ANTHROPIC_BASE_URL; // each login names its own server
+    env = {
+      ...base,
+      OFFRUN_HOME: box.offrunHome,
+      GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
+      OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
+    };
+    for (const [label, server] of Object.entries(servers)) {
+      const added = await offrun(
+        "accounts",
+        "add",
+        "claude",
+        label,
+        "--no-login",
+        "--env",
+        `ANTHROPIC_BASE_URL=${server.url}`,
+      );
+      expect(added.exitCode).toBe(0);
+    }
+  });
+
+  afterAll(async () => {
+    await box.cleanup();
+    await Promise.all(Object.values(servers).map((s) => s.close()));
+  });
+
+  const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+
+  test("the session moves to the other login, which resumes it with the whole conversation", async () => {
+    servers.personal!.script({ kind: "text", text: "The codename is BLUE-HERON." });
+    const started = await offrun(
+      "start",
+      "--wait",
+      "--account",
+      "personal",
+      "--name",
+      "mover",
+      "remember the codename",
+    );
+    expect(started.exitCode).toBe(0);
+
+    const switched = await offrun("switch", "mover", "--account", "work", "--json");
+    expect(switched.exitCode).toBe(0);
+    expect(JSON.parse(switched.stdout)).toMatchObject({ from: "personal", to: "work", sessionCopied: true });
+
+    servers.work!.script({ kind: "text", text: "Still here on work." });
+    const before = servers.work!.turnRequests().length;
+    const sent = await offrun("send", "--wait", "mover", "what was the codename?");
+    expect(sent.exitCode).toBe(0);
+    expect(sent.stdout).toContain("Still here on work.");
+    // The work login's server got the first turn's history: the session was resumed, not restarted.
+    const body = JSON.stringify(servers.work!.turnRequests().slice(before)[0]!.body);
+    expect(body).toContain("remember the codename");
+    expect(body).toContain("BLUE-HERON");
+
+    const shown = JSON.parse((await offrun("show", "mover", "--json")).stdout) as {
+      agent: { account: string };
+      events: { type: string; from?: string; to?: string }[];
+    };
+    expect(shown.agent.account).toBe("work");
+    expect(shown.events.find((e) => e.type === "account_switch")).toMatchObject({ from: "personal", to: "work" });
+  });
+
+  test("switching to the login it is on, or to an unknown one, is refused", async () => {
+    const same = await offrun("switch", "mover", "--account", "work");
+    expect(same.exitCode).toBe(2);
+    expect(same.stderr).toContain("already on login 'work'");
+    const unknown = await offrun("switch", "mover", "--account", "nobody");
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain("no login 'nobody'");
+  });
+});
+
+describe("offrun switch while a turn runs", () => {
+  let box: Sandbox;
+  afterAll(async () => box.cleanup());
+
+  test("is refused, and the agent stays on its login", async () => {
+    box = await makeSandbox("offrun-sw2-");
+    const repo = await makeRepo(path.join(box.dir, "repo"), box.env);
+    const stub = await writeStubCli(path.join(box.dir, "stub", "claude"), {
+      replay: fixture("claude", "2.1.332", "text-reply"),
+      before: ["sleep 30"],
+    });
+    const env = { ...box.env, OFFRUN_CLAUDE_BIN: stub };
+    const run = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+    expect((await run("accounts", "add", "claude", "work", "--no-login")).exitCode).toBe(0);
+    expect((await run("start", "--name", "busy", "a long task")).exitCode).toBe(0);
+
+    const refused = await run("switch", "busy", "--account", "work");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("in the middle of a turn");
+    const record = JSON.parse(await fs.readFile(path.join(repo, ".offrun", "agents", "busy.json"), "utf8")) as {
+      account: string;
+    };
+    expect(record.account).toBe("default");
+    await run("stop", "busy");
+  });
+});

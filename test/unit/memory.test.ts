@@ -1,0 +1,184 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { appendChat, readChat, writeAgent } from "../../src/core/agents.js";
+import type { AgentEvent, ParsedEvent } from "../../src/core/events.js";
+import { memoryFiles } from "../../src/core/memory.js";
+import { revertOnto, unifiedDiff } from "../../src/core/memory-diff.js";
+import { memoryHistory, recordUserEdits, revertMemoryChange } from "../../src/core/memory-history.js";
+import { scanMemory } from "../../src/core/memory-snapshots.js";
+import { openMemoryTurn } from "../../src/core/memory-turn.js";
+import type { AgentRecord } from "../../src/core/model.js";
+import { ensureProjectDirs } from "../../src/core/project.js";
+import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+
+let box: Sandbox;
+let root: string;
+let repoCount = 0;
+
+beforeAll(async () => {
+  box = await makeSandbox("offrun-memory-");
+  process.env.GIT_CONFIG_GLOBAL = box.env.GIT_CONFIG_GLOBAL;
+  process.env.GIT_CONFIG_NOSYSTEM = "1";
+});
+afterAll(() => box.cleanup());
+beforeEach(async () => {
+  repoCount += 1;
+  root = await fs.realpath(await makeRepo(path.join(box.dir, `repo${repoCount}`), box.env));
+  await ensureProjectDirs(root);
+});
+
+function agent(name: string, changes: Partial<AgentRecord> = {}): AgentRecord {
+  const now = new Date().toISOString();
+  return {
+    version: 1,
+    name,
+    task: "t",
+    harness: "claude",
+    account: "default",
+    mode: "build",
+    project: root,
+    worktree: path.join(root, ".worktrees", name),
+    branch: `offrun/${name}`,
+    base: "",
+    port: 4000,
+    status: "working",
+    turns: 1,
+    createdAt: now,
+    updatedAt: now,
+    ...changes,
+  };
+}
+
+/** Runs one memory turn around `during` (what the agent does) and returns the events it logs, stamped as the supervisor would. */
+async function turn(record: AgentRecord, during: () => Promise<void>, resume = false): Promise<AgentEvent[]> {
+  await writeAgent(record);
+  const memory = await openMemoryTurn(record, record.turns, resume);
+  await during();
+  const logged: ParsedEvent[] = [];
+  await memory.finish(async (event) => {
+    logged.push(event);
+  });
+  const stamped = logged.map((e) => ({ ...e, at: new Date().toISOString(), turn: record.turns }) as AgentEvent);
+  for (const event of stamped) await appendChat(root, record.name, event);
+  await writeAgent({ ...record, status: "idle" });
+  return stamped;
+}
+
+const changesOf = (events: AgentEvent[]) => events.filter((e) => e.type === "memory_change");
+
+test("a unified diff of a created file starts from /dev/null and adds every line", async () => {
+  const diff = await unifiedDiff(undefined, "one\ntwo\n", ".offrun/memory/a/notes.md");
+  expect(diff).toBe("--- /dev/null\n+++ b/.offrun/memory/a/notes.md\n@@ -0,0 +1,2 @@\n+one\n+two\n");
+  expect(await unifiedDiff("same\n", "same\n", "x")).toBe("");
+});
+
+test("reverting a change keeps later edits on other lines and refuses edits to the same lines", async () => {
+  const before = "# Dead ends\n\nkeep\n\nmiddle\n\nend\n";
+  const after = "# Dead ends\n\nkeep\n\nmiddle\n- tried X: fails\n\nend\n";
+  const laterElsewhere = after.replace("end\n", "end, edited later\n");
+  expect(await revertOnto(laterElsewhere, after, before)).toEqual({
+    ok: true,
+    text: before.replace("end\n", "end, edited later\n"),
+  });
+  const laterSameLine = after.replace("- tried X: fails", "- tried X: fails on CI only");
+  expect(await revertOnto(laterSameLine, after, before)).toMatchObject({ ok: false });
+});
+
+test("the first turn creates the memory files with headings and briefs the agent with their absolute paths", async () => {
+  const record = agent("alpha");
+  const memory = await openMemoryTurn(record, 1, false);
+  const files = memoryFiles(root, "alpha");
+  expect(await fs.readFile(files.deadEnds, "utf8")).toMatch(/^# Dead ends\n/);
+  expect(await fs.readFile(files.conventions, "utf8")).toMatch(/^# Conventions\n/);
+  expect(memory.addDirs).toEqual([files.agentDir]);
+  expect(memory.briefing).toContain(`- ${files.plan}\n- ${files.deadEnds}`);
+  expect(memory.briefing).toContain("# Plan");
+  // The snapshots stay out of git, like the chat logs.
+  expect(await fs.readFile(path.join(root, ".git", "info", "exclude"), "utf8")).toContain(".offrun/memory-snapshots/");
+
+  // The same session goes on: no briefing. Another login is a new session: briefed again.
+  expect((await openMemoryTurn(record, 2, true)).briefing).toBeUndefined();
+  expect((await openMemoryTurn({ ...record, account: "work" }, 3, true)).briefing).toContain("## Project memory");
+});
+
+test("writes during a turn become memory_change events saying whose file it was", async () => {
+  const a = agent("alpha");
+  const files = memoryFiles(root, "alpha");
+  await turn(a, async () => undefined); // creates the files
+  const events = await turn({ ...a, turns: 2 }, async () => {
+    await fs.appendFile(files.deadEnds, "- retrying with sleep: flaky\n");
+    await fs.appendFile(files.conventions, "- use pnpm\n");
+    await fs.mkdir(path.join(root, ".offrun", "memory", "beta"), { recursive: true });
+    await fs.writeFile(path.join(root, ".offrun", "memory", "beta", "plan.md"), "# Plan\nbeta's, written by alpha\n");
+  });
+  const changes = changesOf(events);
+  expect(changes.map((c) => c.type === "memory_change" && [c.id, c.file, c.who])).toEqual([
+    ["m2.1", ".offrun/memory/alpha/dead-ends.md", "own"],
+    ["m2.2", ".offrun/memory/beta/plan.md", "other_agent"],
+    ["m2.3", ".offrun/memory/conventions.md", "conventions"],
+  ]);
+  const own = changes[0]!;
+  expect(own.type === "memory_change" && own.diff).toContain("\n+- retrying with sleep: flaky\n");
+  expect(changes[1]).toMatchObject({ owner: "beta" });
+  expect((await memoryHistory(root, "beta")).map((e) => [e.agent, e.event.id])).toEqual([["alpha", "m2.2"]]);
+});
+
+test("revert restores the file, is recorded as the user's, and refuses when later edits conflict", async () => {
+  const a = agent("alpha");
+  const files = memoryFiles(root, "alpha");
+  await turn(a, async () => undefined);
+  const original = await fs.readFile(files.deadEnds, "utf8");
+  await turn({ ...a, turns: 2 }, () => fs.appendFile(files.deadEnds, "- approach A: too slow\n"));
+  await turn({ ...a, turns: 3 }, () => fs.writeFile(files.plan, "# Plan\n- step 1\n"));
+
+  expect(await revertMemoryChange(root, "alpha", "m2.1")).toEqual({
+    file: ".offrun/memory/alpha/dead-ends.md",
+    outcome: "reverted",
+  });
+  expect(await fs.readFile(files.deadEnds, "utf8")).toBe(original);
+  expect(await revertMemoryChange(root, "alpha", "m2.1")).toMatchObject({ outcome: "unchanged" });
+  const notices = (await readChat(root, "alpha")).entries.filter((e) => e.type === "notice");
+  expect(notices.at(-1)).toMatchObject({
+    message: "You reverted memory change m2.1 (.offrun/memory/alpha/dead-ends.md).",
+  });
+  // The next turn does not report the user's revert as the agent's change.
+  expect(changesOf(await turn({ ...a, turns: 4 }, async () => undefined))).toEqual([]);
+
+  await fs.writeFile(files.plan, "# Plan\n- step 1, rewritten by hand\n");
+  await recordUserEdits(root, {});
+  await expect(revertMemoryChange(root, "alpha", "m3.1")).rejects.toMatchObject({ kind: "conflict" });
+  expect(await fs.readFile(files.plan, "utf8")).toBe("# Plan\n- step 1, rewritten by hand\n");
+  await expect(revertMemoryChange(root, "alpha", "m9.9")).rejects.toMatchObject({ kind: "not_found" });
+});
+
+test("a write seen by two overlapping turns is reported once, by the turn that ends first", async () => {
+  const a = agent("alpha");
+  const b = agent("beta");
+  await turn(a, async () => undefined);
+  await turn(b, async () => undefined);
+  await writeAgent(a);
+  await writeAgent(b);
+  const memoryA = await openMemoryTurn(a, 2, true);
+  const memoryB = await openMemoryTurn(b, 2, true);
+  await fs.appendFile(memoryFiles(root, "alpha").conventions, "- tabs, not spaces\n");
+  const loggedA: ParsedEvent[] = [];
+  const loggedB: ParsedEvent[] = [];
+  await memoryA.finish(async (e) => void loggedA.push(e));
+  await memoryB.finish(async (e) => void loggedB.push(e));
+  expect(loggedA.map((e) => e.type)).toEqual(["memory_change"]);
+  expect(loggedB).toEqual([]);
+});
+
+test("a Planner turn that writes memory other than its own plan and dead ends is warned about", async () => {
+  const a = agent("alpha", { mode: "plan" });
+  await turn(a, async () => undefined);
+  const events = await turn({ ...a, turns: 2 }, async () => {
+    await fs.appendFile(memoryFiles(root, "alpha").plan, "- step 1\n");
+    await fs.appendFile(memoryFiles(root, "alpha").conventions, "- planners decide\n");
+  });
+  const warning = events.find((e) => e.type === "notice");
+  expect(warning).toMatchObject({ level: "warning" });
+  expect(warning?.type === "notice" && warning.message).toContain(".offrun/memory/conventions.md [m2.2]");
+  expect(warning?.type === "notice" && warning.message).not.toContain("alpha/plan.md");
+  expect(Object.keys(await scanMemory(root)).sort()).toEqual(["alpha/dead-ends.md", "alpha/plan.md", "conventions.md"]);
+});
