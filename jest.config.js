@@ -2,12 +2,16 @@
 export default {
   testEnvironment: "node",
   extensionsToTreatAsEsm: [".ts", ".tsx"],
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  moduleNameMapper: {
+    "^(\\.{1,2}/.*)\\.js$": "$1",
+    // @raycast/api exists only inside Raycast: tests get the one stand-in (test/helpers/raycast-api.ts).
+    "^@raycast/api$": "<rootDir>/test/helpers/raycast-api.ts",
+  },
   transform: {
     "^.+\\.tsx?$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
   },
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/build/", "<rootDir>/.test-clis/"],
   setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts"],
-  testMatch: ["<rootDir>/test/**/*.test.ts"],
+  testMatch: ["<rootDir>/test/**/*.test.ts", "<rootDir>/test/**/*.test.tsx"],
   testTimeout: 60_000,
 };

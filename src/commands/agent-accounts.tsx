@@ -1,0 +1,263 @@
+import {
+  Action,
+  ActionPanel,
+  Alert,
+  Color,
+  Form,
+  Icon,
+  List,
+  Toast,
+  confirmAlert,
+  environment,
+  open,
+  showToast,
+  useNavigation,
+  Keyboard,
+} from "@raycast/api";
+import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
+import { addAccount, removeAccount, setDefaultAccount } from "../core/accounts.js";
+import { renameLogin } from "../core/login-rename.js";
+import type { Account } from "../core/account-model.js";
+import {
+  loadAccountsView,
+  loginIdentity,
+  writeLoginScript,
+  type HarnessLogins,
+  type LoginRow,
+} from "../core/views/accounts-view.js";
+import { titleCase } from "../core/views/format.js";
+import { HARNESSES } from "../harnesses/registry.js";
+import { FailureView, showFailure } from "./lib/failure.js";
+import { faceEnv, preferences } from "./lib/preferences.js";
+
+/** Agent Accounts: logins per CLI, signed-in state and quota; add, sign in, remove, set default. */
+
+async function signIn(account: Account) {
+  try {
+    const script = await writeLoginScript(environment.supportPath, account, faceEnv());
+    await open(script, preferences().terminal ?? "Terminal");
+    await showToast({
+      style: Toast.Style.Success,
+      title: "Sign In With Terminal",
+      message: `${account.harness} · ${account.label}`,
+    });
+  } catch (error) {
+    await showFailure(error, "Cannot Open the Sign-In");
+  }
+}
+
+function SignedIn({ row }: { row: LoginRow }) {
+  const { data, isLoading } = useCachedPromise(loginIdentity, [row.account, faceEnv()], { onError: () => undefined });
+  if (isLoading && !data) return <List.Item.Detail isLoading markdown="" />;
+  const state = data?.signedIn === undefined ? "Unknown" : data.signedIn ? "Signed In" : "Not Signed In";
+  return (
+    <List.Item.Detail
+      markdown={`## ${titleCase(row.account.label)}\n\n${row.account.home}`}
+      metadata={
+        <List.Item.Detail.Metadata>
+          <List.Item.Detail.Metadata.Label title="Signed In" text={state} />
+          {data?.email ? <List.Item.Detail.Metadata.Label title="Account" text={data.email} /> : null}
+          {data?.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={data.detail} /> : null}
+          {data?.note ? <List.Item.Detail.Metadata.Label title="Note" text={data.note} /> : null}
+          <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />
+        </List.Item.Detail.Metadata>
+      }
+    />
+  );
+}
+
+function AddLoginForm({ harness, onAdded }: { harness?: string; onAdded: () => void }) {
+  const { pop } = useNavigation();
+  const { handleSubmit, itemProps } = useForm<{ harness: string; label: string; home: string[] }>({
+    initialValues: { harness: harness ?? HARNESSES[0]!.id, label: "", home: [] },
+    validation: { label: FormValidation.Required },
+    onSubmit: async (values) => {
+      try {
+        const account = await addAccount({
+          harness: values.harness,
+          label: values.label.trim(),
+          home: values.home[0],
+          processEnv: faceEnv(),
+        });
+        onAdded();
+        pop();
+        await signIn(account);
+      } catch (error) {
+        await showFailure(error, "Could Not Add the Login");
+      }
+    },
+  });
+  return (
+    <Form
+      navigationTitle="Add Login"
+      actions={
+        <ActionPanel>
+          <Action.SubmitForm title="Add and Sign in" icon={Icon.Plus} onSubmit={handleSubmit} />
+        </ActionPanel>
+      }
+    >
+      <Form.Dropdown {...itemProps.harness} title="Agent CLI">
+        {HARNESSES.map((h) => (
+          <Form.Dropdown.Item key={h.id} value={h.id} title={h.displayName} />
+        ))}
+      </Form.Dropdown>
+      <Form.TextField
+        {...itemProps.label}
+        title="Label"
+        placeholder="work"
+        info="Lowercase letters, digits, '-' and '_'"
+      />
+      <Form.FilePicker
+        {...itemProps.home}
+        title="Existing Home"
+        canChooseDirectories
+        canChooseFiles={false}
+        allowMultipleSelection={false}
+        info="Leave empty: Offrun makes a new home for this login"
+      />
+    </Form>
+  );
+}
+
+function RenameLoginForm({ account, onRenamed }: { account: Account; onRenamed: () => void }) {
+  const { pop } = useNavigation();
+  const { handleSubmit, itemProps } = useForm<{ label: string }>({
+    initialValues: { label: account.label },
+    validation: { label: FormValidation.Required },
+    onSubmit: async ({ label }) => {
+      try {
+        const result = await renameLogin({
+          harness: account.harness,
+          label: account.label,
+          to: label.trim(),
+          processEnv: faceEnv(),
+        });
+        await showToast({
+          style: Toast.Style.Success,
+          title: `Renamed to ${result.account.label}`,
+          message: result.agents.length > 0 ? `${result.agents.length} agent(s) go on under the new name` : undefined,
+        });
+        onRenamed();
+        pop();
+      } catch (error) {
+        await showFailure(error, "Could Not Rename the Login");
+      }
+    },
+  });
+  return (
+    <Form
+      navigationTitle={`Rename ${account.label}`}
+      actions={
+        <ActionPanel>
+          <Action.SubmitForm title="Rename" icon={Icon.Pencil} onSubmit={handleSubmit} />
+        </ActionPanel>
+      }
+    >
+      <Form.TextField {...itemProps.label} title="Label" info="Lowercase letters, digits, '-' and '_'" />
+      <Form.Description title="" text={`The home stays ${account.home}, with its sign-in.`} />
+    </Form>
+  );
+}
+
+async function setDefault(account: Account, on: boolean, reload: () => void) {
+  try {
+    await setDefaultAccount({ harness: account.harness, label: on ? account.label : undefined, processEnv: faceEnv() });
+    await showToast({
+      style: Toast.Style.Success,
+      title: on ? `${titleCase(account.label)} Is the Default` : "No Default Login",
+      message: on ? "Start Agent preselects it" : "Start Agent preselects the login with the most headroom",
+    });
+    reload();
+  } catch (error) {
+    await showFailure(error, "Could Not Set the Default");
+  }
+}
+
+function LoginItem({ group, row, reload }: { group: HarnessLogins; row: LoginRow; reload: () => void }) {
+  const { account, quota } = row;
+  const isPreferred = group.defaultLogin === account.label;
+  return (
+    <List.Item
+      icon={account.isDefault ? Icon.House : Icon.Person}
+      title={titleCase(account.label)}
+      subtitle={account.home}
+      keywords={[group.name, account.label]}
+      accessories={[
+        ...(isPreferred ? [{ tag: { value: "Default", color: Color.Blue } }] : []),
+        { text: quota.summary, icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined },
+      ]}
+      detail={<SignedIn row={row} />}
+      actions={
+        <ActionPanel>
+          <Action title="Sign in with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />
+          <Action
+            title={isPreferred ? "Stop Using as Default" : "Set as Default"}
+            icon={Icon.Star}
+            onAction={() => setDefault(account, !isPreferred, reload)}
+          />
+          {account.isDefault ? null : (
+            <Action.Push
+              title="Rename Login"
+              icon={Icon.Pencil}
+              shortcut={Keyboard.Shortcut.Common.Edit}
+              target={<RenameLoginForm account={account} onRenamed={reload} />}
+            />
+          )}
+          <Action.Push
+            title="Add Login"
+            icon={Icon.Plus}
+            shortcut={Keyboard.Shortcut.Common.New}
+            target={<AddLoginForm harness={account.harness} onAdded={reload} />}
+          />
+          <Action.ShowInFinder path={account.home} />
+          <Action.CopyToClipboard title="Copy Home Path" content={account.home} />
+          {account.isDefault ? null : (
+            <Action
+              title="Remove Login"
+              icon={Icon.Trash}
+              style={Action.Style.Destructive}
+              shortcut={{ modifiers: ["ctrl"], key: "x" }}
+              onAction={async () => {
+                const confirmed = await confirmAlert({
+                  title: `Remove login ${account.label}?`,
+                  message: `Offrun forgets it; its home (${account.home}) and sign-in stay on disk.`,
+                  primaryAction: { title: "Remove", style: Alert.ActionStyle.Destructive },
+                });
+                if (!confirmed) return;
+                try {
+                  await removeAccount({ harness: account.harness, label: account.label, processEnv: faceEnv() });
+                  await showToast({ style: Toast.Style.Success, title: `Removed ${account.label}` });
+                  reload();
+                } catch (error) {
+                  await showFailure(error, "Could Not Remove the Login");
+                }
+              }}
+            />
+          )}
+        </ActionPanel>
+      }
+    />
+  );
+}
+
+export default function AgentAccounts() {
+  const { data, isLoading, error, revalidate } = useCachedPromise(() => loadAccountsView(faceEnv()), [], {
+    keepPreviousData: true,
+  });
+  return (
+    <List isLoading={isLoading} isShowingDetail searchBarPlaceholder="Filter logins">
+      {error && !data ? <FailureView error={error} onRetry={revalidate} /> : null}
+      {(data ?? []).map((group) => (
+        <List.Section
+          key={group.id}
+          title={group.name}
+          subtitle={group.binary ? group.binary : `Not installed: ${group.installHint}`}
+        >
+          {group.logins.map((row) => (
+            <LoginItem key={row.account.label} group={group} row={row} reload={revalidate} />
+          ))}
+        </List.Section>
+      ))}
+    </List>
+  );
+}

@@ -1,0 +1,42 @@
+import { getPreferenceValues, type Application } from "@raycast/api";
+import { DEFAULT_DICTATION, type DictationSettings } from "../../core/dictation.js";
+import { binaryOverrides } from "../../core/views/companion-launch.js";
+
+/** The extension's preferences (package.json "preferences"). */
+export interface Preferences {
+  offrunPath?: string;
+  claudePath?: string;
+  codexPath?: string;
+  geminiPath?: string;
+  recorderPath?: string;
+  speechToolPath?: string;
+  speechModel?: string;
+  speechLanguage?: string;
+  editor?: Application;
+  terminal?: Application;
+}
+
+export function preferences(): Preferences {
+  return getPreferenceValues<Preferences>();
+}
+
+/**
+ * The environment the core and the companion get from this face: Raycast's own, plus the binary
+ * paths from the preferences as OFFRUN_<HARNESS>_BIN (which locateBinary reads).
+ */
+export function faceEnv(prefs: Preferences = preferences()): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...binaryOverrides({ claude: prefs.claudePath, codex: prefs.codexPath, gemini: prefs.geminiPath }),
+  };
+}
+
+export function dictationSettings(prefs: Preferences = preferences()): DictationSettings {
+  return {
+    ...DEFAULT_DICTATION,
+    recorder: prefs.recorderPath?.trim() || DEFAULT_DICTATION.recorder,
+    transcriber: prefs.speechToolPath?.trim() || DEFAULT_DICTATION.transcriber,
+    model: prefs.speechModel?.trim() || "",
+    language: prefs.speechLanguage?.trim() || DEFAULT_DICTATION.language,
+  };
+}

@@ -1,0 +1,226 @@
+import {
+  Action,
+  ActionPanel,
+  Form,
+  Icon,
+  LaunchType,
+  Toast,
+  launchCommand,
+  popToRoot,
+  showToast,
+  type LaunchProps,
+} from "@raycast/api";
+import { FormValidation, useCachedPromise, useCachedState, useForm } from "@raycast/utils";
+import { useEffect, useRef } from "react";
+import { z } from "zod";
+import { agentRecordSchema, type Mode } from "../core/model.js";
+import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
+import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
+import { withCompanion } from "./lib/companion.js";
+import { appendText, dictateWithProgress } from "./lib/dictate.js";
+import { showFailure } from "./lib/failure.js";
+import { faceEnv } from "./lib/preferences.js";
+
+/** Start Agent: a dictation-first form. Nothing is sent until the user presses Start Agent. */
+
+export interface StartValues {
+  prompt: string;
+  project: string;
+  harness: string;
+  account: string;
+  mode: string;
+  name: string;
+  base: string;
+}
+
+const startedSchema = z.object({ agent: agentRecordSchema, warnings: z.array(z.string()) });
+
+/** The value of the login dropdown that leaves the choice to Offrun at dispatch. */
+export const PICK_FOR_ME = "";
+
+/** What the form sends to the companion's agent.start. */
+export function startRequest(values: StartValues) {
+  return {
+    project: values.project,
+    prompt: values.prompt.trim(),
+    harness: values.harness || undefined,
+    mode: (values.mode === "plan" ? "plan" : "build") as Mode,
+    name: values.name.trim() || undefined,
+    base: values.base || undefined,
+    account: values.account || undefined,
+  };
+}
+
+function loginDropdownTitle(choice: HarnessChoice | undefined): string {
+  const pick = choice?.logins.find((l) => l.label === choice.pick);
+  if (!choice) return "Most Headroom";
+  if (!pick) return "Most headroom (every login is limited)";
+  return `Most headroom: ${pick.title}`;
+}
+
+export default function StartAgent(props: LaunchProps<{ draftValues: StartValues }>) {
+  const draft = props.draftValues;
+  const [lastProject, setLastProject] = useCachedState<string>("start-agent:project", "");
+  const [project, setProject] = useCachedState<string>("start-agent:selected", draft?.project ?? lastProject);
+  const env = faceEnv();
+  const options = useCachedPromise((p: string) => loadStartOptions({ project: p || undefined, env }), [project], {
+    keepPreviousData: true,
+    onError: (error) => void showFailure(error, "Cannot Read Projects"),
+  });
+  const selectedProject = project || options.data?.project || "";
+  const vocabulary = useCachedPromise(
+    (root: string) => (root ? loadProjectVocabulary(root) : Promise.resolve(undefined)),
+    [selectedProject],
+    { keepPreviousData: false, onError: () => undefined },
+  );
+
+  const { handleSubmit, itemProps, values, setValue, reset } = useForm<StartValues>({
+    initialValues: {
+      prompt: draft?.prompt ?? "",
+      project: selectedProject,
+      harness: draft?.harness ?? "",
+      account: draft?.account ?? PICK_FOR_ME,
+      mode: draft?.mode ?? "",
+      name: draft?.name ?? "",
+      base: draft?.base ?? "",
+    },
+    validation: {
+      prompt: FormValidation.Required,
+      project: (value) => (value ? undefined : "Choose a project (a git repository)"),
+      name: (value) =>
+        value && !/^[a-z0-9][a-z0-9-]{0,47}$/.test(value) ? "Lowercase letters, digits and '-'" : undefined,
+    },
+    onSubmit: async (submitted) => {
+      const request = startRequest({
+        ...submitted,
+        project: submitted.project || selectedProject,
+        harness: submitted.harness || options.data?.defaultHarness || "",
+        mode: submitted.mode || options.data?.defaultMode || "build",
+        prompt: applyVocabulary(submitted.prompt, vocabulary.data, false),
+      });
+      const toast = await showToast({ style: Toast.Style.Animated, title: "Starting agent…" });
+      try {
+        const started = startedSchema.parse(await withCompanion((client) => client.request("agent.start", request)));
+        setLastProject(request.project);
+        toast.style = Toast.Style.Success;
+        toast.title = `Started ${started.agent.name}`;
+        toast.message = [`${started.agent.harness} · ${started.agent.account}`, ...started.warnings].join(" — ");
+        toast.primaryAction = {
+          title: "Open Agents",
+          onAction: () => void launchCommand({ name: "agents", type: LaunchType.UserInitiated }),
+        };
+        reset({ ...submitted, prompt: "", name: "" });
+        await popToRoot({ clearSearchBar: true });
+      } catch (error) {
+        await toast.hide();
+        await showFailure(error, "Could Not Start the Agent");
+      }
+    },
+  });
+
+  const data = options.data;
+  const harnessId = values.harness || data?.defaultHarness || "";
+  const harness = data?.harnesses.find((h) => h.id === harnessId);
+  // The login set as default in Agent Accounts is preselected once, unless a draft chose one.
+  const preselected = useRef(draft?.account !== undefined && draft.account !== PICK_FOR_ME);
+  useEffect(() => {
+    if (preselected.current || !harness) return;
+    preselected.current = true;
+    if (harness.defaultLogin) setValue("account", harness.defaultLogin);
+  }, [harness]);
+
+  const dictateAction = (
+    <Action
+      title="Dictate"
+      icon={Icon.Microphone}
+      onAction={async () => {
+        const text = await dictateWithProgress();
+        if (text) setValue("prompt", appendText(values.prompt, applyVocabulary(text, vocabulary.data, false)));
+      }}
+    />
+  );
+
+  return (
+    <Form
+      isLoading={options.isLoading}
+      enableDrafts
+      actions={
+        <ActionPanel>
+          {dictateAction}
+          <Action.SubmitForm
+            title="Start Agent"
+            icon={Icon.Play}
+            shortcut={{ modifiers: ["cmd"], key: "return" }}
+            onSubmit={handleSubmit}
+          />
+        </ActionPanel>
+      }
+    >
+      <Form.TextArea
+        {...itemProps.prompt}
+        title="Task"
+        placeholder="Say or type what the agent should do"
+        autoFocus
+        enableMarkdown={false}
+        onChange={(text) => setValue("prompt", applyVocabulary(text, vocabulary.data, true))}
+      />
+      <Form.Dropdown
+        {...itemProps.project}
+        title="Project"
+        value={values.project || selectedProject}
+        onChange={(root) => {
+          setValue("project", root);
+          if (root !== project) setProject(root);
+        }}
+      >
+        {(data?.projects ?? []).map((p) => (
+          <Form.Dropdown.Item key={p.root} value={p.root} title={p.name} keywords={[p.root]} />
+        ))}
+      </Form.Dropdown>
+      <Form.Dropdown
+        {...itemProps.harness}
+        title="Agent CLI"
+        value={harnessId}
+        onChange={(id) => {
+          setValue("harness", id);
+          setValue("account", data?.harnesses.find((h) => h.id === id)?.defaultLogin ?? PICK_FOR_ME);
+        }}
+      >
+        {(data?.harnesses ?? []).map((h) => (
+          <Form.Dropdown.Item
+            key={h.id}
+            value={h.id}
+            title={h.installed ? h.name : `${h.name} (not installed)`}
+            icon={h.installed ? Icon.Terminal : Icon.XMarkCircle}
+          />
+        ))}
+      </Form.Dropdown>
+      <Form.Dropdown {...itemProps.account} title="Login">
+        <Form.Dropdown.Item value={PICK_FOR_ME} title={loginDropdownTitle(harness)} icon={Icon.Stars} />
+        {(harness?.logins ?? []).map((login) => (
+          <Form.Dropdown.Item
+            key={login.label}
+            value={login.label}
+            title={login.title}
+            icon={login.limited ? Icon.XMarkCircle : Icon.Person}
+          />
+        ))}
+      </Form.Dropdown>
+      {harness && !harness.installed ? (
+        <Form.Description title="" text={`Not installed: ${harness.installHint}`} />
+      ) : null}
+      <Form.Dropdown {...itemProps.mode} title="Mode" value={values.mode || data?.defaultMode || "build"}>
+        <Form.Dropdown.Item value="build" title="Build (edits files, runs commands)" icon={Icon.Hammer} />
+        <Form.Dropdown.Item value="plan" title="Planner (writes a plan, changes no file)" icon={Icon.List} />
+      </Form.Dropdown>
+      <Form.Separator />
+      <Form.TextField {...itemProps.name} title="Name" placeholder="From the task when empty" />
+      <Form.Dropdown {...itemProps.base} title="Base Branch">
+        <Form.Dropdown.Item value="" title="Current branch" />
+        {(data?.branches ?? []).map((branch) => (
+          <Form.Dropdown.Item key={branch} value={branch} title={branch} />
+        ))}
+      </Form.Dropdown>
+    </Form>
+  );
+}

@@ -1,0 +1,34 @@
+import fs from "node:fs/promises";
+import { readAgent, readChat } from "../agents.js";
+import { pendingFromLog } from "../approvals.js";
+import { diffWorktree } from "../git/diff.js";
+import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
+
+/** Reads one agent's record, conversation and diff for the Agents view's detail. */
+export async function loadAgentDetail(project: string, name: string): Promise<AgentDetailData> {
+  const record = await readAgent(project, name);
+  const chat = await readChat(project, name);
+  const hasWorktree = await fs.stat(record.worktree).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const diff = hasWorktree ? await diffWorktree({ worktree: record.worktree, baseCommit: record.base }) : undefined;
+  return {
+    record,
+    markdown: conversationMarkdown(record, chat.entries),
+    pending: pendingFromLog(record, chat.entries),
+    files: diff ? previewFiles(record.worktree, diff.files) : [],
+    diffMarkdown: !diff
+      ? "*The worktree was discarded.*"
+      : diff.files.length === 0
+        ? `*No changes since ${record.base.slice(0, 8)}.*`
+        : numberedDiff(diff.patch),
+  };
+}
+
+/** A changed file's text for the preview (undefined when unreadable or over 256 KB). */
+export async function readPreviewText(file: string): Promise<string | undefined> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat?.isFile() || stat.size > 256 * 1024) return undefined;
+  return fs.readFile(file, "utf8").catch(() => undefined);
+}

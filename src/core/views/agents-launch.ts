@@ -1,0 +1,33 @@
+import path from "node:path";
+import { z } from "zod";
+import type { AgentsOverview } from "./agents-overview.js";
+
+/**
+ * What a notification's deeplink hands the Agents command (src/core/notify/deeplink.ts): the
+ * project and agent it is about. Raycast passes it as `launchContext`; it came through a URL, so
+ * it is checked like any input from outside.
+ */
+export const agentsLaunchContextSchema = z.object({ project: z.string().min(1), agent: z.string().min(1) });
+export type AgentsLaunchContext = z.infer<typeof agentsLaunchContextSchema>;
+
+/** The List.Item id of an agent in the Agents view. */
+export function agentItemId(root: string, name: string): string {
+  return `${root}/${name}`;
+}
+
+/**
+ * The item id of the agent a launch context points at, when it is one of Offrun's agents. Undefined for no
+ * context, a malformed one, or a session started outside Offrun ("session 1a2b3c4d"): the view
+ * then opens on the list as usual.
+ */
+export function launchSelection(overview: AgentsOverview | undefined, context: unknown): string | undefined {
+  const parsed = agentsLaunchContextSchema.safeParse(context);
+  if (!overview || !parsed.success) return undefined;
+  const project = path.resolve(parsed.data.project);
+  for (const group of overview.groups) {
+    if (path.resolve(group.root) !== project) continue;
+    const row = group.agents.find((r) => r.record.name === parsed.data.agent);
+    return row ? agentItemId(group.root, row.record.name) : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,167 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { listAccounts } from "../accounts.js";
+import { listAgentsDetailed } from "../agents.js";
+import { agentEventSchema, type AgentEvent } from "../events.js";
+import type { AgentRecord, AgentStatus } from "../model.js";
+import { projectPaths } from "../paths.js";
+import { knownProjects } from "../project.js";
+import { accountKey, type AccountQuota } from "../quota/ledger.js";
+import { cachedAccountQuota } from "../quota/pipeline.js";
+import { splitJsonl } from "../store.js";
+import { elapsedShort } from "./format.js";
+import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
+
+/** The Agents view: every agent of every known project, grouped by project, needs-you first. */
+
+export const STATUS_TITLES: Record<AgentStatus, string> = {
+  "needs-you": "Needs You",
+  working: "Working",
+  limited: "Limited",
+  failed: "Failed",
+  idle: "Idle",
+  done: "Done",
+};
+
+/** Order within a project: what wants the user first, finished work last. */
+const STATUS_RANK: Record<AgentStatus, number> = {
+  "needs-you": 0,
+  working: 1,
+  limited: 2,
+  failed: 3,
+  idle: 4,
+  done: 5,
+};
+
+/** What the last `usage` event of an agent's log says about its context. */
+export interface ContextUse {
+  /** Tokens in the model's context on the last call: input plus cache reads and writes. */
+  tokens: number;
+}
+
+export interface AgentRow {
+  record: AgentRecord;
+  statusTitle: string;
+  /** Time in the current turn while working or waiting; since creation otherwise. */
+  elapsed: string;
+  login: LoginQuotaView | undefined;
+  context: ContextUse | undefined;
+}
+
+export interface ProjectGroup {
+  root: string;
+  name: string;
+  agents: AgentRow[];
+  needsYou: number;
+}
+
+export interface AgentsOverview {
+  groups: ProjectGroup[];
+  needsYou: number;
+  /** Agent records that could not be read, with the reason. */
+  problems: string[];
+}
+
+export interface OverviewInput {
+  projects: { root: string; agents: AgentRecord[]; unreadable: { file: string; problem: string }[] }[];
+  quotas: AccountQuota[];
+  context: ReadonlyMap<string, ContextUse>;
+}
+
+export function agentKey(record: Pick<AgentRecord, "project" | "name">): string {
+  return `${record.project}\u0000${record.name}`;
+}
+
+/** Pure: sorts and labels what was read. */
+export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOverview {
+  const quotas = new Map(input.quotas.map((q) => [accountKey(q), q]));
+  const groups = input.projects
+    .map((project): ProjectGroup => {
+      const agents = [...project.agents]
+        .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || b.updatedAt.localeCompare(a.updatedAt))
+        .map((record) => {
+          const quota = quotas.get(accountKey({ harness: record.harness, label: record.account }));
+          const inTurn = record.status === "working" || record.status === "needs-you";
+          return {
+            record,
+            statusTitle: STATUS_TITLES[record.status],
+            elapsed: elapsedShort(inTurn ? (record.turnStartedAt ?? record.createdAt) : record.createdAt, now),
+            login: quota ? viewLoginQuota(quota, now) : undefined,
+            context: input.context.get(agentKey(record)),
+          };
+        });
+      return {
+        root: project.root,
+        name: path.basename(project.root),
+        agents,
+        needsYou: agents.filter((a) => a.record.status === "needs-you").length,
+      };
+    })
+    .filter((group) => group.agents.length > 0)
+    .sort((a, b) => Number(b.needsYou > 0) - Number(a.needsYou > 0));
+  return {
+    groups,
+    needsYou: groups.reduce((sum, g) => sum + g.needsYou, 0),
+    problems: input.projects.flatMap((p) => p.unreadable.map((u) => u.problem)),
+  };
+}
+
+/** The last usage event of an agent's chat, from the log's last 64 KB (logs grow long). */
+export async function readContextUse(root: string, agent: string): Promise<ContextUse | undefined> {
+  const events = await readChatTail(root, agent, 64 * 1024);
+  const usage = events.findLast((e) => e.type === "usage");
+  if (!usage || usage.type !== "usage") return undefined;
+  return { tokens: usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) };
+}
+
+/** The events in the last `bytes` of a chat log; the first, partial line is skipped. */
+export async function readChatTail(root: string, agent: string, bytes: number): Promise<AgentEvent[]> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(projectPaths(root).chat(agent), "r");
+  } catch {
+    return [];
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const lines = splitJsonl(buffer.toString("utf8"));
+    if (start > 0) lines.shift();
+    return lines.flatMap((line) => {
+      try {
+        const parsed = agentEventSchema.safeParse(JSON.parse(line));
+        return parsed.success ? [parsed.data] : [];
+      } catch {
+        return [];
+      }
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads every known project's agents, the logins' cached quota and each agent's context use. */
+export async function loadAgentsOverview(
+  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[] } = {},
+): Promise<AgentsOverview> {
+  const env = options.env ?? process.env;
+  const roots = options.projects ?? (await knownProjects());
+  const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsDetailed(root)) })));
+  const records = projects.flatMap((p) => p.agents);
+  const now = options.now ?? Date.now();
+  const accounts = await listAccounts(undefined, env);
+  const used = new Set(records.map((r) => `${r.harness}/${r.account}`));
+  const quotas = await Promise.all(
+    accounts.filter((a) => used.has(accountKey(a))).map((a) => cachedAccountQuota(a, new Date(now))),
+  );
+  const context = new Map<string, ContextUse>();
+  await Promise.all(
+    records.map(async (record) => {
+      const use = await readContextUse(record.project, record.name);
+      if (use) context.set(agentKey(record), use);
+    }),
+  );
+  return buildAgentsOverview({ projects, quotas, context }, now);
+}

@@ -1,0 +1,39 @@
+/** Small formatting shared by the Raycast views (the CLI has its own in src/cli/format.ts). */
+
+/** "42s", "3m", "2h05m", "3d": how long since `fromIso`. */
+export function elapsedShort(fromIso: string | undefined, now: number): string {
+  if (!fromIso) return "";
+  const seconds = Math.max(0, Math.round((now - Date.parse(fromIso)) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h${String(minutes % 60).padStart(2, "0")}m`;
+  return `${Math.floor(hours / 24)}d`;
+}
+
+/** "21:00" today, "Tue 21:00" within a week, else the date. Local time, 24 h, like the menu bar. */
+export function clockTime(iso: string, now: number): string {
+  const at = new Date(iso);
+  const hhmm = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
+  const days = (at.getTime() - now) / 86_400_000;
+  if (new Date(now).toDateString() === at.toDateString()) return hhmm;
+  if (days < 6.5 && days > -6.5) return `${at.toLocaleDateString("en-US", { weekday: "short" })} ${hhmm}`;
+  return `${at.toISOString().slice(0, 10)} ${hhmm}`;
+}
+
+/** "1.2k", "45k", "1.1M". */
+export function compactCount(value: number): string {
+  if (value < 1_000) return String(Math.round(value));
+  if (value < 10_000) return `${(value / 1_000).toFixed(1)}k`;
+  if (value < 1_000_000) return `${Math.round(value / 1_000)}k`;
+  return `${(value / 1_000_000).toFixed(1)}M`;
+}
+
+/** "Claude Code" -> "Claude Code"; a login label "work" -> "Work". */
+export function titleCase(label: string): string {
+  return label.replace(
+    /(^|[-_\s])([a-z])/g,
+    (_m, sep: string, ch: string) => `${sep === "" ? "" : " "}${ch.toUpperCase()}`,
+  );
+}

@@ -1,0 +1,116 @@
+import type { AgentStatus } from "../model.js";
+import type { Snapshot, SnapshotQuota } from "../snapshot.js";
+import { expireWindow } from "../quota/pipeline.js";
+import { clockTime, elapsedShort, titleCase } from "./format.js";
+import { STALE_AFTER_MS } from "./login-quota.js";
+
+/**
+ * Agent Quota (menu bar) as data: the title, who needs the user, and each login's windows.
+ * Built from the companion's snapshot alone, so the menu paints from one file read.
+ */
+
+export interface MenuAgent {
+  project: string;
+  projectName: string;
+  name: string;
+  harness: string;
+  /** What it waits for: the command to approve or the question. */
+  waitingFor: string;
+}
+
+export interface MenuLogin {
+  label: string;
+  title: string;
+  /** "five_hour 23% · resets 21:00 (20m ago)": one line per window. */
+  windows: string[];
+  limited: boolean;
+  usedPercent: number | undefined;
+}
+
+export interface MenuHarness {
+  id: string;
+  name: string;
+  logins: MenuLogin[];
+}
+
+export interface MenuBarModel {
+  /** The needs-you count when any agent needs the user, else the tightest login's used %. */
+  title: string | undefined;
+  /** Which icon: someone needs you, a login is limited, or all is well. */
+  state: "needs-you" | "limited" | "ok" | "no-data";
+  tooltip: string;
+  needsYou: MenuAgent[];
+  harnesses: MenuHarness[];
+  counts: Partial<Record<AgentStatus, number>>;
+  /** No snapshot, or the companion that wrote it is gone. */
+  companionDown: boolean;
+}
+
+function windowLine(window: SnapshotQuota["windows"][number], now: number): string {
+  const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
+  const reset = window.resetsAt ? ` · resets ${clockTime(window.resetsAt, now)}` : "";
+  const age = now - Date.parse(window.observedAt);
+  const stale = age > STALE_AFTER_MS ? ` (${elapsedShort(window.observedAt, now)} ago)` : "";
+  return `${window.kind.replace(/_/g, " ")} ${used}${reset}${stale}`;
+}
+
+function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {
+  const limited = quota.limitedUntil !== undefined && Date.parse(quota.limitedUntil) > now;
+  const windows = quota.windows.map((w) => expireWindow(w, new Date(now)));
+  const known = windows.map((w) => w.usedPercent).filter((p): p is number => p !== undefined);
+  const usedPercent = limited ? 100 : known.length > 0 ? Math.max(...known) : undefined;
+  const lines = windows.map((w) => windowLine(w, now));
+  if (limited) lines.unshift(`Limited until ${clockTime(quota.limitedUntil!, now)}`);
+  const summary = limited ? "limited" : usedPercent === undefined ? "unknown" : `${Math.round(usedPercent)}%`;
+  return { label: quota.label, title: `${titleCase(quota.label)}: ${summary}`, windows: lines, limited, usedPercent };
+}
+
+export function buildMenuBar(
+  snapshot: Snapshot | undefined,
+  options: { now: number; harnessNames: ReadonlyMap<string, string>; companionAlive: boolean },
+): MenuBarModel {
+  if (!snapshot) {
+    return {
+      title: undefined,
+      state: "no-data",
+      tooltip: "Offrun: the companion has not written its state yet",
+      needsYou: [],
+      harnesses: [],
+      counts: {},
+      companionDown: !options.companionAlive,
+    };
+  }
+  const { now } = options;
+  const needsYou = snapshot.agents
+    .filter((a) => a.status === "needs-you")
+    .map((a) => ({
+      project: a.project,
+      projectName: a.project.split("/").filter(Boolean).at(-1) ?? a.project,
+      name: a.name,
+      harness: a.harness,
+      waitingFor: a.pending[0]?.text ?? "waiting for you",
+    }));
+  const byHarness = new Map<string, MenuLogin[]>();
+  for (const quota of snapshot.quota) {
+    const logins = byHarness.get(quota.harness) ?? [];
+    logins.push(viewLogin(quota, now));
+    byHarness.set(quota.harness, logins);
+  }
+  const harnesses = [...byHarness].map(([id, logins]) => ({ id, name: options.harnessNames.get(id) ?? id, logins }));
+  const all = harnesses.flatMap((h) => h.logins);
+  const used = all.map((l) => l.usedPercent).filter((p): p is number => p !== undefined);
+  const tightest = used.length > 0 ? Math.max(...used) : undefined;
+  const limited = all.some((l) => l.limited);
+  const title =
+    needsYou.length > 0 ? String(needsYou.length) : tightest === undefined ? undefined : `${Math.round(tightest)}%`;
+  const working = snapshot.counts.working ?? 0;
+  return {
+    title,
+    state: needsYou.length > 0 ? "needs-you" : limited ? "limited" : "ok",
+    tooltip: `Offrun · ${needsYou.length} need you · ${working} working${tightest === undefined ? "" : ` · tightest login ${Math.round(tightest)}%`}`,
+    needsYou,
+    harnesses,
+    counts: snapshot.counts,
+    companionDown: !options.companionAlive,
+  };
+}

@@ -1,0 +1,124 @@
+import path from "node:path";
+import { defaultAccounts, listAccounts } from "../accounts.js";
+import { locateBinary } from "../binaries.js";
+import { pickAccount } from "../dispatch.js";
+import { git } from "../git/repo.js";
+import type { Mode } from "../model.js";
+import { knownProjects, loadProjectConfig } from "../project.js";
+import type { AccountQuota } from "../quota/ledger.js";
+import { cachedAccountQuota } from "../quota/pipeline.js";
+import { loadHarnesses } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import { loginTitle, viewLoginQuota } from "./login-quota.js";
+
+/** What the Start Agent form offers: projects, harnesses, their logins with headroom, branches. */
+
+export interface LoginChoice {
+  label: string;
+  /** "Claude · Work: 23% used, resets 21:00" */
+  title: string;
+  room: number | undefined;
+  limited: boolean;
+}
+
+export interface HarnessChoice {
+  id: string;
+  name: string;
+  installed: boolean;
+  installHint: string;
+  logins: LoginChoice[];
+  /** The login Offrun would pick now (most headroom); undefined when every one is limited. */
+  pick: string | undefined;
+  /** The login the user set as default (Agent Accounts, `offrun accounts default`): the form preselects it. */
+  defaultLogin: string | undefined;
+}
+
+export interface StartOptions {
+  projects: { root: string; name: string }[];
+  project: string | undefined;
+  harnesses: HarnessChoice[];
+  defaultHarness: string;
+  defaultMode: Mode;
+  branches: string[];
+}
+
+/** Pure: the logins of one harness as the form lists them, and the one Offrun would pick. */
+export function harnessChoice(
+  harness: Pick<Harness, "id" | "displayName" | "installHint">,
+  installed: boolean,
+  candidates: { account: Parameters<typeof pickAccount>[1][number]["account"]; quota: AccountQuota }[],
+  now: number,
+  defaultLogin?: string,
+): HarnessChoice {
+  const logins = candidates.map(({ account, quota }) => {
+    const view = viewLoginQuota(quota, now);
+    return {
+      label: account.label,
+      title: loginTitle(harness.displayName, account.label, view),
+      room: view.room,
+      limited: view.limited,
+    };
+  });
+  let pick: string | undefined;
+  try {
+    pick = pickAccount(harness as Harness, candidates, { inFlight: new Map(), now: new Date(now) }).account.label;
+  } catch {
+    pick = undefined; // every login is limited: the form says so and the user may still pick one
+  }
+  // A default that names a login since removed (a hand-edited file) preselects nothing.
+  const preselect = logins.some((l) => l.label === defaultLogin) ? defaultLogin : undefined;
+  return {
+    id: harness.id,
+    name: harness.displayName,
+    installed,
+    installHint: harness.installHint,
+    logins,
+    pick,
+    defaultLogin: preselect,
+  };
+}
+
+async function localBranches(root: string): Promise<string[]> {
+  const result = await git(root, [
+    "for-each-ref",
+    "--sort=-committerdate",
+    "--format=%(refname:short)",
+    "refs/heads",
+  ]).catch(() => undefined);
+  return (result?.stdout ?? "").split("\n").filter(Boolean);
+}
+
+/** Reads everything the form needs for `project` (default: the most recently used project). */
+export async function loadStartOptions(
+  options: { project?: string; env?: NodeJS.ProcessEnv; now?: number } = {},
+): Promise<StartOptions> {
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now();
+  const roots = await knownProjects();
+  const project = options.project ?? roots[0];
+  const projects = roots.map((root) => ({ root, name: path.basename(root) }));
+  if (project && !roots.includes(project)) projects.unshift({ root: project, name: path.basename(project) });
+  const harnesses = await loadHarnesses(project, env).catch(() => loadHarnesses(undefined, env));
+  const defaults = await defaultAccounts(env);
+  const choices = await Promise.all(
+    harnesses.map(async (harness) => {
+      const [binary, accounts] = await Promise.all([
+        locateBinary(harness.id, harness.binaryName, env),
+        listAccounts(harness, env),
+      ]);
+      const candidates = await Promise.all(
+        accounts.map(async (account) => ({ account, quota: await cachedAccountQuota(account, new Date(now)) })),
+      );
+      return harnessChoice(harness, binary !== undefined, candidates, now, defaults[harness.id]);
+    }),
+  );
+  const config = project ? await loadProjectConfig(project).catch(() => undefined) : undefined;
+  return {
+    projects,
+    project,
+    harnesses: choices,
+    defaultHarness: config?.defaultHarness ?? choices.find((c) => c.installed)?.id ?? choices[0]!.id,
+    defaultMode: config?.defaultMode ?? "build",
+    branches: project ? await localBranches(project) : [],
+  };
+}

@@ -1,0 +1,64 @@
+import fs from "node:fs/promises";
+import AgentAccounts from "../../src/commands/agent-accounts.js";
+import { addAccount, listAccounts } from "../../src/core/accounts.js";
+import { markLimited } from "../../src/core/quota/ledger.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+test("logins per harness with quota; a limited login shows its reset", async () => {
+  await addAccount({ harness: "claude", label: "work" });
+  await markLimited(
+    { harness: "claude", label: "work" },
+    new Date(Date.now() + 3_600_000).toISOString(),
+    "usage limit",
+  );
+  const screen = render(<AgentAccounts />);
+  const claude = await screen.waitFor(() => screen.byTitle("List.Section", "Claude Code"));
+  expect(claude.children.map((c) => c.props.title)).toEqual(["Default", "Work"]);
+  const work = claude.children[1]!;
+  expect((work.props.accessories as { text?: string }[]).at(-1)!.text).toMatch(/^limited until \d\d:\d\d$/);
+  expect(screen.actionsOf(work).map((a) => a.props.title)).toEqual(
+    expect.arrayContaining(["Sign in with Terminal", "Set as Default", "Remove Login"]),
+  );
+  // The Default login is the CLI's own home: it cannot be removed from here.
+  expect(screen.actionsOf(claude.children[0]!).map((a) => a.props.title)).not.toContain("Remove Login");
+  screen.unmount();
+});
+
+test("sign in opens the CLI's own login in Terminal with the login's home", async () => {
+  await addAccount({ harness: "claude", label: "work" });
+  const screen = render(<AgentAccounts />);
+  const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
+  await screen.press(screen.action(work, "Sign in with Terminal"));
+  const opened = await screen.waitFor(() => {
+    const call = runtime.calls.find((c) => c.kind === "open");
+    if (!call) throw new Error(`not opened; toasts: ${runtime.toasts.map((t) => t.history.join(" / ")).join("; ")}`);
+    return call;
+  });
+  expect(opened.args[1]).toBe("Terminal");
+  const script = await fs.readFile(String(opened.args[0]), "utf8");
+  const home = (await listAccounts("claude")).find((a) => a.label === "work")!.home;
+  expect(script).toContain(`export CLAUDE_CONFIG_DIR=${home}`);
+  expect(script).toContain(`exec ${sandbox.claudeStub}`);
+  screen.unmount();
+});
+
+test("remove asks first, then forgets the login and keeps its home", async () => {
+  const account = await addAccount({ harness: "claude", label: "work" });
+  const screen = render(<AgentAccounts />);
+  const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
+  await screen.press(screen.action(work, "Remove Login"));
+  expect(runtime.alerts[0]!.title).toBe("Remove login work?");
+  expect((await listAccounts("claude")).map((a) => a.label)).toEqual(["default"]);
+  expect((await fs.stat(account.home)).isDirectory()).toBe(true);
+  screen.unmount();
+});

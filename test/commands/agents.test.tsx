@@ -1,0 +1,109 @@
+import { readAgent, writeAgent, appendChat } from "../../src/core/agents.js";
+import { markLimited } from "../../src/core/quota/ledger.js";
+import { AGENT_STATUSES } from "../../src/core/model.js";
+import Agents from "../../src/commands/agents.js";
+import { runOffrun } from "../helpers/offrun.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+test("with no agents the view says how to start one", async () => {
+  const screen = render(<Agents />);
+  await screen.waitFor(() => expect(screen.find("List").props.isLoading).toBe(false));
+  expect(screen.find("List.EmptyView").props.title).toBe("No Agents Yet");
+  expect(screen.findAll("List.Item")).toHaveLength(0);
+  screen.unmount();
+});
+
+test("agents in each status, needs-you first, with login quota and the conversation", async () => {
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
+  const started = await runOffrun(["start", "--wait", "--name", "upload", "fix the flaky upload test"], {
+    env,
+    cwd: sandbox.repo,
+  });
+  expect(started.exitCode).toBe(0);
+  const real = await readAgent(sandbox.repo, "upload");
+  // The other statuses: the same real agent's record under other names, as the companion writes them.
+  for (const status of AGENT_STATUSES) {
+    if (status === real.status) continue;
+    await writeAgent({ ...real, name: `a-${status}`, status, updatedAt: new Date().toISOString() });
+  }
+  await appendChat(sandbox.repo, "a-needs-you", {
+    type: "approval_request",
+    at: new Date().toISOString(),
+    turn: real.turns,
+    id: "req-1",
+    tool: "Bash",
+    input: { command: "npm install" },
+    text: "npm install",
+    alwaysKey: "Bash(npm install *)",
+  });
+  await markLimited(
+    { harness: "claude", label: "default" },
+    new Date(Date.now() + 3_600_000).toISOString(),
+    "usage limit",
+  );
+
+  const screen = render(<Agents />);
+  const items = await screen.waitFor(() => {
+    const found = screen.findAll("List.Item");
+    if (found.length < AGENT_STATUSES.length) throw new Error(`only ${found.length} items`);
+    return found;
+  });
+  expect(items[0]!.props.title).toBe("a-needs-you");
+  const tags = items.map((i) => (i.props.accessories as { tag?: { value: string } }[]).at(-1)!.tag!.value);
+  expect(new Set(tags)).toEqual(new Set(["Needs You", "Working", "Limited", "Failed", "Idle", "Done"]));
+  const section = screen.find("List.Section");
+  expect(section.props.title).toBe("demo");
+  expect(section.props.subtitle).toBe("1 need you");
+  // The login is limited: its session reads 100%.
+  const accessories = items[0]!.props.accessories as { text?: string }[];
+  expect(accessories.map((a) => a.text)).toContain("claude · default 100%");
+
+  await screen.waitFor(() => {
+    const detail = screen.find("List.Item.Detail", undefined, screen.byTitle("List.Item", "upload").slots.detail);
+    expect(String(detail.props.markdown)).toContain("fix the flaky upload test");
+  });
+  const upload = screen.byTitle("List.Item", "upload");
+  const titles = screen.actionsOf(upload).map((a) => a.props.title);
+  expect(titles).toEqual(
+    expect.arrayContaining([
+      "Send Message",
+      "Show Diff",
+      "Review Changes",
+      "Merge",
+      "Discard",
+      "Copy Branch",
+      "Open in Editor",
+    ]),
+  );
+
+  await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "a-needs-you"), "Approve"));
+  expect(screen.action(screen.byTitle("List.Item", "a-needs-you"), "Always Allow Bash(npm install *)")).toBeDefined();
+  await screen.press(screen.action(upload, "Copy Branch"));
+  expect(runtime.clipboard).toEqual([real.branch]);
+  screen.unmount();
+});
+
+test("discard shows the refusal when work would be lost", async () => {
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
+  await runOffrun(["start", "--wait", "--name", "upload", "fix it"], { env, cwd: sandbox.repo });
+  const record = await readAgent(sandbox.repo, "upload");
+  const fs = await import("node:fs/promises");
+  await fs.writeFile(`${record.worktree}/new-work.txt`, "unsaved\n");
+  const screen = render(<Agents />);
+  const item = await screen.waitFor(() => screen.byTitle("List.Item", "upload"));
+  await screen.press(screen.action(item, "Discard"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Discard Refused"));
+  expect(runtime.alerts[0]!.title).toBe("Discard upload?");
+  expect((await fs.stat(record.worktree)).isDirectory()).toBe(true);
+  screen.unmount();
+});

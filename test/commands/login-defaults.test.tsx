@@ -1,0 +1,113 @@
+import fs from "node:fs/promises";
+import AgentAccounts from "../../src/commands/agent-accounts.js";
+import StartAgent from "../../src/commands/start-agent.js";
+import {
+  addAccount,
+  defaultAccounts,
+  listAccounts,
+  removeAccount,
+  setDefaultAccount,
+} from "../../src/core/accounts.js";
+import { readAgent } from "../../src/core/agents.js";
+import { userPaths } from "../../src/core/paths.js";
+import { runOffrun } from "../helpers/offrun.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+const env = () => ({ ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub });
+
+test("Set as Default writes the default into accounts.json, and Start Agent preselects that login", async () => {
+  await addAccount({ harness: "claude", label: "work" });
+  const screen = render(<AgentAccounts />);
+  const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
+  await screen.press(screen.action(work, "Set as Default"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Work Is the Default"));
+  expect(await defaultAccounts()).toEqual({ claude: "work" });
+  const raw = JSON.parse(await fs.readFile(userPaths().accounts, "utf8")) as { defaults?: Record<string, string> };
+  expect(raw.defaults).toEqual({ claude: "work" });
+  await screen.waitFor(() => {
+    const marked = screen.byTitle("List.Item", "Work");
+    expect((marked.props.accessories as { tag?: { value: string } }[])[0]!.tag?.value).toBe("Default");
+    expect(screen.action(marked, "Stop Using as Default")).toBeDefined();
+  });
+  screen.unmount();
+
+  const start = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await start.waitFor(() => expect(start.findField("account").props.value).toBe("work"));
+  start.unmount();
+});
+
+test("without a default, Start Agent leaves the choice to the headroom rule", async () => {
+  await addAccount({ harness: "claude", label: "work" });
+  await setDefaultAccount({ harness: "claude", label: "work" });
+  await setDefaultAccount({ harness: "claude", label: undefined });
+  const start = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await start.waitFor(() => expect(start.findField("account").children.length).toBeGreaterThan(1));
+  await start.settle(100);
+  expect(start.findField("account").props.value).toBe("");
+  start.unmount();
+});
+
+test("a default that names an unknown login is refused; removing the default login clears it", async () => {
+  await expect(setDefaultAccount({ harness: "claude", label: "nobody" })).rejects.toThrow(/no login 'nobody'/);
+  await addAccount({ harness: "claude", label: "work" });
+  await setDefaultAccount({ harness: "claude", label: "work" });
+  await removeAccount({ harness: "claude", label: "work" });
+  expect(await defaultAccounts()).toEqual({});
+});
+
+test("Rename Login renames it, keeps its home, its default mark and its agents", async () => {
+  const work = await addAccount({ harness: "claude", label: "work" });
+  await setDefaultAccount({ harness: "claude", label: "work" });
+  const started = await runOffrun(["start", "--wait", "--account", "work", "--name", "upload", "fix it"], {
+    env: env(),
+    cwd: sandbox.repo,
+  });
+  expect(started.exitCode).toBe(0);
+
+  const screen = render(<AgentAccounts />);
+  await screen.press(screen.action(await screen.waitFor(() => screen.byTitle("List.Item", "Work")), "Rename Login"));
+  await screen.waitFor(() => expect(screen.findField("label").props.value).toBe("work"));
+  screen.setField("label", "job");
+  await screen.settle();
+  await screen.press(screen.find("Action.SubmitForm"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Renamed to job"));
+  screen.unmount();
+
+  const logins = await listAccounts("claude");
+  expect(logins.map((a) => a.label)).toEqual(["default", "job"]);
+  expect(logins[1]!.home).toBe(work.home);
+  expect((await fs.stat(work.home)).isDirectory()).toBe(true);
+  expect(await defaultAccounts()).toEqual({ claude: "job" });
+  expect((await readAgent(sandbox.repo, "upload")).account).toBe("job");
+  // The agent's next turn finds its login under the new name.
+  const sent = await runOffrun(["send", "--wait", "upload", "go on"], { env: env(), cwd: sandbox.repo });
+  expect(sent.exitCode).toBe(0);
+});
+
+test("offrun accounts rename and default do the same from the terminal", async () => {
+  const run = (...args: string[]) => runOffrun(args, { env: env(), cwd: sandbox.repo });
+  expect((await run("accounts", "add", "claude", "work", "--no-login")).exitCode).toBe(0);
+  const set = await run("accounts", "default", "claude", "work");
+  expect(set.exitCode).toBe(0);
+  expect(set.stdout).toContain("preselects login 'work'");
+  const renamed = await run("accounts", "rename", "claude", "work", "job");
+  expect(renamed.exitCode).toBe(0);
+  const listed = JSON.parse((await run("accounts", "--json")).stdout) as { defaults: Record<string, string> };
+  expect(listed.defaults).toEqual({ claude: "job" });
+  expect((await run("accounts", "rename", "claude", "default", "mine")).exitCode).toBe(2);
+  expect((await run("accounts", "rename", "claude", "job", "Bad Name")).exitCode).toBe(2);
+  expect((await run("accounts", "default", "claude")).exitCode).toBe(2);
+  const cleared = await run("accounts", "default", "claude", "--clear");
+  expect(cleared.exitCode).toBe(0);
+  expect(JSON.parse((await run("accounts", "--json")).stdout)).toMatchObject({ defaults: {} });
+});

@@ -1,0 +1,159 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import AgentQuota from "../../src/commands/agent-quota.js";
+import { userPaths } from "../../src/core/paths.js";
+import type { Snapshot } from "../../src/core/snapshot.js";
+import { buildMenuBar } from "../../src/core/views/menu-bar.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+const NOW = Date.parse("2026-03-02T18:00:00Z");
+const names = new Map([
+  ["claude", "Claude Code"],
+  ["codex", "Codex"],
+]);
+const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();
+
+function snapshot(overrides: Partial<Snapshot> = {}): Snapshot {
+  return {
+    version: 1,
+    writtenAt: at(0),
+    companion: { pid: process.pid, version: "test", startedAt: at(-60) },
+    counts: { working: 1, "needs-you": 0, idle: 0, limited: 0, failed: 0, done: 0 },
+    agents: [],
+    quota: [
+      {
+        harness: "claude",
+        label: "default",
+        windows: [{ kind: "five_hour", usedPercent: 23, resetsAt: at(180), source: "stream", observedAt: at(-1) }],
+      },
+      {
+        harness: "claude",
+        label: "work",
+        windows: [{ kind: "five_hour", usedPercent: 61, resetsAt: at(60), source: "stream", observedAt: at(-40) }],
+      },
+      { harness: "codex", label: "default", windows: [], limitedUntil: at(120), limitReason: "usage limit" },
+    ],
+    notifications: [],
+    ...overrides,
+  };
+}
+
+const agent = {
+  project: "/p/demo",
+  harness: "claude",
+  account: "work",
+  mode: "build" as const,
+  turns: 1,
+  updatedAt: at(-2),
+  branch: "offrun/x",
+  worktree: "/p/demo/.worktrees/x",
+  port: 41000,
+};
+
+test("the title is the tightest login's used %: a limited login counts as full", () => {
+  const model = buildMenuBar(snapshot(), { now: NOW, harnessNames: names, companionAlive: true });
+  expect(model.title).toBe("100%");
+  expect(model.state).toBe("limited");
+  expect(model.harnesses.map((h) => h.name)).toEqual(["Claude Code", "Codex"]);
+  const claude = model.harnesses[0]!.logins;
+  expect(claude.map((l) => l.title)).toEqual(["Default: 23%", "Work: 61%"]);
+  // A reading 40 minutes old is marked with its age.
+  expect(claude[1]!.windows[0]).toMatch(/^five hour 61% · resets \d\d:\d\d \(40m ago\)$/);
+  expect(model.harnesses[1]!.logins[0]!.windows[0]).toMatch(/^Limited until \d\d:\d\d$/);
+});
+
+test("when an agent needs the user the title is the count and the agent comes first", () => {
+  const model = buildMenuBar(
+    snapshot({
+      quota: [],
+      agents: [
+        {
+          ...agent,
+          name: "upload",
+          status: "needs-you",
+          pending: [{ kind: "approval", tool: "Bash", text: "npm install" }],
+        },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  expect(model.title).toBe("1");
+  expect(model.needsYou).toEqual([
+    expect.objectContaining({ name: "upload", projectName: "demo", waitingFor: "npm install" }),
+  ]);
+});
+
+test("a window whose reset has passed reads as empty again", () => {
+  const model = buildMenuBar(
+    snapshot({
+      quota: [
+        {
+          harness: "claude",
+          label: "default",
+          windows: [{ kind: "five_hour", usedPercent: 90, resetsAt: at(-5), source: "s", observedAt: at(-10) }],
+        },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  expect(model.title).toBe("0%");
+});
+
+describe("the menu bar command", () => {
+  let sandbox: FaceSandbox;
+  beforeEach(async () => {
+    sandbox = await makeFaceSandbox();
+  });
+  afterEach(async () => {
+    await sandbox.cleanup();
+  });
+
+  test("paints from the snapshot and is done loading (so Raycast can unload it)", async () => {
+    const file = userPaths().state;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const now = Date.now();
+    const fresh = (m: number) => new Date(now + m * 60_000).toISOString();
+    await fs.writeFile(
+      file,
+      JSON.stringify(
+        snapshot({
+          agents: [
+            {
+              ...agent,
+              name: "upload",
+              status: "needs-you",
+              pending: [{ kind: "question", text: "keep the old API?" }],
+            },
+          ],
+          quota: [
+            {
+              harness: "claude",
+              label: "default",
+              windows: [
+                { kind: "five_hour", usedPercent: 42, resetsAt: fresh(60), source: "s", observedAt: fresh(-1) },
+              ],
+            },
+          ],
+        }),
+      ),
+    );
+    const screen = render(<AgentQuota />);
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
+    const bar = screen.find("MenuBarExtra");
+    expect(bar.props.title).toBe("1");
+    const section = screen.find("MenuBarExtra.Section", (s) => s.props.title === "Needs You");
+    expect(section.children[0]!.props.title).toBe("upload");
+    expect(section.children[0]!.props.subtitle).toBe("demo · keep the old API?");
+    expect(screen.find("MenuBarExtra.Submenu").props.title).toBe("Default: 42%");
+    screen.unmount();
+  });
+
+  test("starts the companion when there is no snapshot", async () => {
+    const screen = render(<AgentQuota />);
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false), 20_000);
+    const pid = Number((await fs.readFile(userPaths().pidFile, "utf8")).trim());
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    screen.unmount();
+  });
+});

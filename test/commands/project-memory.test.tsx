@@ -1,0 +1,84 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import ProjectMemory from "../../src/commands/project-memory.js";
+import { readChat } from "../../src/core/agents.js";
+import { memoryFiles } from "../../src/core/memory.js";
+import { runOffrun } from "../helpers/offrun.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { fixture, writeStubCli } from "../helpers/stub-cli.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+/** Runs one turn of agent `upload` whose CLI adds a line to the agent's plan.md, as an agent keeps its memory. */
+async function turnThatWritesThePlan(): Promise<string> {
+  const plan = memoryFiles(sandbox.repo, "upload").plan;
+  const stub = await writeStubCli(path.join(sandbox.box.dir, "stub-memory", "claude"), {
+    replay: fixture("claude", "2.1.332", "text-reply"),
+    after: [`printf '%s\\n' '- retry the upload with backoff' >> '${plan}'`],
+  });
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: stub };
+  const started = await runOffrun(["start", "--wait", "--name", "upload", "fix the upload"], {
+    env,
+    cwd: sandbox.repo,
+  });
+  expect(started.exitCode).toBe(0);
+  return plan;
+}
+
+test("the memory files render, with the turn's memory change and its diff", async () => {
+  await fs.mkdir(path.join(sandbox.repo, ".offrun", "memory"), { recursive: true });
+  await fs.writeFile(memoryFiles(sandbox.repo, "_").conventions, "# Conventions\n\nUse pnpm.\n");
+  await turnThatWritesThePlan();
+  const screen = render(<ProjectMemory />);
+  const conventions = await screen.waitFor(() => screen.byTitle("List.Item", "conventions.md"));
+  expect(screen.find("List.Item.Detail", undefined, conventions.slots.detail).props.markdown).toContain("Use pnpm.");
+  const plan = await screen.waitFor(() => screen.byTitle("List.Item", "upload/plan.md"));
+  expect(screen.find("List.Item.Detail", undefined, plan.slots.detail).props.markdown).toContain(
+    "- retry the upload with backoff",
+  );
+  const changes = screen.byTitle("List.Section", "Recent Changes").children;
+  expect(changes.map((c) => [c.props.title, c.props.subtitle])).toContainEqual([
+    ".offrun/memory/upload/plan.md",
+    "upload",
+  ]);
+  const change = changes.find((c) => c.props.title === ".offrun/memory/upload/plan.md")!;
+  expect(String(screen.find("List.Item.Detail", undefined, change.slots.detail).props.markdown)).toContain(
+    "+- retry the upload with backoff",
+  );
+  screen.unmount();
+});
+
+test("Revert This Change asks first, then puts the file back as the turn found it", async () => {
+  const plan = await turnThatWritesThePlan();
+  const before = (await fs.readFile(plan, "utf8")).replace("- retry the upload with backoff\n", "");
+  const events = (await readChat(sandbox.repo, "upload")).entries.filter((e) => e.type === "memory_change");
+  expect(events).toHaveLength(1);
+
+  const screen = render(<ProjectMemory />);
+  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  await screen.press(screen.action(change, "Revert This Change"));
+  expect(runtime.alerts[0]!.title).toBe("Revert this memory change?");
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Reverted"));
+  expect(await fs.readFile(plan, "utf8")).toBe(before);
+  screen.unmount();
+});
+
+test("a revert the user declines changes nothing", async () => {
+  const plan = await turnThatWritesThePlan();
+  const written = await fs.readFile(plan, "utf8");
+  runtime.alertAnswer = false;
+  const screen = render(<ProjectMemory />);
+  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  await screen.press(screen.action(change, "Revert This Change"));
+  expect(runtime.toasts).toHaveLength(0);
+  expect(await fs.readFile(plan, "utf8")).toBe(written);
+  screen.unmount();
+});

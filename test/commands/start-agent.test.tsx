@@ -1,0 +1,87 @@
+import fs from "node:fs/promises";
+import { listAgents } from "../../src/core/agents.js";
+import StartAgent, { startRequest } from "../../src/commands/start-agent.js";
+import { eventually } from "../helpers/offrun.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox({
+    files: { "README.md": "# demo\n", "src/retry.ts": "export const retryBackoffHelper = 1;\n" },
+  });
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+test("the form offers the known project, every harness and the logins with their headroom", async () => {
+  const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  const project = await screen.waitFor(() => {
+    const field = screen.findField("project");
+    if (field.children.length === 0) throw new Error("projects not loaded");
+    return field;
+  });
+  expect(project.children.map((c) => c.props.value)).toEqual([sandbox.repo]);
+  expect(screen.findField("prompt").props.autoFocus).toBe(true);
+  const harnesses = screen.findField("harness").children.map((c) => c.props.value);
+  expect(harnesses).toEqual(expect.arrayContaining(["claude", "codex", "gemini"]));
+  const logins = screen.findField("account").children.map((c) => c.props.title);
+  expect(logins[0]).toMatch(/^Most headroom: Claude · Default: quota unknown$/);
+  expect(logins[1]).toBe("Claude · Default: quota unknown");
+  // Dictate is the primary action: the first one of the panel.
+  expect(screen.actionsOf(screen.find("Form"))[0]!.props.title).toBe("Dictate");
+  screen.unmount();
+});
+
+test("submitting starts the agent through the companion, in its own worktree", async () => {
+  const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  screen.setField("prompt", "fix the flaky upload test");
+  await screen.settle();
+  await screen.press(screen.action(screen.find("Form"), "Start Agent"));
+  const agents = await eventually(async () => {
+    const list = await listAgents(sandbox.repo);
+    return list.length > 0 ? list : undefined;
+  });
+  expect(agents[0]!.harness).toBe("claude");
+  expect(agents[0]!.task).toBe("fix the flaky upload test");
+  expect((await fs.stat(agents[0]!.worktree)).isDirectory()).toBe(true);
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe(`Started ${agents[0]!.name}`));
+  screen.unmount();
+});
+
+test("typed text passes through the project vocabulary", async () => {
+  const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.settle(300);
+  screen.setField("prompt", "make the retry backoff helper configurable");
+  await screen.waitFor(() =>
+    expect(screen.findField("prompt").props.value).toBe("make the `retryBackoffHelper` configurable"),
+  );
+  screen.unmount();
+});
+
+test("an empty task is refused before anything is sent", async () => {
+  const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.press(screen.action(screen.find("Form"), "Start Agent"));
+  await screen.waitFor(() => expect(screen.findField("prompt").props.error).toBe("The item is required"));
+  expect(await listAgents(sandbox.repo)).toEqual([]);
+  screen.unmount();
+});
+
+test("the request leaves the login to Offrun unless the user picked one", () => {
+  const base = { prompt: " fix it ", project: "/p", harness: "codex", account: "", mode: "plan", name: "", base: "" };
+  expect(startRequest(base)).toEqual({
+    project: "/p",
+    prompt: "fix it",
+    harness: "codex",
+    mode: "plan",
+    name: undefined,
+    base: undefined,
+    account: undefined,
+  });
+  expect(startRequest({ ...base, account: "work" }).account).toBe("work");
+});
