@@ -3,6 +3,7 @@ import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import { eventually, makeSandbox, OFFRUN_BIN, PROJECT_ROOT, type Sandbox } from "../helpers/offrun.js";
+import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 
 // Sessions started outside Offrun, told from their transcripts by a real `offrun companion run`:
 // real chokidar on temp homes, real node-notifier running a recording notify-send first on PATH.
@@ -19,17 +20,14 @@ const SUB_AGENT_DIR = path.join(
 );
 
 let box: Sandbox;
-let calls: string;
+let notifySend: RecordingNotifySend;
 let env: NodeJS.ProcessEnv;
 let companion: ResultPromise | undefined;
 let claudeProjects: string;
 
 const lines = async (file: string) => (await fs.readFile(file, "utf8")).split("\n").filter((l) => l !== "");
-const recorded = async () =>
-  (await fs.readFile(calls, "utf8").catch(() => ""))
-    .split("---\n")
-    .filter((c) => c !== "")
-    .map((c) => c.trimEnd().split("\n").slice(0, 2));
+/** Title and message of each notify-send call. */
+const recorded = async () => (await notifySend.calls()).map((call) => call.slice(0, 2));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Appends lines in the batches the CLI wrote them (lines that reached the disk together go together). */
@@ -70,15 +68,8 @@ async function stopCompanion(): Promise<void> {
 
 beforeAll(async () => {
   box = await makeSandbox("offrun-ext-");
-  const bin = path.join(box.dir, "bin");
-  calls = path.join(box.dir, "notify-send.calls");
-  await fs.mkdir(bin);
-  await fs.writeFile(
-    path.join(bin, "notify-send"),
-    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${calls}'; done\necho --- >> '${calls}'\n`,
-    { mode: 0o755 },
-  );
-  env = { ...box.env, PATH: `${bin}:${box.env.PATH ?? ""}` };
+  notifySend = await recordingNotifySend(box.dir);
+  env = withNotifySend(box.env, notifySend);
   // The Default logins' homes: ~/.claude exists with an old session; ~/.codex does not exist yet.
   claudeProjects = path.join(box.home, ".claude", "projects");
   const old = path.join(claudeProjects, "-old", "0ld00000-0000-0000-0000-000000000000.jsonl");

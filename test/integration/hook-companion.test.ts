@@ -3,6 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { readSnapshot } from "../../src/core/snapshot.js";
 import { eventually, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 
 // The built CLI (`npm run build:cli` first) end to end: `offrun hook codex <payload>` as Codex runs
 // it, with the home as an argument and no OFFRUN_HOME in its env, then a real companion, real
@@ -10,30 +11,19 @@ import { eventually, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "..
 const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "fixtures");
 
 let box: Sandbox;
-let calls: string;
+let notifySend: RecordingNotifySend;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   box = await makeSandbox("offrun-hookc-");
-  const bin = path.join(box.dir, "bin");
-  calls = path.join(box.dir, "notify-send.calls");
-  await fs.mkdir(bin);
-  await fs.writeFile(
-    path.join(bin, "notify-send"),
-    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${calls}'; done\necho --- >> '${calls}'\n`,
-    { mode: 0o755 },
-  );
-  env = { ...box.env, PATH: `${bin}:${box.env.PATH ?? ""}` };
+  notifySend = await recordingNotifySend(box.dir);
+  env = withNotifySend(box.env, notifySend);
 });
 afterAll(async () => {
   await box.cleanup();
 });
 
-const recorded = async () =>
-  (await fs.readFile(calls, "utf8").catch(() => ""))
-    .split("---\n")
-    .filter((c) => c !== "")
-    .map((c) => c.trimEnd().split("\n"));
+const recorded = () => notifySend.calls();
 
 test("a Codex turn handed to the hook becomes one notification and shows in the state snapshot", async () => {
   const fixture = JSON.parse(

@@ -3,6 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { Notifier } from "../../src/core/notify/notifier.js";
 import { eventually, makeSandbox, OFFRUN_BIN, type Sandbox } from "../helpers/offrun.js";
+import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 
 // Real node-notifier (it runs `notify-send` on Linux) against a recording notify-send first on
 // PATH, and real chokidar on a temp project. Chat lines are copied from a log that a stub claude
@@ -19,24 +20,16 @@ const APPROVAL =
   '{"type":"approval_request","id":"1.1","tool":"Bash","input":{"command":"node -e \\"require(\'fs\').writeFileSync(\'approved.txt\',\'yes\')\\""},"text":"Bash: node -e \\"require(\'fs\').writeFileSync(\'approved.tx…","alwaysKey":"Bash(node -e \\"require(\'fs\').writeFileSync(\'approved.txt\',\'yes\')\\")","at":"2026-11-30T03:33:10.372Z","turn":1}';
 
 let box: Sandbox;
-let calls: string;
+let notifySend: RecordingNotifySend;
 let project: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   box = await makeSandbox("offrun-notify-");
-  const bin = path.join(box.dir, "bin");
-  calls = path.join(box.dir, "notify-send.calls");
-  await fs.mkdir(bin);
-  // One line per argument, then a separator: what node-notifier handed to notify-send.
-  await fs.writeFile(
-    path.join(bin, "notify-send"),
-    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a" >> '${calls}'; done\necho --- >> '${calls}'\n`,
-    { mode: 0o755 },
-  );
+  notifySend = await recordingNotifySend(box.dir);
   // Jest gives tests a copy of process.env that child_process never sees: the pipeline runs in
   // a real companion, whose environment node-notifier's notify-send call does inherit.
-  env = { ...box.env, PATH: `${bin}:${box.env.PATH ?? ""}` };
+  env = withNotifySend(box.env, notifySend);
   project = path.join(box.dir, "shop");
   await fs.mkdir(path.join(project, ".offrun", "chats"), { recursive: true });
   await fs.writeFile(
@@ -48,11 +41,7 @@ afterAll(async () => {
   await box.cleanup();
 });
 
-const recorded = async () =>
-  (await fs.readFile(calls, "utf8").catch(() => ""))
-    .split("---\n")
-    .filter((c) => c !== "")
-    .map((c) => c.trimEnd().split("\n"));
+const recorded = () => notifySend.calls();
 
 test("the companion notifies once per finished turn from appended chat lines, and an approval names its command", async () => {
   const companion = execa(process.execPath, [OFFRUN_BIN, "companion", "run"], {

@@ -5,6 +5,7 @@ import type { Harness, TurnInput } from "../types.js";
 import { piIdentity } from "./identity.js";
 import { createPiParser } from "./parser.js";
 import { copyPiSession, piSessionRoots } from "./session-files.js";
+import { piTranscripts } from "./transcript.js";
 
 export { parsePiLimitText } from "./limit-text.js";
 export { parsePiModelList } from "./identity.js";
@@ -54,6 +55,7 @@ export const piHarness: Harness = {
   // yet. Limits still reach the quota ledger as limit_hit events from the stream.
   quotaSources: [],
   sessionRoots: piSessionRoots,
+  transcripts: piTranscripts,
   copySession: copyPiSession,
   approvals: "none: Pi has no permission prompts; Planner gives it only the read, grep, find and ls tools",
 };
