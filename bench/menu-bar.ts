@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { execa } from "execa";
+import { z } from "zod";
 import { AGENT_STATUSES } from "../src/core/model.js";
 import { readSnapshot, type Snapshot } from "../src/core/snapshot.js";
 import { buildMenuBar } from "../src/core/views/menu-bar.js";
@@ -13,6 +15,7 @@ import { HARNESSES } from "../src/harnesses/registry.js";
  */
 const TARGET_MS = 30;
 const RUNS = 50;
+const LAUNCHES = 15;
 
 const now = Date.now();
 const iso = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
@@ -49,23 +52,54 @@ const snapshot: Snapshot = {
   notifications: [],
 };
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-bench-menu-"));
-const file = path.join(dir, "state.json");
-await fs.writeFile(file, JSON.stringify(snapshot, null, 2));
-const names = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
-const times: number[] = [];
-for (let i = 0; i < RUNS; i++) {
+/** One launch: a fresh process reads the snapshot and builds the view model once (cold JIT, cold zod). */
+async function once(file: string): Promise<void> {
+  const names = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
   const start = performance.now();
   const read = await readSnapshot(file);
+  if (!read) throw new Error("the snapshot was not read");
   const model = buildMenuBar(read, { now: Date.now(), harnessNames: names, companionAlive: true });
-  times.push(performance.now() - start);
-  if (model.harnesses.length === 0) throw new Error("the snapshot was not read");
+  const ms = performance.now() - start;
+  if (model.harnesses.length === 0) throw new Error("no logins in the menu");
+  console.log(JSON.stringify({ ms }));
 }
-await fs.rm(dir, { recursive: true, force: true });
-times.sort((a, b) => a - b);
-const median = times[Math.floor(RUNS / 2)]!;
-const first = times.at(-1)!;
-console.log(
-  `menu bar: snapshot read + view model, 50 agents, 20 logins: median ${median.toFixed(2)} ms, slowest ${first.toFixed(2)} ms (target < ${TARGET_MS} ms)`,
-);
-if (median >= TARGET_MS) process.exitCode = 1;
+
+async function main(): Promise<void> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-bench-menu-"));
+  const file = path.join(dir, "state.json");
+  await fs.writeFile(file, JSON.stringify(snapshot, null, 2));
+  // Raycast runs a menu-bar command afresh at every interval: each launch is a cold process.
+  const cold: number[] = [];
+  for (let i = 0; i < LAUNCHES; i++) {
+    const run = await execa(process.execPath, [process.argv[1]!, "--once", file], { timeout: 30_000 });
+    cold.push(z.object({ ms: z.number() }).parse(JSON.parse(run.stdout)).ms);
+  }
+  // The same work again in one warm process, for comparison.
+  const names = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
+  const warm: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    const read = await readSnapshot(file);
+    buildMenuBar(read!, { now: Date.now(), harnessNames: names, companionAlive: true });
+    warm.push(performance.now() - start);
+  }
+  await fs.rm(dir, { recursive: true, force: true });
+  const pick = (all: number[], q: number) =>
+    [...all].sort((a, b) => a - b)[Math.min(all.length - 1, Math.floor(all.length * q))]!;
+  const coldMedian = pick(cold, 0.5);
+  const rows: [string, string, string][] = [
+    [
+      `launch (fresh process), median of ${LAUNCHES}`,
+      `${coldMedian.toFixed(2)} ms`,
+      `< ${TARGET_MS} ms ${coldMedian < TARGET_MS ? "PASS" : "FAIL"}`,
+    ],
+    [`launch (fresh process), slowest`, `${pick(cold, 1).toFixed(2)} ms`, ""],
+    [`warm (same process), median of ${RUNS}`, `${pick(warm, 0.5).toFixed(2)} ms`, ""],
+  ];
+  console.log("menu bar: snapshot read + view model, 50 agents, 20 logins");
+  for (const [what, value, target] of rows) console.log(`${what.padEnd(44)} ${value.padStart(10)}  ${target}`);
+  if (coldMedian >= TARGET_MS) process.exitCode = 1;
+}
+
+if (process.argv[2] === "--once") await once(process.argv[3]!);
+else await main();

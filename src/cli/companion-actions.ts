@@ -1,8 +1,10 @@
 import fs from "node:fs/promises";
 import { CompanionClient } from "../core/companion/client.js";
 import { OffrunError } from "../core/errors.js";
+import { AGENT_STATUSES, type AgentStatus } from "../core/model.js";
 import { userPaths } from "../core/paths.js";
 import { isAlive } from "../core/pids.js";
+import { readSnapshot, type Snapshot } from "../core/snapshot.js";
 import { companion } from "./context.js";
 import { offrunVersion, output, type GlobalOptions } from "./output.js";
 
@@ -36,14 +38,59 @@ export async function start(options: GlobalOptions): Promise<void> {
   output(options, info, () => `Companion running (pid ${info.pid}).`);
 }
 
+const STATUS_WORDS: Record<AgentStatus, string> = {
+  working: "working",
+  "needs-you": "need you",
+  idle: "idle",
+  limited: "limited",
+  failed: "failed",
+  done: "done",
+};
+
+/** What `status` adds from the companion's snapshot: the counts and the last notification. */
+export interface SnapshotSummary {
+  writtenAt: string;
+  counts: Snapshot["counts"];
+  lastNotification?: Snapshot["notifications"][number];
+}
+
+export function summarizeSnapshot(snapshot: Snapshot): SnapshotSummary {
+  const last = snapshot.notifications[0];
+  return { writtenAt: snapshot.writtenAt, counts: snapshot.counts, ...(last ? { lastNotification: last } : {}) };
+}
+
+/** "2 working, 1 need you, 3 idle" (statuses with none left out), and the last notification. */
+export function describeSnapshot(summary: SnapshotSummary, live: boolean): string[] {
+  const counts = AGENT_STATUSES.filter((s) => (summary.counts[s] ?? 0) > 0).map(
+    (s) => `${summary.counts[s]} ${STATUS_WORDS[s]}`,
+  );
+  const lines = [
+    `  agents: ${counts.length > 0 ? counts.join(", ") : "none"} (${live ? "as of" : "last written"} ${summary.writtenAt})`,
+  ];
+  const last = summary.lastNotification;
+  lines.push(
+    last
+      ? `  last notification: ${last.title}: ${last.body} (${last.at}, ${last.outcome})`
+      : "  last notification: none yet",
+  );
+  return lines;
+}
+
 export async function status(options: GlobalOptions): Promise<void> {
   const info = await tryPing();
   const paths = userPaths();
-  output(options, info ?? { running: false }, () =>
-    info
-      ? `Companion ${info.version} running: pid ${info.pid}, since ${info.startedAt}, ${info.running} turn(s) in progress.\n  socket: ${paths.socket}\n  log:    ${paths.companionLog}`
-      : "Companion not running. It starts by itself when needed, or run: offrun companion start",
-  );
+  // The snapshot is what the companion last wrote; when it is not running, that is said with its time.
+  const snapshot = await readSnapshot();
+  const summary = snapshot ? summarizeSnapshot(snapshot) : undefined;
+  const data = { ...(info ?? { running: false }), ...(summary ? { snapshot: summary } : {}) };
+  output(options, data, () => {
+    const head = info
+      ? `Companion ${info.version} running: pid ${info.pid}, since ${info.startedAt}, ${info.running} turn(s) in progress.`
+      : "Companion not running. It starts by itself when needed, or run: offrun companion start";
+    const facts = summary ? describeSnapshot(summary, info !== undefined) : [];
+    const where = info ? [`  socket: ${paths.socket}`, `  log:    ${paths.companionLog}`] : [];
+    return [head, ...facts, ...where].join("\n");
+  });
   if (!info) process.exitCode = 3;
 }
 

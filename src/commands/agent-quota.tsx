@@ -35,8 +35,11 @@ async function loadMenu() {
   };
 }
 
-const openCommand = (name: string) => () =>
-  void launchCommand({ name, type: LaunchType.UserInitiated }).catch(() => showHUD(`Could not open ${name}`));
+/** Opens another command; `context` reaches it as its launch context (Agents selects that agent). */
+const openCommand = (name: string, context?: { project: string; agent: string }) => () =>
+  void launchCommand({ name, type: LaunchType.UserInitiated, ...(context ? { context } : {}) }).catch(() =>
+    showHUD(`Could not open ${name}`),
+  );
 
 export default function AgentQuota() {
   const { data, isLoading } = useCachedPromise(loadMenu, [], { keepPreviousData: true });
@@ -66,7 +69,7 @@ export default function AgentQuota() {
               title={agent.name}
               subtitle={`${agent.projectName} · ${agent.waitingFor}`}
               tooltip={agent.waitingFor}
-              onAction={openCommand("agents")}
+              onAction={openCommand("agents", { project: agent.project, agent: agent.name })}
             />
           ))}
         </MenuBarExtra.Section>

@@ -4,7 +4,7 @@ import { useEffect } from "react";
 import type { AgentStatus } from "../core/model.js";
 import { devServerUrl } from "../core/views/agent-detail.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
-import { loadAgentsOverview, type AgentRow } from "../core/views/agents-overview.js";
+import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
 import { agentItemId, launchSelection } from "../core/views/agents-launch.js";
 import { compactCount } from "../core/views/format.js";
 import { loadStartOptions } from "../core/views/start-options.js";
@@ -26,14 +26,21 @@ export const STATUS_LOOK: Record<AgentStatus, { icon: Image.ImageLike; color: Co
   done: { icon: { source: Icon.CheckCircle, tintColor: Color.Green }, color: Color.Green },
 };
 
+/** "ctx 42%" where the model's window is known, else the token count alone. */
+export function contextAccessory(context: ContextView): List.Item.Accessory {
+  const model = context.model ? ` (${context.model})` : "";
+  if (context.percent === undefined || context.window === undefined)
+    return { text: `ctx ${compactCount(context.tokens)}`, tooltip: `Tokens in context on the last call${model}` };
+  return {
+    text: `ctx ${context.percent}%`,
+    tooltip: `${compactCount(context.tokens)} of ${compactCount(context.window)} tokens in context on the last call${model}`,
+  };
+}
+
 export function agentAccessories(row: AgentRow): List.Item.Accessory[] {
   const { record } = row;
   const accessories: List.Item.Accessory[] = [];
-  if (row.context)
-    accessories.push({
-      text: `ctx ${compactCount(row.context.tokens)}`,
-      tooltip: "Tokens in context on the last call",
-    });
+  if (row.context) accessories.push(contextAccessory(row.context));
   const session = row.login?.usedPercent === undefined ? "" : ` ${Math.round(row.login.usedPercent)}%`;
   accessories.push({ text: `${record.harness} · ${record.account}${session}`, tooltip: row.login?.summary });
   if (row.elapsed) accessories.push({ text: row.elapsed, icon: Icon.Clock });

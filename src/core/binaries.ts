@@ -2,6 +2,25 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
+/** The variable that names a harness's binary explicitly: `OFFRUN_CLAUDE_BIN`, `OFFRUN_MY_AGENT_BIN`. */
+export function binaryOverrideVariable(harnessId: string): string {
+  return `OFFRUN_${harnessId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN`;
+}
+
+/** Where CLIs are installed when PATH does not say (npm, bun, volta, Homebrew, the system), in search order. */
+export function installFolders(env: NodeJS.ProcessEnv = process.env): string[] {
+  const home = env.HOME || os.homedir();
+  return [
+    path.join(home, ".local", "bin"),
+    path.join(home, ".npm-global", "bin"),
+    path.join(home, ".bun", "bin"),
+    path.join(home, ".volta", "bin"),
+    "/opt/homebrew/bin",
+    "/usr/local/bin",
+    "/usr/bin",
+  ];
+}
+
 /**
  * Finds an agent CLI's binary. A process started by Raycast or launchd does not get the login
  * shell's PATH, so after the explicit setting and PATH we look in the usual install folders.
@@ -11,21 +30,11 @@ export async function locateBinary(
   binaryName: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string | undefined> {
-  const override = env[`OFFRUN_${harnessId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN`];
+  const override = env[binaryOverrideVariable(harnessId)];
   if (override) return (await isExecutable(override)) ? path.resolve(override) : undefined;
   // A custom agent declared with an absolute command: that file or nothing.
   if (path.isAbsolute(binaryName)) return (await isExecutable(binaryName)) ? binaryName : undefined;
-  const home = env.HOME || os.homedir();
-  const dirs = [
-    ...(env.PATH ?? "").split(path.delimiter).filter(Boolean),
-    path.join(home, ".local", "bin"),
-    path.join(home, ".npm-global", "bin"),
-    path.join(home, ".bun", "bin"),
-    path.join(home, ".volta", "bin"),
-    "/opt/homebrew/bin",
-    "/usr/local/bin",
-    "/usr/bin",
-  ];
+  const dirs = [...(env.PATH ?? "").split(path.delimiter).filter(Boolean), ...installFolders(env)];
   for (const dir of dirs) {
     const candidate = path.join(dir, binaryName);
     if (await isExecutable(candidate)) return candidate;

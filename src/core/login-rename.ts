@@ -4,13 +4,14 @@ import { listAgents, writeAgent } from "./agents.js";
 import { OffrunError } from "./errors.js";
 import type { AgentRecord } from "./model.js";
 import { knownProjects } from "./project.js";
+import { renameLedgerEntry } from "./quota/ledger.js";
 
 /**
  * Renames a login everywhere Offrun names it: accounts.json (and its default entry), then the
  * records of the agents on it in every known project, so their next turn still finds the login.
  * Refused while one of those agents is in a turn: the running turn rewrites its record with the
- * old name. The quota cache keeps its readings under the old name; the next observation fills the
- * new one.
+ * old name. The login's cached quota moves too: a limited login must stay limited under its new
+ * name, not look fresh until the next observation.
  */
 export async function renameLogin(request: {
   harness: string;
@@ -34,5 +35,6 @@ export async function renameLogin(request: {
   const account = await renameAccount(request);
   const now = new Date().toISOString();
   for (const record of onLogin) await writeAgent({ ...record, account: account.label, updatedAt: now });
+  await renameLedgerEntry(request.harness, request.label, account.label);
   return { account, agents: onLogin.map((r) => r.name) };
 }

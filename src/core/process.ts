@@ -153,9 +153,13 @@ function watchdog(
   let totalLeftMs = options.timeoutMs;
   let totalSince = Date.now();
   let paused = 0;
+  // Once stopped, nothing may arm a clock again: a live turn's last events report progress after
+  // the process exited, and a timer firing minutes later would signal a process group whose id
+  // may by then belong to someone else.
+  let stopped = false;
   const progress = () => {
     clearTimeout(idleTimer);
-    if (paused === 0) idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
+    if (paused === 0 && !stopped) idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
   };
   const runTotal = () => {
     totalSince = Date.now();
@@ -180,11 +184,12 @@ function watchdog(
     },
     resume() {
       paused = Math.max(0, paused - 1);
-      if (paused > 0) return;
+      if (paused > 0 || stopped) return;
       runTotal();
       progress();
     },
     stop() {
+      stopped = true;
       clearTimeout(idleTimer);
       clearTimeout(totalTimer);
       options.signal?.removeEventListener("abort", onAbort);

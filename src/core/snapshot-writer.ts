@@ -18,8 +18,11 @@ import { writeJsonAtomic } from "./store.js";
 
 /** Changes that come together (a turn's burst of chat lines) make one write. */
 const DEBOUNCE_MS = 150;
-/** How often the in-memory notification history is compared (no I/O). */
-const NOTIFICATION_POLL_MS = 1000;
+/**
+ * Writes follow their sources (chat logs, records, the quota cache, notifications); this rare check
+ * only catches a change a file watcher missed, and writes nothing when the state is the same.
+ */
+const SAFETY_NET_MS = 5 * 60_000;
 const LAST_WORDS_MAX = 300;
 const NOTIFICATIONS_KEPT = 20;
 
@@ -35,9 +38,12 @@ export interface SnapshotWriterOptions {
   companion: { pid: number; version: string; startedAt: string };
   /** The notifications offered so far, newest first (Notifier.recent). */
   notifications: () => NotificationRecord[];
+  /** Tells of each new notification (Notifier.subscribe); returns the unsubscribe. */
+  subscribe?: (listener: () => void) => () => void;
   log: (line: string) => void;
   projects?: () => Promise<string[]>;
   debounceMs?: number;
+  safetyNetMs?: number;
 }
 
 export interface SnapshotWriter {
@@ -50,7 +56,8 @@ export interface SnapshotWriter {
 
 /**
  * Keeps `~/.offrun/state.json` current: rewritten (debounced) when a chat log grows, an agent
- * record or the quota cache changes, or a notification is offered. Agent records and the quota
+ * record or the quota cache changes, or a notification is offered (pushed by the notifier: an
+ * idle companion does no work at all, save a rare safety check). Agent records and the quota
  * cache are small and re-read on each write; chat logs are read whole once at start, then only
  * their appended events are followed.
  */
@@ -62,16 +69,20 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   let writing = Promise.resolve();
   let closed = false;
 
-  const write = async () => {
+  let lastWritten: string | undefined;
+  const write = async (onlyIfChanged = false) => {
     const snapshot = await build();
+    const content = JSON.stringify({ ...snapshot, writtenAt: "" });
+    if (onlyIfChanged && content === lastWritten) return;
     await writeJsonAtomic(userPaths().state, snapshot);
+    lastWritten = content;
   };
   const changed = () => {
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
       // A full disk is said in the log; the next change tries again.
-      writing = writing.then(write).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+      writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     }, options.debounceMs ?? DEBOUNCE_MS);
   };
 
@@ -178,17 +189,18 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     if (file === quotaCache || (file.endsWith(".json") && !file.startsWith(userPaths().cache))) changed();
   });
 
-  let lastNotification: NotificationRecord | undefined;
-  const poll = setInterval(() => {
-    const newest = options.notifications()[0];
-    if (newest !== lastNotification) changed();
-    lastNotification = newest;
-  }, NOTIFICATION_POLL_MS);
-  poll.unref();
+  const unsubscribe = options.subscribe?.(changed);
+  const safetyNet = setInterval(() => {
+    if (closed || timer) return;
+    writing = writing
+      .then(() => write(true))
+      .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+  }, options.safetyNetMs ?? SAFETY_NET_MS);
+  safetyNet.unref();
 
   const ready = (async () => {
     await Promise.all([follower.ready, new Promise<void>((resolve) => files.once("ready", () => resolve()))]);
-    writing = writing.then(write).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+    writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     await writing;
   })();
 
@@ -197,7 +209,8 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     changed,
     close: async () => {
       closed = true;
-      clearInterval(poll);
+      clearInterval(safetyNet);
+      unsubscribe?.();
       if (timer) clearTimeout(timer);
       await follower.close();
       await files.close();

@@ -98,6 +98,29 @@ export class Supervisor {
   async send(project: string, name: string, prompt: string): Promise<Started> {
     checkPrompt(prompt);
     const root = await findRepoRoot(project);
+    return this.queue.run(turnsKey(root, name), () => this.sendNow(root, name, prompt));
+  }
+
+  /**
+   * Runs `task` while no turn of the agent runs or starts in this companion: refused while one
+   * runs, and a message sent meanwhile waits for it, then reads the agent as `task` left it. For
+   * changes a turn must not straddle: a switch of login that a message sent at the same moment
+   * would otherwise begin on the old login (and then write the old login back into the record).
+   */
+  async whileIdle<T>(project: string, name: string, task: () => Promise<T>): Promise<T> {
+    const root = await findRepoRoot(project);
+    return this.queue.run(turnsKey(root, name), async () => {
+      if (this.running.has(key(root, name))) {
+        throw new OffrunError(
+          "invalid_input",
+          `${name} is in the middle of a turn. Wait for it to end, or \`offrun stop ${name}\`, then try again.`,
+        );
+      }
+      return task();
+    });
+  }
+
+  private async sendNow(root: string, name: string, prompt: string): Promise<Started> {
     const record = await readAgent(root, name);
     if (this.running.has(key(root, name))) {
       const waiting = this.pending.list(key(root, name)).length > 0;
@@ -129,6 +152,10 @@ export class Supervisor {
    */
   async handoff(request: HandoffRequest): Promise<Started> {
     const root = await findRepoRoot(request.project);
+    return this.queue.run(turnsKey(root, request.name), () => this.handoffNow(root, request));
+  }
+
+  private async handoffNow(root: string, request: HandoffRequest): Promise<Started> {
     const record = await readAgent(root, request.name);
     if (this.running.has(key(root, record.name))) {
       throw new OffrunError("invalid_input", `${record.name} is still working. \`offrun stop ${record.name}\` first.`);
@@ -346,6 +373,11 @@ async function removeLeftoverScratches(root: string): Promise<void> {
 
 function key(root: string, name: string): string {
   return `${root}\u0000${name}`;
+}
+
+/** The lock a turn's start takes, apart from the agent's record and log writes (which a start makes). */
+function turnsKey(root: string, name: string): string {
+  return `turns:${key(root, name)}`;
 }
 
 function kindOf(error: unknown) {

@@ -42,7 +42,8 @@ export interface StreamParser {
   push(line: string): ParsedEvent[];
   /**
    * Called once after the process ended. Returns the final events, always ending with exactly one
-   * `turn_end` (unless the stream already produced one).
+   * `turn_end` (unless the stream already produced one: then only `denial`s learned at exit, such as
+   * Codex's refused writes, which a review keeps and an agent's turn drops).
    */
   finish(exit: { exitCode: number | undefined; signal?: string; stderrTail: string }): ParsedEvent[];
 }
@@ -109,7 +110,8 @@ export interface Harness {
   readonly choosesSessionId: boolean;
   /** argv and env for one headless turn. */
   turnCommand(input: TurnInput): Command;
-  createParser(): StreamParser;
+  /** A parser for one turn; `input` is that turn's (a parser may read the CLI's files after it, as Codex's does). */
+  createParser(input?: TurnInput): StreamParser;
   /** The command that prints the CLI's version. */
   versionArgs: string[];
 
@@ -122,6 +124,11 @@ export interface Harness {
   identity(binary: string | undefined, env: NodeJS.ProcessEnv, home: string): Promise<AccountIdentity>;
   /** Where to learn a login's quota, most trusted first. */
   readonly quotaSources: readonly QuotaSource[];
+  /**
+   * The model's context window in tokens, as the CLI itself reckons it; undefined for a model the
+   * adapter cannot vouch for (an alias, a model newer than the table), or when the CLI picks it.
+   */
+  contextWindow?(model?: string): number | undefined;
   /** The folders under a home that hold session files (watched by the companion to keep quota current). */
   sessionRoots(home: string): string[];
   /** Reads the session transcripts under sessionRoots, to notify about sessions started outside Offrun. */

@@ -78,6 +78,18 @@ test("the extension and every command have a 512 px PNG icon with a dark variant
   for (const command of manifest.commands) expectIcon(command.icon);
 });
 
+test("each command has its own icon, drawn apart from the extension's, in a light and a dark variant", () => {
+  const read = (name: string) => fs.readFileSync(path.join(PROJECT_ROOT, "assets", name)).toString("base64");
+  const icons = manifest.commands.map((c) => c.icon);
+  expect(new Set(icons).size).toBe(manifest.commands.length);
+  const drawings = new Set([manifest.icon, ...icons].map(read));
+  expect(drawings.size).toBe(manifest.commands.length + 1);
+  for (const icon of icons) {
+    expect(fs.existsSync(path.join(PROJECT_ROOT, "assets", icon.replace(/\.png$/, "@dark.png")))).toBe(true);
+    expect(read(icon.replace(/\.png$/, "@dark.png"))).not.toBe(read(icon));
+  }
+});
+
 test("every command has a title-case title, a description and an entry file at src/<name>.tsx", () => {
   expect(manifest.commands.map((c) => c.name).sort()).toEqual(
     ["agent-accounts", "agent-quota", "agents", "project-memory", "review-changes", "start-agent"].sort(),

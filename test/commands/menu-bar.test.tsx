@@ -4,6 +4,7 @@ import AgentQuota from "../../src/commands/agent-quota.js";
 import { userPaths } from "../../src/core/paths.js";
 import type { Snapshot } from "../../src/core/snapshot.js";
 import { buildMenuBar } from "../../src/core/views/menu-bar.js";
+import { runtime } from "../helpers/raycast-api.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
@@ -145,6 +146,14 @@ describe("the menu bar command", () => {
     const section = screen.find("MenuBarExtra.Section", (s) => s.props.title === "Needs You");
     expect(section.children[0]!.props.title).toBe("upload");
     expect(section.children[0]!.props.subtitle).toBe("demo · keep the old API?");
+    // A click opens Agents on that agent (its launch context), not just the list.
+    runtime.calls = [];
+    (section.children[0]!.props.onAction as () => void)();
+    await screen.waitFor(() => expect(runtime.calls.some((c) => c.kind === "launchCommand")).toBe(true));
+    expect(runtime.calls.find((c) => c.kind === "launchCommand")!.args[0]).toMatchObject({
+      name: "agents",
+      context: { agent: "upload" },
+    });
     expect(screen.find("MenuBarExtra.Submenu").props.title).toBe("Default: 42%");
     screen.unmount();
   });

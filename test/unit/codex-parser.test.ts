@@ -104,7 +104,9 @@ describe("the Codex stream parser on recorded 0.171.0 output", () => {
     const events = replay("plan-write-rejected");
     expect(meta("plan-write-rejected").gitStatus).toEqual([]);
     expect(ofType(events, "tool_call")).toEqual([]);
-    expect(turnEnd(events).outcome).toBe("completed");
+    // The refusal is known only from stderr, at exit: it follows the turn_end of turn.completed.
+    expect(events.slice(-2).map((e) => e.type)).toEqual(["turn_end", "denial"]);
+    expect(ofType(events, "turn_end").map((e) => e.outcome)).toEqual(["completed"]);
   });
 
   test("a transient 429 ends the turn failed with the rate_limited kind", () => {

@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Form, Icon, useNavigation } from "@raycast/api";
-import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
-import { useEffect, useRef } from "react";
-import { clearDraft, readDraft } from "../../core/draft.js";
+import { FormValidation, showFailureToast, useCachedPromise, useForm } from "@raycast/utils";
+import { useEffect, useMemo, useRef } from "react";
+import { clearDraft, keepDraft, readDraft } from "../../core/draft.js";
 import type { AgentRecord } from "../../core/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText, dictateWithProgress } from "../lib/dictate.js";
@@ -9,7 +9,9 @@ import { appendText, dictateWithProgress } from "../lib/dictate.js";
 /**
  * A message box for an agent (send a message, answer a question), dictation-first like Start Agent.
  * With `withDraft`, it opens holding the agent's draft (the fixes a review asked for): nothing is sent
- * until the user submits, and the draft is cleared only once the message went out.
+ * until the user submits, and the draft is cleared only once the message went out. What the user
+ * types there is kept in the draft as they type (Form `enableDrafts` works only for a command's
+ * root form, and this one is pushed), so closing the box without sending loses nothing.
  */
 export function MessageForm(props: {
   record: AgentRecord;
@@ -23,6 +25,17 @@ export function MessageForm(props: {
   const vocabulary = useCachedPromise(loadProjectVocabulary, [props.record.project], { onError: () => undefined });
   const { project, name } = props.record;
   const draftShown = useRef(false);
+  const keeper = useMemo(
+    () =>
+      props.withDraft
+        ? keepDraft(project, name, {
+            onError: (error) => void showFailureToast(error, { title: "Could not keep the draft" }),
+          })
+        : undefined,
+    [project, name, props.withDraft],
+  );
+  // Closing the box (Esc, a pop after a failed send) writes what is still waiting.
+  useEffect(() => () => void keeper?.flush(), [keeper]);
   const draft = useCachedPromise(readDraft, [project, name], {
     execute: props.withDraft === true,
     onError: () => undefined,
@@ -32,16 +45,24 @@ export function MessageForm(props: {
     validation: { text: FormValidation.Required },
     onSubmit: async ({ text }) => {
       if (!(await props.onSend(applyVocabulary(text, vocabulary.data, false)))) return;
-      if (draftShown.current) await clearDraft(project, name);
+      if (keeper) await keeper.sent();
+      else if (draftShown.current) await clearDraft(project, name);
       pop();
     },
   });
-  // The draft fills the box once it is read, unless the user has typed meanwhile.
+  // The box now holds what the user typed; only their edits are written (opening it writes nothing).
+  const edit = (text: string) => {
+    setValue("text", text);
+    keeper?.edit(text);
+  };
+  // The draft fills the box once it is read. Typed before that, the text goes after the draft:
+  // the box is saved over the draft, so it must hold both.
   useEffect(() => {
     const text = draft.data?.trimEnd();
-    if (!text || draftShown.current || values.text.trim() !== "") return;
+    if (!text || draftShown.current) return;
     draftShown.current = true;
-    setValue("text", text);
+    if (values.text.trim() === "") setValue("text", text);
+    else edit(`${text}\n\n${values.text}`);
   }, [draft.data]);
   return (
     <Form
@@ -53,7 +74,7 @@ export function MessageForm(props: {
             icon={Icon.Microphone}
             onAction={async () => {
               const text = await dictateWithProgress();
-              if (text) setValue("text", appendText(values.text, applyVocabulary(text, vocabulary.data, false)));
+              if (text) edit(appendText(values.text, applyVocabulary(text, vocabulary.data, false)));
             }}
           />
           <Action.SubmitForm
@@ -76,7 +97,7 @@ export function MessageForm(props: {
         {...itemProps.text}
         title="Message"
         autoFocus
-        onChange={(text) => setValue("text", applyVocabulary(text, vocabulary.data, true))}
+        onChange={(text) => edit(applyVocabulary(text, vocabulary.data, true))}
       />
     </Form>
   );

@@ -60,6 +60,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const snapshots = await writeSnapshots({
     companion: { pid: process.pid, version: options.version, startedAt },
     notifications: () => notifier.recent(),
+    subscribe: (listener) => notifier.subscribe(listener),
     log,
   });
 

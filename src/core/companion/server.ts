@@ -55,7 +55,8 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.start": (p) => options.supervisor.start(p),
       "agent.send": (p) => options.supervisor.send(p.project, p.name, p.prompt),
       "agent.handoff": (p) => options.supervisor.handoff(p),
-      "agent.switch": (p) => switchLogin(p),
+      // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
+      "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>

@@ -52,6 +52,7 @@ export class Notifier {
   private readonly seen = new Set<string>();
   private readonly lastByAgent = new Map<string, number>();
   private readonly history: NotificationRecord[] = [];
+  private readonly listeners = new Set<(record: NotificationRecord) => void>();
   private lastConfigProblem: string | undefined;
 
   constructor(private readonly options: NotifierOptions) {}
@@ -59,6 +60,15 @@ export class Notifier {
   /** The last notifications offered (newest first), with what became of each. */
   recent(): NotificationRecord[] {
     return [...this.history];
+  }
+
+  /**
+   * Calls `listener` with each notification offered from now on (not duplicates), once it is in
+   * `recent()`, so the state snapshot follows without polling. Returns the unsubscribe.
+   */
+  subscribe(listener: (record: NotificationRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async settings(): Promise<NotificationSettings> {
@@ -110,6 +120,14 @@ export class Notifier {
     }
     this.history.unshift(record);
     this.history.length = Math.min(this.history.length, HISTORY);
+    for (const listener of this.listeners) {
+      // A listener's failure is its own: offer() never throws.
+      try {
+        listener(record);
+      } catch (error) {
+        this.options.log(`notifications: a listener failed: ${describeError(error)}`);
+      }
+    }
     return record;
   }
 

@@ -124,3 +124,22 @@ export async function markHealthy(account: { harness: string; label: string }): 
 export async function storeReading(quota: AccountQuota): Promise<void> {
   await updateLedgerEntry(quota, (entry) => ({ ...entry, last: quota }));
 }
+
+/**
+ * A login was renamed: its entry (readings, limit, last full reading) moves to the new label, so
+ * its quota and any limit stay in view. It replaces an entry left under that label by a login
+ * removed before; nothing happens when the old label has none.
+ */
+export async function renameLedgerEntry(harness: string, from: string, to: string): Promise<void> {
+  const file = ledgerFile();
+  await withFileLock(file, async () => {
+    const ledger = await readLedger();
+    const entry = ledger.accounts[accountKey({ harness, label: from })];
+    if (!entry) return;
+    delete ledger.accounts[accountKey({ harness, label: from })];
+    ledger.accounts[accountKey({ harness, label: to })] = entry.last
+      ? { ...entry, last: { ...entry.last, label: to } }
+      : entry;
+    await writeJsonAtomic(file, ledger);
+  });
+}

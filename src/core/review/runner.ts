@@ -13,6 +13,11 @@ import { ARGV_PROMPT_BYTES } from "../turn.js";
 
 /** A login whose limit message named no reset time is treated as out for this long (as turn-chain.ts does). */
 const UNKNOWN_RESET_MS = 60 * 60_000;
+/**
+ * How much of the reviewer's stderr its parser gets. More than process.ts keeps (8 KB): a CLI may
+ * tell a refused write only on stderr, early, and later log lines must not push it out.
+ */
+const STDERR_KEPT_CHARS = 1_000_000;
 
 type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
 
@@ -106,7 +111,8 @@ async function runOnce(request: ReviewerRequest, account: Account) {
     outputSchema: request.outputSchema,
     env: request.logins.processEnv(account, harness),
   };
-  const parser = harness.createParser();
+  const parser = harness.createParser(input);
+  let stderr = "";
   let end: TurnEndDraft | undefined;
   let finalText: string | undefined;
   let tokens: ReviewerRun["tokens"];
@@ -114,7 +120,9 @@ async function runOnce(request: ReviewerRequest, account: Account) {
   const writes: Promise<void>[] = [];
   const handle = (events: ParsedEvent[]) => {
     for (const event of events) {
-      if (end) return;
+      // A CLI may learn of refused writes only after the turn ended (Codex: from its files on exit):
+      // they still belong to this attempt.
+      if (end && event.type !== "denial") continue;
       writes.push(request.record(account, event).catch(() => undefined));
       if (event.type === "text") finalText = event.text;
       if (event.type === "tool_call") finalText = undefined;
@@ -170,11 +178,14 @@ async function runOnce(request: ReviewerRequest, account: Account) {
             return events.length === 0 || events.some((e) => e.type !== "retry");
           },
           onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
+          onStderr: (chunk) => {
+            stderr = (stderr + chunk).slice(-STDERR_KEPT_CHARS);
+          },
         });
   if (result.killedBecause) killed(result.killedBecause);
   else if (result.spawnError) handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
   if (!(harness.liveOnly && harness.live)) {
-    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: stderr }));
   }
   if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The reviewer's CLI ended without a result." }]);
   await Promise.all(writes);

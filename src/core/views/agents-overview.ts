@@ -7,6 +7,7 @@ import type { AgentRecord, AgentStatus } from "../model.js";
 import { projectPaths } from "../paths.js";
 import { knownProjects } from "../project.js";
 import { accountKey, type AccountQuota } from "../quota/ledger.js";
+import { HARNESSES } from "../../harnesses/registry.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { splitJsonl } from "../store.js";
 import { elapsedShort } from "./format.js";
@@ -37,6 +38,28 @@ const STATUS_RANK: Record<AgentStatus, number> = {
 export interface ContextUse {
   /** Tokens in the model's context on the last call: input plus cache reads and writes. */
   tokens: number;
+  /** The model that answered (the stream's session event), else the one the agent was started with. */
+  model?: string;
+}
+
+/** Context use with the model's window, where the harness knows it. */
+export interface ContextView extends ContextUse {
+  window?: number;
+  /** Share of the window in use, 0-100 (more when the CLI ran with a larger window than the table's). */
+  percent?: number;
+}
+
+/** The context window of a harness's model, or undefined when the harness cannot say. */
+export type ContextWindowOf = (harness: string, model: string | undefined) => number | undefined;
+
+/** The built-in harnesses' own tables (custom ACP agents have none). */
+export const harnessContextWindow: ContextWindowOf = (harness, model) =>
+  HARNESSES.find((h) => h.id === harness)?.contextWindow?.(model);
+
+/** Pure: the percentage of the window that the last call filled. */
+export function viewContext(use: ContextUse, window: number | undefined): ContextView {
+  if (!window) return use;
+  return { ...use, window, percent: Math.round((use.tokens / window) * 100) };
 }
 
 export interface AgentRow {
@@ -45,7 +68,7 @@ export interface AgentRow {
   /** Time in the current turn while working or waiting; since creation otherwise. */
   elapsed: string;
   login: LoginQuotaView | undefined;
-  context: ContextUse | undefined;
+  context: ContextView | undefined;
 }
 
 export interface ProjectGroup {
@@ -66,6 +89,7 @@ export interface OverviewInput {
   projects: { root: string; agents: AgentRecord[]; unreadable: { file: string; problem: string }[] }[];
   quotas: AccountQuota[];
   context: ReadonlyMap<string, ContextUse>;
+  contextWindow?: ContextWindowOf;
 }
 
 export function agentKey(record: Pick<AgentRecord, "project" | "name">): string {
@@ -75,6 +99,12 @@ export function agentKey(record: Pick<AgentRecord, "project" | "name">): string 
 /** Pure: sorts and labels what was read. */
 export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOverview {
   const quotas = new Map(input.quotas.map((q) => [accountKey(q), q]));
+  const contextOf = (record: AgentRecord): ContextView | undefined => {
+    const use = input.context.get(agentKey(record));
+    if (!use) return undefined;
+    const model = use.model ?? record.model;
+    return viewContext({ ...use, ...(model ? { model } : {}) }, input.contextWindow?.(record.harness, model));
+  };
   const groups = input.projects
     .map((project): ProjectGroup => {
       const agents = [...project.agents]
@@ -87,7 +117,7 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
             statusTitle: STATUS_TITLES[record.status],
             elapsed: elapsedShort(inTurn ? (record.turnStartedAt ?? record.createdAt) : record.createdAt, now),
             login: quota ? viewLoginQuota(quota, now) : undefined,
-            context: input.context.get(agentKey(record)),
+            context: contextOf(record),
           };
         });
       return {
@@ -111,7 +141,12 @@ export async function readContextUse(root: string, agent: string): Promise<Conte
   const events = await readChatTail(root, agent, 64 * 1024);
   const usage = events.findLast((e) => e.type === "usage");
   if (!usage || usage.type !== "usage") return undefined;
-  return { tokens: usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) };
+  const session = events.findLast((e) => e.type === "session" && e.model !== undefined);
+  const model = session?.type === "session" ? session.model : undefined;
+  return {
+    tokens: usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+    ...(model ? { model } : {}),
+  };
 }
 
 /** The events in the last `bytes` of a chat log; the first, partial line is skipped. */
@@ -163,5 +198,5 @@ export async function loadAgentsOverview(
       if (use) context.set(agentKey(record), use);
     }),
   );
-  return buildAgentsOverview({ projects, quotas, context }, now);
+  return buildAgentsOverview({ projects, quotas, context, contextWindow: harnessContextWindow }, now);
 }

@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { locateBinary } from "../binaries.js";
+import { binaryOverrideVariable, installFolders, locateBinary } from "../binaries.js";
 import { OffrunError } from "../errors.js";
 import type { Command } from "../process.js";
 
@@ -17,24 +16,17 @@ export function binaryOverrides(paths: Record<string, string | undefined>): Reco
   const env: Record<string, string> = {};
   for (const [harness, file] of Object.entries(paths)) {
     const trimmed = file?.trim();
-    if (trimmed) env[`OFFRUN_${harness.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BIN`] = trimmed;
+    if (trimmed) env[binaryOverrideVariable(harness)] = trimmed;
   }
   return env;
 }
 
 /** PATH for processes started from a GUI app: the given one, Node's own folder, then the usual install folders. */
 export function guiPath(env: NodeJS.ProcessEnv, nodePath: string): string {
-  const home = env.HOME || os.homedir();
   const dirs = [
     ...(env.PATH ?? "").split(path.delimiter),
     path.dirname(nodePath),
-    path.join(home, ".local", "bin"),
-    path.join(home, ".npm-global", "bin"),
-    path.join(home, ".bun", "bin"),
-    path.join(home, ".volta", "bin"),
-    "/opt/homebrew/bin",
-    "/usr/local/bin",
-    "/usr/bin",
+    ...installFolders(env),
     "/bin",
     "/usr/sbin",
     "/sbin",

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { claudeHooks } from "./hooks.js";
+import { claudeContextWindow } from "./context-window.js";
 import { claudeIdentity } from "./identity.js";
 import { createClaudeLive } from "./live.js";
 import { createClaudeParser } from "./parser.js";
@@ -85,6 +86,7 @@ export const claudeHarness: Harness = {
   identity: claudeIdentity,
   quotaSources,
   sessionRoots: claudeSessionRoots,
+  contextWindow: claudeContextWindow,
   transcripts: claudeTranscripts,
   live: createClaudeLive(turnCommand),
   approvals: "interactive in Build turns: commands and questions wait for `offrun approve` / `offrun answer`",

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { codexHooks } from "./hooks.js";
+import { codexContextWindow } from "./context-window.js";
 import { codexIdentity } from "./identity.js";
 import { codexLive } from "./live.js";
 import { createCodexParser } from "./parser.js";
@@ -85,13 +86,16 @@ export const codexHarness: Harness = {
       ...(input.promptViaStdin ? { input: input.prompt } : {}),
     };
   },
-  createParser: () => createCodexParser(),
+  // The home lets the parser read the thread's rollout for writes the sandbox refused.
+  createParser: (input) =>
+    createCodexParser(input ? { home: input.accountHome ?? codexHarness.defaultHome(input.env) } : {}),
   // `codex login` (0.171.0) runs the browser sign-in on a local port; `--device-auth` is for
   // machines without a browser and is left to the user.
   loginArgs: ["login"],
   identity: codexIdentity,
   quotaSources,
   sessionRoots: codexSessionRoots,
+  contextWindow: codexContextWindow,
   transcripts: codexTranscripts,
   live: codexLive,
   approvals:

@@ -12,6 +12,7 @@ import {
   type CodexLine,
 } from "./stream-schema.js";
 import { decodeJsonLine, unreadableLine } from "../shared/json-lines.js";
+import { readCodexRolloutSync, refusedWritesInRollout, refusedWritesInStderr } from "./refused-writes.js";
 
 const LINES = { cli: "Codex", envelope: codexEnvelopeSchema, knownTypes: CODEX_LINE_TYPES, line: codexLineSchema };
 
@@ -21,10 +22,12 @@ export const CODEX_NOT_LOGGED_IN_MESSAGE =
 
 /**
  * A parser for one `codex exec --json` turn. `now` is injectable so limit texts with a clock
- * time resolve deterministically in tests.
+ * time resolve deterministically in tests. `home` is the turn's CODEX_HOME: with it, finish()
+ * reads the thread's rollout for writes the sandbox refused (see refused-writes.ts).
  */
-export function createCodexParser(options: { now?: () => Date } = {}): StreamParser {
+export function createCodexParser(options: { now?: () => Date; home?: string } = {}): StreamParser {
   const now = options.now ?? (() => new Date());
+  let threadId: string | undefined;
   const announced = new Set<string>(); // item ids whose tool_call was already emitted
   let ended = false;
   let limited: string | undefined; // the limit text, once one arrived
@@ -68,6 +71,7 @@ export function createCodexParser(options: { now?: () => Date } = {}): StreamPar
   const onLine = (line: CodexLine): ParsedEvent[] => {
     switch (line.type) {
       case "thread.started":
+        threadId = line.thread_id;
         return [{ type: "session", sessionId: line.thread_id }];
       case "turn.started":
         return [];
@@ -125,6 +129,32 @@ export function createCodexParser(options: { now?: () => Date } = {}): StreamPar
     return events;
   };
 
+  const finishTurn = (exit: Parameters<StreamParser["finish"]>[0]): ParsedEvent[] => {
+    if (ended) return [];
+    const stderr = meaningfulStderr(exit.stderrTail);
+    if (limited) return end("limited", limited, exit.exitCode ?? null);
+    if (exit.signal)
+      return [
+        {
+          type: "turn_end",
+          outcome: "interrupted",
+          reason: `Codex was stopped (${exit.signal}).`,
+          exitCode: exit.exitCode ?? null,
+        },
+      ];
+    if (/not logged in|no codex credentials|run `?codex login/i.test(stderr)) {
+      return [
+        { type: "error", kind: "not_logged_in", message: CODEX_NOT_LOGGED_IN_MESSAGE },
+        ...end("failed", CODEX_NOT_LOGGED_IN_MESSAGE, exit.exitCode ?? null),
+      ];
+    }
+    const reason =
+      lastError ??
+      (stderr === "" ? `Codex exited with code ${String(exit.exitCode)} before finishing the turn.` : stderr);
+    const kind = lastError === undefined ? "process_failed" : classifyFailure(lastError);
+    return [{ type: "error", kind, message: describeFailure(reason) }, ...end("failed", reason, exit.exitCode ?? null)];
+  };
+
   return {
     push(text: string): ParsedEvent[] {
       if (text.trim() === "") return [];
@@ -133,32 +163,11 @@ export function createCodexParser(options: { now?: () => Date } = {}): StreamPar
     },
 
     finish(exit): ParsedEvent[] {
-      if (ended) return [];
-      const stderr = meaningfulStderr(exit.stderrTail);
-      if (limited) return end("limited", limited, exit.exitCode ?? null);
-      if (exit.signal)
-        return [
-          {
-            type: "turn_end",
-            outcome: "interrupted",
-            reason: `Codex was stopped (${exit.signal}).`,
-            exitCode: exit.exitCode ?? null,
-          },
-        ];
-      if (/not logged in|no codex credentials|run `?codex login/i.test(stderr)) {
-        return [
-          { type: "error", kind: "not_logged_in", message: CODEX_NOT_LOGGED_IN_MESSAGE },
-          ...end("failed", CODEX_NOT_LOGGED_IN_MESSAGE, exit.exitCode ?? null),
-        ];
-      }
-      const reason =
-        lastError ??
-        (stderr === "" ? `Codex exited with code ${String(exit.exitCode)} before finishing the turn.` : stderr);
-      const kind = lastError === undefined ? "process_failed" : classifyFailure(lastError);
-      return [
-        { type: "error", kind, message: describeFailure(reason) },
-        ...end("failed", reason, exit.exitCode ?? null),
-      ];
+      // Refused writes are only known once Codex has exited, often after turn.completed: they come
+      // first here, and after the turn_end when the stream already ended the turn.
+      const lines = options.home && threadId ? readCodexRolloutSync(options.home, threadId) : undefined;
+      const refused = lines ? refusedWritesInRollout(lines) : refusedWritesInStderr(exit.stderrTail);
+      return [...refused, ...finishTurn(exit)];
     },
   };
 }

@@ -2,9 +2,11 @@ import os from "node:os";
 import type { Command } from "../../core/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { geminiHooks } from "./hooks.js";
+import { geminiContextWindow } from "./context-window.js";
 import { geminiIdentity } from "./identity.js";
 import { createGeminiParser } from "./parser.js";
 import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
+import { geminiTranscripts } from "./transcript.js";
 
 export { parseGeminiLimitText, type GeminiLimitText } from "./limit-text.js";
 export { classifyGeminiFailure, createGeminiParser } from "./parser.js";
@@ -67,6 +69,8 @@ export const geminiHarness: Harness = {
   // there is nothing else to read without the user's token.
   quotaSources: [],
   sessionRoots: geminiSessionRoots,
+  transcripts: geminiTranscripts,
+  contextWindow: geminiContextWindow,
   approvals:
     "not interactive in headless mode: Build auto-approves edits; other tools are refused and logged as denials",
   copySession: copyGeminiSession,

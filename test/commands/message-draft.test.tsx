@@ -1,0 +1,91 @@
+import fs from "node:fs/promises";
+import Agents from "../../src/commands/agents.js";
+import { addToDraft, draftFile, keepDraft, readDraft } from "../../src/core/draft.js";
+import { eventually, runOffrun } from "../helpers/offrun.js";
+import { type Screen, render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+async function startAgent(name: string): Promise<void> {
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
+  const started = await runOffrun(["start", "--wait", "--name", name, `task of ${name}`], { env, cwd: sandbox.repo });
+  expect(started.exitCode).toBe(0);
+}
+
+async function openSendMessage(screen: Screen): Promise<void> {
+  await screen.waitFor(() => screen.byTitle("List.Item", "upload"));
+  await screen.press(screen.action(screen.byTitle("List.Item", "upload"), "Send Message"));
+  await screen.waitFor(() => screen.findField("text"));
+}
+
+test("text typed into Send Message is kept in the draft when the box closes without sending", async () => {
+  await startAgent("upload");
+  const screen = render(<Agents />);
+  await openSendMessage(screen);
+  screen.setField("text", "also cover the retry path");
+  await screen.settle();
+  // Esc: the form is popped, and the list is on top again.
+  runtime.navigation!.pop();
+  await eventually(async () => (await readDraft(sandbox.repo, "upload")) ?? undefined);
+  expect(await readDraft(sandbox.repo, "upload")).toBe("also cover the retry path\n");
+
+  // Opened again, the box holds it.
+  await openSendMessage(screen);
+  await screen.waitFor(() => expect(screen.findField("text").props.value).toBe("also cover the retry path"));
+  screen.unmount();
+});
+
+test("edits to the review's draft are saved back while typing, and opening the box alone writes nothing", async () => {
+  await startAgent("upload");
+  await addToDraft(sandbox.repo, "upload", "fix the empty case");
+  const before = await fs.stat(draftFile(sandbox.repo, "upload"));
+  const screen = render(<Agents />);
+  await openSendMessage(screen);
+  await screen.waitFor(() => expect(screen.findField("text").props.value).toBe("fix the empty case"));
+  await screen.settle(600);
+  expect((await fs.stat(draftFile(sandbox.repo, "upload"))).mtimeMs).toBe(before.mtimeMs);
+
+  screen.setField("text", "fix the empty case, and the retry");
+  // No close: Raycast may unload the command without unmounting, so the pause in typing saves it.
+  await eventually(async () => ((await readDraft(sandbox.repo, "upload"))?.includes("retry") ? true : undefined));
+  expect(await readDraft(sandbox.repo, "upload")).toBe("fix the empty case, and the retry\n");
+
+  // Clearing the box and closing it clears the draft: it holds what the box held.
+  screen.setField("text", "");
+  runtime.navigation!.pop();
+  await eventually(async () => ((await readDraft(sandbox.repo, "upload")) === undefined ? true : undefined));
+  screen.unmount();
+});
+
+test("sending after an edit leaves no draft behind", async () => {
+  await startAgent("upload");
+  const screen = render(<Agents />);
+  await openSendMessage(screen);
+  screen.setField("text", "also cover the retry path");
+  await screen.settle();
+  await screen.press(screen.find("Action.SubmitForm"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Sent to upload"), 30_000);
+  await screen.settle(600);
+  await expect(fs.stat(draftFile(sandbox.repo, "upload"))).rejects.toThrow();
+  screen.unmount();
+});
+
+test("a draft keeper writes the last edit once, in order, and drops it when the message is sent", async () => {
+  const keeper = keepDraft(sandbox.repo, "upload", { delayMs: 50 });
+  keeper.edit("a");
+  keeper.edit("ab");
+  await keeper.flush();
+  expect(await readDraft(sandbox.repo, "upload")).toBe("ab\n");
+  keeper.edit("abc");
+  await keeper.sent();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await readDraft(sandbox.repo, "upload")).toBeUndefined();
+});
