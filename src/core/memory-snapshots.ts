@@ -51,26 +51,45 @@ export function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Reads every memory file, stores each content as a blob, and returns the state. */
+/**
+ * The sha of each memory file as last read, by path, with what identified that version on disk.
+ * Every turn scans the whole memory (to see writes to other agents' files too), which is on the
+ * way from `offrun start` to the CLI's spawn: the long-running companion reads and stores only
+ * the files whose size, mtime or inode changed since it last looked.
+ */
+const known = new Map<string, { size: number; mtimeMs: number; ino: number; sha: string }>();
+
+/** Reads every memory file (unchanged ones from the cache), stores each content as a blob, and returns the state. */
 export async function scanMemory(root: string): Promise<MemoryState> {
   const base = projectPaths(root).memory;
   const state: MemoryState = {};
   const entries = await fs.readdir(base, { recursive: true, withFileTypes: true }).catch(() => []);
   const snaps = snapshotPaths(root);
   await fs.mkdir(snaps.blobs, { recursive: true });
-  for (const entry of entries) {
-    // Symlinks are skipped: following one could pull any file on the machine into the log.
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    const stat = await fs.stat(full).catch(() => undefined);
-    if (!stat || stat.size > MAX_MEMORY_FILE_BYTES) continue;
-    const text = await fs.readFile(full, "utf8").catch(() => undefined);
-    if (text === undefined) continue;
-    const sha = sha256(text);
-    await storeBlob(root, sha, text);
-    state[path.relative(base, full).split(path.sep).join("/")] = sha;
-  }
+  await Promise.all(
+    entries.map(async (entry) => {
+      // Symlinks are skipped: following one could pull any file on the machine into the log.
+      if (!entry.isFile()) return;
+      const full = path.join(entry.parentPath, entry.name);
+      const sha = await shaOf(root, full);
+      if (sha) state[path.relative(base, full).split(path.sep).join("/")] = sha;
+    }),
+  );
   return state;
+}
+
+async function shaOf(root: string, full: string): Promise<string | undefined> {
+  const stat = await fs.stat(full).catch(() => undefined);
+  if (!stat || stat.size > MAX_MEMORY_FILE_BYTES) return undefined;
+  const seen = known.get(full);
+  // Same size, mtime and inode: the same bytes (an editor's rename-into-place changes the inode).
+  if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs && seen.ino === stat.ino) return seen.sha;
+  const text = await fs.readFile(full, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  const sha = sha256(text);
+  await storeBlob(root, sha, text);
+  known.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, sha });
+  return sha;
 }
 
 export async function storeBlob(root: string, sha: string, text: string): Promise<void> {

@@ -33,21 +33,27 @@ export interface MemoryTurn {
  */
 export async function openMemoryTurn(record: AgentRecord, turn: number, resume: boolean): Promise<MemoryTurn> {
   const root = record.project;
-  const files = await ensureMemory(root, record.name);
-  await excludeSnapshots(root);
-  const previous = await readBaseline(root, record.name);
+  // All of this is on the way from `offrun start` to the CLI's spawn: independent steps run together.
+  const [files, previous] = await Promise.all([
+    ensureMemory(root, record.name),
+    readBaseline(root, record.name),
+    excludeSnapshots(root),
+  ]);
   const briefed = previous?.briefed;
   const fresh = !resume || briefed?.harness !== record.harness || briefed.account !== record.account;
   const takenAt = new Date().toISOString();
   const baseline = await scanMemory(root);
-  await writeBaseline(root, record.name, {
-    version: 1,
-    takenAt,
-    files: baseline,
-    briefed: { harness: record.harness, account: record.account },
-  });
+  const [briefing] = await Promise.all([
+    fresh ? memoryBriefing(root, record.name) : undefined,
+    writeBaseline(root, record.name, {
+      version: 1,
+      takenAt,
+      files: baseline,
+      briefed: { harness: record.harness, account: record.account },
+    }),
+  ]);
   return {
-    ...(fresh ? { briefing: await memoryBriefing(root, record.name) } : {}),
+    ...(briefing !== undefined ? { briefing } : {}),
     addDirs: [files.agentDir],
     finish: async (log) => {
       try {
