@@ -4,9 +4,7 @@ import type { CompanionClient } from "../core/companion/client.js";
 import { readAgent, readChat } from "../core/agents.js";
 import { OffrunError } from "../core/errors.js";
 import { agentEventSchema, type TurnEndEvent } from "../core/events.js";
-import { findRepoRoot } from "../core/git/repo.js";
 import { agentRecordSchema, type AgentRecord, type Mode } from "../core/model.js";
-import { loadProjectVocabulary, rewriteDictation } from "../core/vocabulary/index.js";
 import { withCompanion } from "./context.js";
 import { renderEvent } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
@@ -147,6 +145,12 @@ async function readPrompt(words: string[], options: { promptFile?: string }): Pr
 
 /** --dictated: the prompt through the project's vocabulary; each rewrite is shown on stderr. */
 async function applyVocabulary(prompt: string, options: GlobalOptions): Promise<string> {
+  // Loaded only when asked for: `offrun start` without --dictated must not pay for the index code,
+  // nor for git/execa, which the CLI otherwise leaves to the companion (about 20 ms of start-up).
+  const [{ loadProjectVocabulary, rewriteDictation }, { findRepoRoot }] = await Promise.all([
+    import("../core/vocabulary/index.js"),
+    import("../core/git/repo.js"),
+  ]);
   const { vocabulary } = await loadProjectVocabulary(await findRepoRoot(projectDir(options)));
   const { text, rewrites } = rewriteDictation(prompt, vocabulary);
   if (!options.json) {

@@ -27,11 +27,27 @@ export interface MemoryTurn {
 }
 
 /**
+ * What a new agent's first turn will need from the memory, done ahead (while its worktree is
+ * being created): the starter files, the snapshot folder's exclude line, and every file read and
+ * stored once, so openMemoryTurn later finds them in scanMemory's cache.
+ */
+export async function prepareMemory(root: string, agent: string): Promise<void> {
+  await Promise.all([ensureMemory(root, agent), excludeSnapshots(root)]);
+  await scanMemory(root);
+}
+
+/**
  * Before a turn: creates missing memory files, snapshots the memory as the turn finds it, and
  * decides whether this is a new session for the agent (no session to resume, or another
  * harness or login than the one it was last briefed on), which gets the memory briefing.
  */
-export async function openMemoryTurn(record: AgentRecord, turn: number, resume: boolean): Promise<MemoryTurn> {
+export async function openMemoryTurn(
+  record: AgentRecord,
+  turn: number,
+  resume: boolean,
+  /** False for a Planner whose CLI cannot write even its memory folder (Harness.plannerWritesNothing). */
+  canWrite = true,
+): Promise<MemoryTurn> {
   const root = record.project;
   // All of this is on the way from `offrun start` to the CLI's spawn: independent steps run together.
   const [files, previous] = await Promise.all([
@@ -44,7 +60,7 @@ export async function openMemoryTurn(record: AgentRecord, turn: number, resume: 
   const takenAt = new Date().toISOString();
   const baseline = await scanMemory(root);
   const [briefing] = await Promise.all([
-    fresh ? memoryBriefing(root, record.name) : undefined,
+    fresh ? memoryBriefing(root, record.name, canWrite) : undefined,
     writeBaseline(root, record.name, {
       version: 1,
       takenAt,

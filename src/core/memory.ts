@@ -98,7 +98,7 @@ const BRIEFING_CHARS = 15_000;
  * What an agent is told at the start of every session (first turn, another login, another
  * harness): the memory files, with the absolute paths of the two it keeps current.
  */
-export async function memoryBriefing(root: string, agent: string): Promise<string> {
+export async function memoryBriefing(root: string, agent: string, canWrite = true): Promise<string> {
   const files = memoryFiles(root, agent);
   const read = async (file: string) => (await fs.readFile(file, "utf8").catch(() => "")).trim() || "(empty)";
   const sections = [
@@ -111,11 +111,13 @@ export async function memoryBriefing(root: string, agent: string): Promise<strin
     "## Project memory",
     "These files outlive this session: later sessions of yours, and other agents, read them.",
     body.length > BRIEFING_CHARS ? `${body.slice(0, BRIEFING_CHARS)}\n(rest left out: read the files)` : body,
-    [
-      "Keep your plan and dead ends current as you work: update plan.md when the plan changes (what is done, what is next), and add to dead-ends.md every approach that failed and why, so no later session tries it again.",
-      `You may write exactly these two files, by their absolute paths:\n- ${files.plan}\n- ${files.deadEnds}`,
-      `Do not write anything else under ${files.dir}.`,
-    ].join("\n"),
+    canWrite
+      ? [
+          "Keep your plan and dead ends current as you work: update plan.md when the plan changes (what is done, what is next), and add to dead-ends.md every approach that failed and why, so no later session tries it again.",
+          `You may write exactly these two files, by their absolute paths:\n- ${files.plan}\n- ${files.deadEnds}`,
+          `Do not write anything else under ${files.dir}.`,
+        ].join("\n")
+      : "You cannot write files in this mode, these included: when your plan or dead ends change, say so in your reply.",
     "## Your message",
   ].join("\n\n");
 }

@@ -9,6 +9,7 @@ import { describeError, OffrunError } from "./errors.js";
 import type { AgentEvent, ParsedEvent, TurnEndEvent } from "./events.js";
 import { findRepoRoot, git } from "./git/repo.js";
 import { createWorktree } from "./git/worktrees.js";
+import { prepareMemory } from "./memory-turn.js";
 import type { AgentRecord, ProjectConfig } from "./model.js";
 import { validateAgentName } from "./names.js";
 import { reserveAgent } from "./agent-setup.js";
@@ -69,14 +70,19 @@ export class Supervisor {
     );
 
     try {
-      const created = await createWorktree({
-        root,
-        agent: record.name,
-        base: request.base,
-        config,
-        port: record.port,
-        logFile: projectPaths(root).log(record.name),
-      });
+      // The memory lives in the main checkout, not the worktree: its files and snapshot are made
+      // while git checks the worktree out, so the first turn only confirms them.
+      const [created] = await Promise.all([
+        createWorktree({
+          root,
+          agent: record.name,
+          base: request.base,
+          config,
+          port: record.port,
+          logFile: projectPaths(root).log(record.name),
+        }),
+        prepareMemory(root, record.name).catch(() => undefined),
+      ]);
       Object.assign(record, { worktree: created.path, branch: created.branch, base: created.baseCommit });
       if (created.baseRef) record.baseRef = created.baseRef;
       await writeAgent(record);

@@ -64,7 +64,8 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   write(ctx.log(turn, { type: "user_message", text: ctx.prompt }));
 
   // Memory is a help, not a precondition: a turn goes ahead without it, and the log says why.
-  const memory = await openMemoryTurn(record, turn, resume).catch((error: unknown) => {
+  const canWriteMemory = record.mode !== "plan" || harness.plannerWritesNothing !== true;
+  const memory = await openMemoryTurn(record, turn, resume, canWriteMemory).catch((error: unknown) => {
     const message = `Project memory is unavailable this turn: ${describeError(error)}`;
     write(ctx.log(turn, { type: "notice", level: "warning", message }));
     return undefined;

@@ -144,6 +144,11 @@ export interface Harness {
    * control protocol instead of a one-way stream. Used for Build turns when present.
    */
   readonly live?: { runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> };
+  /**
+   * Planner turns cannot write anywhere, not even `addDirs` (the agent's memory): the CLI's
+   * read-only mode has no path scope. The memory briefing then promises no writes.
+   */
+  readonly plannerWritesNothing?: boolean;
   /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
   readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */

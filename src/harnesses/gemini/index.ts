@@ -6,6 +6,7 @@ import { geminiContextWindow } from "./context-window.js";
 import { geminiIdentity } from "./identity.js";
 import { createGeminiParser } from "./parser.js";
 import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
+import { writePlannerPolicy } from "./planner-policy.js";
 import { geminiTranscripts } from "./transcript.js";
 
 export { parseGeminiLimitText, type GeminiLimitText } from "./limit-text.js";
@@ -21,15 +22,21 @@ export { agyHarness, agyTurnArgs } from "./agy.js";
  * prints its help); an empty `--prompt=` makes the CLI read the prompt from stdin. Under -p the
  * CLI never asks: auto_edit registers the edit tools but not run_shell_command, plan refuses
  * writes by policy (both logged as denials). `--skip-trust` trusts the worktree for this run only.
+ * With `plannerPolicy` (a Planner that keeps memory, see planner-policy.ts) the mode is `default`
+ * with that policy file instead of `plan`.
  */
 export function geminiTurnArgs(
   input: Pick<
     TurnInput,
     "prompt" | "mode" | "model" | "addDirs" | "resumeSessionId" | "newSessionId" | "promptViaStdin"
   >,
+  plannerPolicy?: string,
 ): string[] {
   const args = [`--prompt=${input.promptViaStdin ? "" : input.prompt}`, "-o", "stream-json"];
-  args.push("--approval-mode", input.mode === "build" ? "auto_edit" : "plan", "--skip-trust");
+  const mode = input.mode === "build" ? "auto_edit" : plannerPolicy ? "default" : "plan";
+  args.push("--approval-mode", mode, "--skip-trust");
+  // At the user tier; 0.61.0 then skips the login's own policies folder for this run.
+  if (input.mode === "plan" && plannerPolicy) args.push("--policy", plannerPolicy);
   if (input.model) args.push("-m", input.model);
   // `-r` takes the session id the stream's init event names (also "latest" or an index).
   if (input.resumeSessionId) args.push("-r", input.resumeSessionId);
@@ -39,25 +46,38 @@ export function geminiTurnArgs(
   return args;
 }
 
+/** The CLI keeps its state in `<GEMINI_CLI_HOME or the user's home>/.gemini/`. */
+function geminiDefaultHome(env: NodeJS.ProcessEnv): string {
+  return env.GEMINI_CLI_HOME || env.HOME || os.homedir();
+}
+
+/** Default mode does not tell the model it is planning, as plan mode's own system prompt does. */
+function plannerNote(dirs: readonly string[]): string {
+  return `(You are in Planner mode: read, search and plan, and change nothing. Do not edit files or run commands. The one exception is your memory folder (${dirs.join(", ")}): keep plan.md and dead-ends.md there current.)`;
+}
+
 export const geminiHarness: Harness = {
   id: "gemini",
   displayName: "Gemini CLI",
   binaryName: "gemini",
   installHint: "npm install -g @google/gemini-cli",
   homeVariable: "GEMINI_CLI_HOME",
-  // The CLI keeps its state in `<GEMINI_CLI_HOME or the user's home>/.gemini/`.
-  defaultHome: (env) => env.GEMINI_CLI_HOME || env.HOME || os.homedir(),
+  defaultHome: geminiDefaultHome,
   choosesSessionId: true,
   versionArgs: ["--version"],
   turnCommand(input: TurnInput): Command {
     const env: NodeJS.ProcessEnv = { ...input.env };
     if (input.accountHome) env.GEMINI_CLI_HOME = input.accountHome;
+    const dirs = input.mode === "plan" ? (input.addDirs ?? []) : [];
+    // Reviewers have no memory folder and stay in plan mode.
+    const policy = dirs.length > 0 ? writePlannerPolicy(input.accountHome ?? geminiDefaultHome(env), dirs) : undefined;
+    const prompt = policy ? `${plannerNote(dirs)}\n\n${input.prompt}` : input.prompt;
     return {
       file: input.binary,
-      args: geminiTurnArgs(input),
+      args: geminiTurnArgs({ ...input, prompt }, policy),
       cwd: input.cwd,
       env,
-      ...(input.promptViaStdin ? { input: input.prompt } : {}),
+      ...(input.promptViaStdin ? { input: prompt } : {}),
     };
   },
   createParser: () => createGeminiParser(),

@@ -67,5 +67,10 @@ export const opencodeHarness: Harness = {
   quotaSources: [],
   sessionRoots: opencodeSessionRoots,
   copySession: copyOpencodeSession,
+  // 1.18.33 could scope write and edit to the memory folder (`edit` rules match the path relative
+  // to the worktree), but apply_patch, offered instead of them to gpt-* models, asks `edit` only
+  // for each hunk's source path and writes a `*** Move to:` target unasked: no rule grants exactly
+  // the memory folder, so the Planner stays fully read-only.
+  plannerWritesNothing: true,
   approvals: "not interactive: `opencode run` auto-rejects every permission set to ask; refusals are logged as denials",
 };

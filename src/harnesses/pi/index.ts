@@ -57,5 +57,8 @@ export const piHarness: Harness = {
   sessionRoots: piSessionRoots,
   transcripts: piTranscripts,
   copySession: copyPiSession,
+  // 0.73.1 has no permission system: `--tools` allows a tool everywhere or nowhere, with no path
+  // scope, so a Planner cannot be given write to its memory folder without the worktree too.
+  plannerWritesNothing: true,
   approvals: "none: Pi has no permission prompts; Planner gives it only the read, grep, find and ls tools",
 };
