@@ -62,7 +62,6 @@ it("an inbox line becomes one signal, and the same Stop handed over twice notifi
   await eventually(async () => (offered.length === 1 ? true : undefined), 5000, "the Stop");
   expect(offered[0]!.signal).toMatchObject({
     harness: "claude",
-    harnessName: "Claude Code",
     source: "hook",
     kind: "finished",
   });

@@ -17,8 +17,6 @@ export type ExternalKind = (typeof EXTERNAL_KINDS)[number];
 export interface ExternalSignal {
   /** The harness id (claude, codex, ...). */
   harness: string;
-  /** Shown in the title; the harness id when absent. */
-  harnessName?: string;
   source: "transcript" | "hook";
   kind: ExternalKind;
   /** The CLI's own session id. */
@@ -129,7 +127,7 @@ export function toNotification(signal: ExternalSignal, now: number): AgentNotifi
     // Signals of one session carry no turn number; the time keeps two turn ends apart for the notifier's own dedupe.
     turn: 0,
     requestId: signal.eventId ?? String(now),
-    title: `${signal.harnessName ?? signal.harness} · ${where}: ${HEADLINES[signal.kind]}`,
+    title: `${signal.harness} · ${where}: ${HEADLINES[signal.kind]}`,
     body: cut(signal.text || `session ${signal.sessionId}`),
     at: signal.at,
   };

@@ -103,7 +103,8 @@ export async function followHookInbox(options: HookInboxOptions): Promise<HookIn
     }
     const moment = await harness.hooks.signal(payload, receivedAt);
     if (!moment) return; // an event nobody needs to hear about (or not this CLI's shape)
-    const signal: ExternalSignal = { ...moment, harness: harness.id, harnessName: harness.displayName, source: "hook" };
+    // Titled by harness id, like the transcript watcher and Offrun's own agents: one format in the notification centre.
+    const signal: ExternalSignal = { ...moment, harness: harness.id, source: "hook" };
     await options.external.offer(signal);
   };
 
