@@ -1,9 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
-import { trailingQuestion } from "../../core/question.js";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
 import { parseClaudeLimitText } from "./limit-text.js";
+import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**
  * Reads Claude Code's session transcripts (`<home>/projects/<folder>/<session id>.jsonl`; checked
@@ -69,15 +69,7 @@ export function createClaudeTranscriptClassifier(
   const told = new Set<string>();
   const pending = new PendingCalls();
 
-  const moment = (kind: TranscriptMoment["kind"], text: string, at: string | undefined, eventId?: string) =>
-    ({
-      kind,
-      sessionId,
-      ...(eventId ? { eventId } : {}),
-      ...(cwd ? { cwd } : {}),
-      text,
-      at: at ?? new Date(now()).toISOString(),
-    }) satisfies TranscriptMoment;
+  const moment = momentsOf(() => ({ sessionId, cwd }), now);
 
   const waitsForUser = (tool: string) => {
     if (mode === "bypassPermissions" || NEVER_ASKS.has(tool)) return false;
@@ -124,8 +116,8 @@ export function createClaudeTranscriptClassifier(
     const stop = line.message?.stop_reason;
     if (tools.length === 0 && stop && TURN_ENDS.has(stop) && texts.length > 0 && !(messageId && told.has(messageId))) {
       if (messageId) told.add(messageId);
-      const question = trailingQuestion(lastText);
-      out.push(moment(question ? "question" : "finished", question ?? lastText, line.timestamp, messageId));
+      const end = turnEnd(lastText);
+      out.push(moment(end.kind, end.text, line.timestamp, messageId));
     }
     return out;
   };
@@ -134,15 +126,8 @@ export function createClaudeTranscriptClassifier(
     push(raw) {
       // Cheap test first: most lines are attachments, request blobs and bookkeeping.
       if (!raw.includes('"user"') && !raw.includes('"assistant"')) return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success || parsed.data.isSidechain === true) return [];
-      const line = parsed.data;
+      const line = parseTranscriptLine(raw, lineSchema);
+      if (!line || line.isSidechain === true) return [];
       if (line.sessionId) sessionId = line.sessionId;
       if (line.cwd) cwd = line.cwd;
       const content = line.message?.content;

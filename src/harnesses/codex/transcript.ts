@@ -1,9 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
-import { trailingQuestion } from "../../core/question.js";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
 import { parseCodexLimitText } from "./limit-text.js";
+import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**
  * Reads Codex rollouts (`<home>/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`, lines
@@ -64,15 +64,7 @@ export function createCodexTranscriptClassifier(
   let subAgent = false;
   const pending = new PendingCalls();
 
-  const moment = (kind: TranscriptMoment["kind"], text: string, at: string | undefined, eventId?: string) =>
-    ({
-      kind,
-      sessionId,
-      ...(eventId ? { eventId } : {}),
-      ...(cwd ? { cwd } : {}),
-      text,
-      at: at ?? new Date(now()).toISOString(),
-    }) satisfies TranscriptMoment;
+  const moment = momentsOf(() => ({ sessionId, cwd }), now);
 
   const onMeta = (payload: unknown) => {
     const meta = metaSchema.safeParse(payload);
@@ -110,21 +102,15 @@ export function createCodexTranscriptClassifier(
     if (error)
       return parseCodexLimitText(error, new Date(now())) ? [moment("limit", error, at, done.data.turn_id)] : [];
     const words = done.data.last_agent_message ?? "";
-    const question = trailingQuestion(words);
-    return [moment(question ? "question" : "finished", question ?? words, at, done.data.turn_id)];
+    const end = turnEnd(words);
+    return [moment(end.kind, end.text, at, done.data.turn_id)];
   };
 
   return {
     push(raw) {
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success) return [];
-      const { type, payload, timestamp } = parsed.data;
+      const line = parseTranscriptLine(raw, lineSchema);
+      if (!line) return [];
+      const { type, payload, timestamp } = line;
       const kind = payload?.type;
       if (type === "session_meta") onMeta(payload);
       if (subAgent) return [];

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { trailingQuestion } from "../../core/question.js";
 import { PendingCalls } from "../shared/pending-calls.js";
-import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
+import type { ResumableClassifier, TranscriptReader } from "../types.js";
+import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**
  * Reads Gemini CLI's chat files (`$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`;
@@ -55,36 +55,21 @@ export function createGeminiTranscriptClassifier(
   const told = new Set<string>();
   const pending = new PendingCalls();
 
-  const moment = (kind: TranscriptMoment["kind"], text: string, at: string | undefined, eventId: string) =>
-    ({
-      kind,
-      sessionId,
-      eventId,
-      ...(cwd ? { cwd } : {}),
-      text,
-      at: at ?? new Date(now()).toISOString(),
-    }) satisfies TranscriptMoment;
+  const moment = momentsOf(() => ({ sessionId, cwd }), now);
 
   const onReply = (line: Line, id: string) => {
     const words = textOf(line.content);
     if ((line.toolCalls?.length ?? 0) > 0 || words === "" || told.has(id)) return;
-    const question = trailingQuestion(words);
-    pending.add(id, moment(question ? "question" : "finished", question ?? words, line.timestamp, id), now() + settle);
+    const end = turnEnd(words);
+    pending.add(id, moment(end.kind, end.text, line.timestamp, id), now() + settle);
   };
 
   return {
     push(raw) {
       // `$set` lines repeat the whole history (old replies included): skip them unparsed.
       if (raw.startsWith('{"$set"')) return [];
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success) return [];
-      const line = parsed.data;
+      const line = parseTranscriptLine(raw, lineSchema);
+      if (!line) return [];
       if (line.sessionId) {
         sessionId = line.sessionId;
         subAgent = line.kind === "subagent";

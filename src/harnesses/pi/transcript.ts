@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { trailingQuestion } from "../../core/question.js";
 import type { TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
 import { parsePiLimitText } from "./limit-text.js";
+import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**
  * Reads Pi's session files (`<home>/sessions/--<cwd>--/<time>_<session id>.jsonl`; checked against
@@ -52,15 +52,7 @@ export function createPiTranscriptClassifier(file: string, options: { now?: () =
   let prompt: string | undefined;
   const limitTold = new Set<string>();
 
-  const moment = (kind: TranscriptMoment["kind"], text: string, at: string | undefined, eventId?: string) =>
-    ({
-      kind,
-      sessionId,
-      ...(eventId ? { eventId } : {}),
-      ...(cwd ? { cwd } : {}),
-      text,
-      at: at ?? new Date(now()).toISOString(),
-    }) satisfies TranscriptMoment;
+  const moment = momentsOf(() => ({ sessionId, cwd }), now);
 
   const onAssistant = (message: Message, id: string | undefined, at: string | undefined): TranscriptMoment[] => {
     const stop = message.stopReason ?? "";
@@ -77,21 +69,14 @@ export function createPiTranscriptClassifier(file: string, options: { now?: () =
       typeof content === "string"
         ? content
         : content.flatMap((b) => (b.type === "text" && "text" in b ? [String(b.text)] : [])).join("\n");
-    const question = trailingQuestion(words);
-    return [moment(question ? "question" : "finished", question ?? words, at, id)];
+    const end = turnEnd(words);
+    return [moment(end.kind, end.text, at, id)];
   };
 
   return {
     push(raw) {
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        return [];
-      }
-      const parsed = lineSchema.safeParse(json);
-      if (!parsed.success) return [];
-      const line = parsed.data;
+      const line = parseTranscriptLine(raw, lineSchema);
+      if (!line) return [];
       if (line.type === "session") {
         if (line.id) sessionId = line.id;
         if (line.cwd) cwd = line.cwd;
