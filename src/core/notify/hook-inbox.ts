@@ -7,6 +7,7 @@ import { describeError } from "../errors.js";
 import { hookInboxFile } from "../hooks/hook-paths.js";
 import { userPaths } from "../paths.js";
 import { readJsonFile, writeJsonAtomic } from "../store.js";
+import { readAppendedLines, tailPosition } from "./tail.js";
 import type { ExternalNotifications, ExternalSignal } from "./external.js";
 
 /**
@@ -108,29 +109,22 @@ export async function followHookInbox(options: HookInboxOptions): Promise<HookIn
     await options.external.offer(signal);
   };
 
-  /** Reads `from` (the inbox or its rotated copy) from the saved offset to its end; returns whether it found news. */
+  /** Reads `target` (the inbox or its rotated copy) from the saved offset to its end; returns whether it found news. */
   const readFrom = async (target: string): Promise<boolean> => {
-    const stat = await fs.stat(target).catch(() => undefined);
-    if (!stat) return false;
-    // Another file than the one the offset belongs to, or one cut short: read it from the start.
-    if (!state || state.ino !== stat.ino || stat.size < state.offset) state = { ino: stat.ino, offset: 0 };
-    if (stat.size === state.offset) return false;
-    const handle = await fs.open(target, "r");
-    let chunk: Buffer;
-    try {
-      chunk = Buffer.alloc(stat.size - state.offset);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, state.offset);
-      chunk = chunk.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
+    // Another file than the one the offset belongs to, or one cut short, is read from its start.
+    const position = tailPosition(state?.offset ?? 0, state?.ino);
+    const read = await readAppendedLines(target, position);
+    if (!read || position.ino === undefined) return false;
+    // The saved offset stops before a line still being written: it is read whole next time.
+    const next = { ino: position.ino, offset: position.offset - position.partial.length };
+    if (read.lines.length === 0) {
+      state = next;
+      return false;
     }
-    // Only whole lines: a line still being written waits for its "\n" (split bytes, not text).
-    const end = chunk.lastIndexOf(0x0a);
-    if (end === -1) return false;
-    for (const line of chunk.subarray(0, end).toString("utf8").split("\n")) {
+    for (const line of read.lines) {
       await handleLine(line).catch((error: unknown) => options.log(`hooks: ${describeError(error)}`));
     }
-    state = { ino: stat.ino, offset: state.offset + end + 1 };
+    state = next;
     await saveState();
     return true;
   };
