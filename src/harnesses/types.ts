@@ -125,6 +125,11 @@ export interface Harness {
   /** Where to learn a login's quota, most trusted first. */
   readonly quotaSources: readonly QuotaSource[];
   /**
+   * What those sources can say: "percent" when one of them gives a used % per window, "limits"
+   * when only limit hits (with their reset time) are known, so views say "no usage data: limits only".
+   */
+  readonly quotaCoverage: "percent" | "limits";
+  /**
    * The model's context window in tokens, as the CLI itself reckons it; undefined for a model the
    * adapter cannot vouch for (an alias, a model newer than the table), or when the CLI picks it.
    */

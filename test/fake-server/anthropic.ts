@@ -211,6 +211,9 @@ export const anthropicProtocol: Protocol = {
         );
         return sendError(res, 429, "rate_limit_error", "You have reached your usage limit.", limited);
       }
+      case "unauthorized":
+        // What the API answers a token it does not accept.
+        return sendError(res, 401, "authentication_error", "invalid x-api-key", {});
       case "hang":
         // server.ts answers hangs itself; never reached.
         return;

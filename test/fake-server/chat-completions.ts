@@ -140,6 +140,13 @@ function answerTurn(res: http.ServerResponse, step: Step, body: unknown): void {
         {},
         { message: usageLimitMessage(step.resetsAt), type: "insufficient_quota", code: "insufficient_quota" },
       );
+    case "unauthorized":
+      return answerError(
+        res,
+        {},
+        { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" },
+        401,
+      );
     case "text":
       return stream(res, [{ content: step.text }], "stop");
     case "write_file": {
@@ -157,8 +164,13 @@ function answerTurn(res: http.ServerResponse, step: Step, body: unknown): void {
   }
 }
 
-function answerError(res: http.ServerResponse, headers: Record<string, string>, error: Record<string, unknown>): void {
-  res.writeHead(429, { ...headers, "content-type": "application/json" });
+function answerError(
+  res: http.ServerResponse,
+  headers: Record<string, string>,
+  error: Record<string, unknown>,
+  status = 429,
+): void {
+  res.writeHead(status, { ...headers, "content-type": "application/json" });
   res.end(JSON.stringify({ error: { ...error, param: null } }));
 }
 

@@ -125,6 +125,10 @@ function shellCall(body: unknown, command: string): Part {
 
 function answerTurn(res: http.ServerResponse, step: Step, body: unknown): void {
   switch (step.kind) {
+    case "unauthorized":
+      return json(res, 401, {
+        error: { code: 401, status: "UNAUTHENTICATED", message: "API key not valid. Please pass a valid API key." },
+      });
     case "text":
       return stream(res, [{ candidates: [candidate([{ text: step.text }])], usageMetadata: usage() }]);
     case "write_file": {

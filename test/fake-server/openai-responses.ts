@@ -90,6 +90,17 @@ function answerTurn(res: http.ServerResponse, step: Step, body: unknown, quota: 
         resets_at: step.resetsAt,
         resets_in_seconds: Math.max(0, step.resetsAt - Math.floor(Date.now() / 1000)),
       });
+    case "unauthorized":
+      return answerError(
+        res,
+        401,
+        {},
+        {
+          type: "invalid_request_error",
+          code: "invalid_api_key",
+          message: "Incorrect API key provided.",
+        },
+      );
     case "text":
       return stream(res, headers, [messageItem(step.text)]);
     case "write_file": {

@@ -12,6 +12,8 @@ export type Step =
   | { kind: "rate_limit"; retryAfterSeconds?: number }
   /** HTTP 429 that says the login's usage limit is reached, with its reset time (epoch seconds). */
   | { kind: "usage_limit"; resetsAt: number }
+  /** HTTP 401: the login's sign-in is not accepted (signed out, revoked). */
+  | { kind: "unauthorized" }
   /** Accepts the request and never answers (the hang scenario). */
   | { kind: "hang" };
 
@@ -31,4 +33,8 @@ export interface RecordedRequest {
   body: unknown;
   /** The step the server answered with, or "auxiliary" for requests that did not consume one. */
   answeredWith: Step["kind"] | "auxiliary" | "default";
+  /** When the request's body had arrived (epoch ms, sub-millisecond). */
+  receivedAt: number;
+  /** When the answer's last byte was handed to the socket (epoch ms); absent while it streams or hangs. */
+  finishedAt?: number;
 }

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { performance } from "node:perf_hooks";
 import type { AddressInfo } from "node:net";
 import type { QuotaHeaders, RecordedRequest, Step } from "./script.js";
 
@@ -47,8 +48,16 @@ export async function startFakeServer(protocols: Protocol[]): Promise<FakeServer
       }
       const method = req.method ?? "GET";
       const path = req.url ?? "/";
-      const record: RecordedRequest = { method, path, headers: req.headers, body, answeredWith: "auxiliary" };
+      const record: RecordedRequest = {
+        method,
+        path,
+        headers: req.headers,
+        body,
+        answeredWith: "auxiliary",
+        receivedAt: now(),
+      };
       requests.push(record);
+      res.on("finish", () => (record.finishedAt = now()));
       const protocol = protocols.find((p) => p.matches(method, path));
       if (!protocol) {
         res.writeHead(404, { "content-type": "application/json" });
@@ -88,6 +97,11 @@ export async function startFakeServer(protocols: Protocol[]): Promise<FakeServer
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Epoch milliseconds with the monotonic clock's resolution, for request timings. */
+function now(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** Writes one server-sent event. */

@@ -52,6 +52,7 @@ export function createAcpHarness(definition: AcpAgentDefinition): Harness {
       note: `Offrun cannot ask ${definition.displayName} who is signed in; a turn says so when it is not.`,
     }),
     quotaSources: [],
+    quotaCoverage: "limits",
     sessionRoots: () => [],
     copySession: async ({ sessionId }) => {
       throw new OffrunError(

@@ -85,6 +85,7 @@ export const claudeHarness: Harness = {
   loginArgs: ["auth", "login"],
   identity: claudeIdentity,
   quotaSources,
+  quotaCoverage: "percent",
   sessionRoots: claudeSessionRoots,
   contextWindow: claudeContextWindow,
   transcripts: claudeTranscripts,

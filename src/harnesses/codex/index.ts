@@ -94,6 +94,7 @@ export const codexHarness: Harness = {
   loginArgs: ["login"],
   identity: codexIdentity,
   quotaSources,
+  quotaCoverage: "percent",
   sessionRoots: codexSessionRoots,
   contextWindow: codexContextWindow,
   transcripts: codexTranscripts,

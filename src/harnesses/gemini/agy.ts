@@ -65,6 +65,7 @@ export const agyHarness: Harness = {
   },
   // Limit texts in the stream are recorded by Offrun itself; agy documents no quota files.
   quotaSources: [],
+  quotaCoverage: "limits",
   sessionRoots: (home) => [path.join(agyStateDir(home), "brain")],
   approvals: "not interactive in headless mode (documentation only): agy waits for approvals it cannot get",
   async copySession({ fromHome, toHome, sessionId }) {

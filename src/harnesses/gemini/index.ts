@@ -88,6 +88,7 @@ export const geminiHarness: Harness = {
   // files keep no quota or limit records (a usage-limit run's file holds only the prompt), so
   // there is nothing else to read without the user's token.
   quotaSources: [],
+  quotaCoverage: "limits",
   sessionRoots: geminiSessionRoots,
   transcripts: geminiTranscripts,
   contextWindow: geminiContextWindow,

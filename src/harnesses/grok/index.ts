@@ -130,6 +130,7 @@ export const grokHarness: Harness = {
   // Grok Build bills monthly credits (HARNESSES.md); no local or CLI source of the balance is
   // known, so Offrun has none: limits are recorded from the turns' own messages.
   quotaSources: [],
+  quotaCoverage: "limits",
   sessionRoots: (home) => [path.join(home, "sessions")],
   copySession,
   live: { runTurn },

@@ -65,6 +65,7 @@ export const opencodeHarness: Harness = {
   // cannot read without a native module, and the providers it fronts report no windows to it: no
   // quota source yet. Limits still reach the quota ledger as limit_hit events from the stream.
   quotaSources: [],
+  quotaCoverage: "limits",
   sessionRoots: opencodeSessionRoots,
   copySession: copyOpencodeSession,
   // 1.18.33 could scope write and edit to the memory folder (`edit` rules match the path relative

@@ -54,6 +54,7 @@ export const piHarness: Harness = {
   // a token estimate would say nothing about the login's headroom, so there is no quota source
   // yet. Limits still reach the quota ledger as limit_hit events from the stream.
   quotaSources: [],
+  quotaCoverage: "limits",
   sessionRoots: piSessionRoots,
   transcripts: piTranscripts,
   copySession: copyPiSession,
