@@ -1,8 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account, AccountIdentity } from "../core/account-model.js";
+import type { Account } from "../core/account-model.js";
 import {
-  accountProcessEnv,
   accountsRoot,
   addAccount,
   defaultAccounts,
@@ -12,6 +11,7 @@ import {
   loginCommand,
   removeAccount,
   setDefaultAccount,
+  setReserve,
 } from "../core/accounts.js";
 import { renameLogin } from "../core/login-rename.js";
 import { locateBinary } from "../core/binaries.js";
@@ -20,6 +20,7 @@ import { cachedAccountQuota } from "../core/quota/pipeline.js";
 import { OffrunError } from "../core/errors.js";
 import { offrunHome, userPaths } from "../core/paths.js";
 import { runCommand } from "../core/process.js";
+import { checkSignIn, type SignInEntry } from "../core/sign-in.js";
 import { getHarness, HARNESSES } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { table } from "./format.js";
@@ -35,12 +36,12 @@ export async function accounts(options: GlobalOptions): Promise<void> {
   const logins = await Promise.all(
     (await listAccounts()).map(async (account) => {
       const harness = getHarness(account.harness);
-      const env = { ...process.env, ...accountProcessEnv(account, harness) };
-      const [identity, quota] = await Promise.all([
-        harness.identity(binaries.get(harness.id), env, account.home) as Promise<AccountIdentity>,
+      // Asked now (and kept for the picker): a missing home is signed out without asking the CLI.
+      const [signIn, quota] = await Promise.all([
+        checkSignIn(account, harness, binaries.get(harness.id), process.env),
         cachedAccountQuota(account),
       ]);
-      return { ...account, ...identity, quota };
+      return { ...account, ...identityOf(signIn), signIn: { state: signIn.state, note: signIn.note }, quota };
     }),
   );
   const defaults = await defaultAccounts();
@@ -48,17 +49,32 @@ export async function accounts(options: GlobalOptions): Promise<void> {
     const rows = logins.map((l) => [
       l.harness,
       defaults[l.harness] === l.label ? `${l.label} (default)` : l.label,
-      l.signedIn === undefined ? "?" : l.signedIn ? "yes" : "no",
+      l.signedIn === undefined ? "unknown" : l.signedIn ? "yes" : "SIGNED OUT",
       [l.email, l.detail, l.note].filter(Boolean).join(" · ") || "-",
       describeQuota(l.quota),
       l.home + (l.adopted && !l.isDefault ? " (adopted)" : ""),
     ]);
     const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows)];
-    const out = logins.find((l) => l.signedIn === false && !l.isDefault);
+    const out = logins.find((l) => l.signedIn === false);
     if (out) lines.push("", `Sign in to a login with: offrun accounts login ${out.harness} ${out.label}`);
     lines.push("", "Add a login with its own home: offrun accounts add <harness> <label>");
     return lines.join("\n");
   });
+}
+
+/** The fields `--json` has always had, from a sign-in check. */
+function identityOf(entry: SignInEntry): {
+  signedIn: boolean | undefined;
+  email?: string;
+  detail?: string;
+  note?: string;
+} {
+  return {
+    signedIn: entry.state === "unknown" ? undefined : entry.state === "signed-in",
+    ...(entry.email ? { email: entry.email } : {}),
+    ...(entry.detail ? { detail: entry.detail } : {}),
+    ...(entry.note ? { note: entry.note } : {}),
+  };
 }
 
 /** "23% of five_hour, resets 21:00", "limited until 21:00" or "unknown". */
@@ -163,6 +179,22 @@ export async function setDefault(
     account
       ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --account.`
       : `No default login for ${name}: Start Agent preselects the one with the most headroom.`,
+  );
+}
+
+export async function reserve(
+  harnessId: string,
+  label: string,
+  percent: string,
+  options: GlobalOptions,
+): Promise<void> {
+  const value = Number(percent.replace(/%$/, ""));
+  const account = await setReserve({ harness: harnessId, label, percent: value });
+  const name = getHarness(harnessId).displayName;
+  output(options, { harness: harnessId, label: account.label, reservePercent: account.reservePercent ?? 0 }, () =>
+    value === 0
+      ? `Login '${account.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
+      : `Login '${account.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --account to use it anyway.`,
   );
 }
 

@@ -30,13 +30,20 @@ export function table(header: string[], rows: string[][]): string {
 export function agentRows(agents: AgentRecord[]): string[][] {
   return agents.map((a) => [
     a.name,
-    a.status,
+    a.resume ? `${a.status} · resumes ${shortTime(a.resume.at)} on ${a.resume.account}` : a.status,
     elapsed(a.status === "working" || a.status === "needs-you" ? a.turnStartedAt : a.createdAt),
     a.harness,
     a.account,
     a.mode,
     a.branch,
   ]);
+}
+
+/** "03:00" today, else "Dec 3 03:00": when a waiting agent goes on. */
+function shortTime(iso: string): string {
+  const at = new Date(iso);
+  const hhmm = at.toTimeString().slice(0, 5);
+  return at.toDateString() === new Date().toDateString() ? hhmm : `${at.toDateString().slice(4, 10)} ${hhmm}`;
 }
 
 export const AGENT_HEADER = ["AGENT", "STATUS", "ELAPSED", "HARNESS", "LOGIN", "MODE", "BRANCH"];
@@ -95,6 +102,8 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `  ${event.level === "warning" ? "⚠" : "·"} ${event.message}`;
     case "account_switch":
       return `  ⇄ moved from login ${event.from} to ${event.to}: ${event.reason}`;
+    case "reset_wait":
+      return `  ⏳ ${event.message}`;
     case "handoff":
       return `  ⇢ handed off from ${event.fromHarness} to ${event.toHarness} (login ${event.account})`;
     case "review":

@@ -155,6 +155,13 @@ export async function main(argv: string[]): Promise<void> {
     .argument("[label]")
     .option("--clear", "preselect the login with the most headroom again")
     .action(lazy(() => import("./account-actions.js"), "setDefault"));
+  withGlobals(
+    accounts.command("reserve").description("keep a login's last N% of room out of automatic picks (0: none)"),
+  )
+    .argument("<harness>")
+    .argument("<label>")
+    .argument("<percent>")
+    .action(lazy(() => import("./account-actions.js"), "reserve"));
   withGlobals(accounts.command("rm").description("forget a login (its home is kept unless --purge)"))
     .argument("<harness>")
     .argument("<label>")

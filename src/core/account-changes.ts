@@ -5,7 +5,7 @@ import type { Harness } from "../harnesses/types.js";
 import { DEFAULT_ACCOUNT, type Account, type AccountEntry } from "./account-model.js";
 import { HOME_MODE, isDirectory } from "./account-env.js";
 import { findAccount, noSuchLogin } from "./account-lookup.js";
-import { accountsRoot, toAccount, updateAccountsFile, withDefault } from "./accounts-file.js";
+import { accountsRoot, toAccount, updateAccountsFile, withDefault, withReserveMoved } from "./accounts-file.js";
 import { OffrunError } from "./errors.js";
 
 /** Changing the logins: add, remove, rename, and the one Start Agent preselects. */
@@ -149,7 +149,12 @@ export async function removeAccount(request: {
       );
     const rest = file.accounts.filter((e) => e !== entry);
     return {
-      file: withDefault({ ...file, accounts: rest }, harness.id, request.label, undefined),
+      file: withReserveMoved(
+        withDefault({ ...file, accounts: rest }, harness.id, request.label, undefined),
+        harness.id,
+        request.label,
+        undefined,
+      ),
       result: toAccount(entry),
     };
   });
@@ -195,7 +200,12 @@ export async function renameAccount(request: {
     const renamed: AccountEntry = { ...entry, label: request.to };
     const accounts = file.accounts.map((e) => (e === entry ? renamed : e));
     return {
-      file: withDefault({ ...file, accounts }, harness.id, request.label, request.to),
+      file: withReserveMoved(
+        withDefault({ ...file, accounts }, harness.id, request.label, request.to),
+        harness.id,
+        request.label,
+        request.to,
+      ),
       result: toAccount(renamed),
     };
   });
@@ -215,4 +225,30 @@ export async function setDefaultAccount(request: {
     result: undefined,
   }));
   return account;
+}
+
+/**
+ * Sets the room a login keeps back from automatic picks (0 clears it). A login below its reserve
+ * is passed by when Offrun chooses (start, failover, review, resume); pinning it still works.
+ */
+export async function setReserve(request: {
+  harness: string;
+  label: string;
+  percent: number;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  if (!Number.isFinite(request.percent) || request.percent < 0 || request.percent > 100) {
+    throw new OffrunError("invalid_input", `A reserve is a percentage from 0 to 100; '${request.percent}' is not.`);
+  }
+  const account = await findAccount(harness, request.label, processEnv);
+  const key = `${harness.id}/${account.label}`;
+  await updateAccountsFile(processEnv, async (file) => {
+    const reserves = { ...file.reserves };
+    if (request.percent === 0) delete reserves[key];
+    else reserves[key] = request.percent;
+    return { file: { ...file, reserves }, result: undefined };
+  });
+  return request.percent === 0 ? { ...account, reservePercent: 0 } : { ...account, reservePercent: request.percent };
 }

@@ -25,11 +25,16 @@ export async function listAccounts(
 ): Promise<Account[]> {
   // A Harness object also covers custom ACP agents, which getHarness (built-ins only) does not know.
   const harnesses = harness === undefined ? HARNESSES : [typeof harness === "string" ? getHarness(harness) : harness];
-  const { accounts } = await readAccountsFile(env);
-  return harnesses.flatMap((harness) => [
-    defaultAccount(harness, env),
-    ...accounts.filter((entry) => entry.harness === harness.id).map(toAccount),
-  ]);
+  const { accounts, reserves = {} } = await readAccountsFile(env);
+  const withReserve = (account: Account): Account => {
+    const reserve = reserves[`${account.harness}/${account.label}`];
+    return reserve ? { ...account, reservePercent: reserve } : account;
+  };
+  return harnesses.flatMap((harness) =>
+    [defaultAccount(harness, env), ...accounts.filter((entry) => entry.harness === harness.id).map(toAccount)].map(
+      withReserve,
+    ),
+  );
 }
 
 export async function findAccount(

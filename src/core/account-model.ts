@@ -26,6 +26,11 @@ export const accountsFileSchema = z.object({
    * the login with the most headroom is preselected.
    */
   defaults: z.record(z.string(), z.string()).optional(),
+  /**
+   * Per login ("<harness>/<label>", the Default logins included), the room it keeps for the user:
+   * below this remaining %, automatic picks (start, failover, review) pass it by; pinning still works.
+   */
+  reserves: z.record(z.string(), z.number().min(0).max(100)).optional(),
 });
 export type AccountsFile = z.infer<typeof accountsFileSchema>;
 
@@ -37,6 +42,8 @@ export interface Account {
   isDefault: boolean;
   adopted: boolean;
   env: Record<string, string>;
+  /** Remaining % kept back from automatic picks (0: none). */
+  reservePercent?: number;
 }
 
 /** Who a login is, from the CLI's status command or non-secret files; never from credentials. */

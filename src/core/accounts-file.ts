@@ -57,6 +57,21 @@ export function withDefault(
   return { ...file, defaults };
 }
 
+/** The file with a login's reserve moved from `from` to `to` (undefined: dropped), when it has one. */
+export function withReserveMoved(
+  file: AccountsFile,
+  harness: string,
+  from: string,
+  to: string | undefined,
+): AccountsFile {
+  const reserve = file.reserves?.[`${harness}/${from}`];
+  if (reserve === undefined) return file;
+  const reserves = { ...file.reserves };
+  delete reserves[`${harness}/${from}`];
+  if (to !== undefined) reserves[`${harness}/${to}`] = reserve;
+  return { ...file, reserves };
+}
+
 /** The default login of each harness that has one: harness id -> label. */
 export async function defaultAccounts(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
   return { ...(await readAccountsFile(env)).defaults };

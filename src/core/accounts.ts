@@ -14,6 +14,7 @@ export {
   removeAccount,
   renameAccount,
   setDefaultAccount,
+  setReserve,
   type AddAccountRequest,
   type RemoveAccountResult,
 } from "./account-changes.js";

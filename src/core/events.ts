@@ -120,6 +120,20 @@ const accountSwitch = z.object({
   to: z.string(),
   reason: z.string(),
 });
+/**
+ * Every login of the agent's CLI was limited, so the agent waits for the earliest reset and goes on
+ * by itself (waiting), went on (resumed), or the wait ended without going on (cancelled: the user
+ * stopped it or sent another message; gave_up: still no room after the reset).
+ */
+const resetWait = z.object({
+  ...base,
+  type: z.literal("reset_wait"),
+  phase: z.enum(["waiting", "resumed", "cancelled", "gave_up"]),
+  resumesAt: z.string(),
+  /** The login it expects to go on with (the one that resets first), or the one it went on with. */
+  account: z.string(),
+  message: z.string(),
+});
 /** The work moved to another CLI in the same worktree, with a handoff prompt. */
 const handoff = z.object({
   ...base,
@@ -212,6 +226,7 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   error,
   notice,
   accountSwitch,
+  resetWait,
   handoff,
   review,
   memoryChange,

@@ -5,6 +5,7 @@ import { OffrunError } from "./errors.js";
 import type { AgentRecord } from "./model.js";
 import { knownProjects } from "./project.js";
 import { renameLedgerEntry } from "./quota/ledger.js";
+import { moveSignIn } from "./sign-in.js";
 
 /**
  * Renames a login everywhere Offrun names it: accounts.json (and its default entry), then the
@@ -36,5 +37,6 @@ export async function renameLogin(request: {
   const now = new Date().toISOString();
   for (const record of onLogin) await writeAgent({ ...record, account: account.label, updatedAt: now });
   await renameLedgerEntry(request.harness, request.label, account.label);
+  await moveSignIn(request.harness, request.label, account.label);
   return { account, agents: onLogin.map((r) => r.name) };
 }

@@ -4,8 +4,10 @@ import type { Account } from "./account-model.js";
 import { accountProcessEnv, findAccount, listAccounts } from "./accounts.js";
 import { pickAccount, type Candidate, type Pick } from "./dispatch.js";
 import { OffrunError } from "./errors.js";
+import { locateBinary } from "./binaries.js";
 import { accountKey } from "./quota/ledger.js";
 import { cachedAccountQuota, headroom } from "./quota/pipeline.js";
+import { cachedSignIns, checkSignIn, signInKey } from "./sign-in.js";
 
 /** Which login a turn runs on, chosen before dispatch. Reads only Offrun's quota cache: no CLI is asked. */
 export class LoginPicker {
@@ -17,16 +19,39 @@ export class LoginPicker {
   async candidates(harness: Harness): Promise<Candidate[]> {
     const accounts = await listAccounts(harness, this.env);
     const now = new Date();
-    return Promise.all(accounts.map(async (account) => ({ account, quota: await cachedAccountQuota(account, now) })));
+    const [signIns, quotas] = await Promise.all([
+      cachedSignIns(accounts),
+      Promise.all(accounts.map((account) => cachedAccountQuota(account, now))),
+    ]);
+    return accounts.map((account, index) => ({
+      account,
+      quota: quotas[index]!,
+      signIn: signIns.get(signInKey(account)),
+    }));
   }
 
-  /** The pinned login (refused when limited, unless forced), or the one with the most headroom. */
+  /**
+   * The pinned login (refused when signed out, or when limited unless forced), or the one with the
+   * most headroom. A pinned login the cache calls signed out is asked again first: the user may have
+   * just signed in.
+   */
   async choose(
     harness: Harness,
     options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
   ): Promise<Pick> {
     if (options.label !== undefined) {
       const account = await findAccount(harness, options.label, this.env);
+      const cached = (await cachedSignIns([account])).get(signInKey(account));
+      if (cached?.state === "signed-out") {
+        const binary = await locateBinary(harness.id, harness.binaryName, this.env);
+        const fresh = cached.source === "home" ? cached : await checkSignIn(account, harness, binary, this.env);
+        if (fresh.state === "signed-out") {
+          throw new OffrunError(
+            "not_logged_in",
+            `Login '${account.label}' of ${harness.displayName} is not signed in (${fresh.note ?? "its CLI says so"}). Sign in with \`offrun accounts login ${harness.id} ${account.label}\`, or leave out --account to let Offrun pick a signed-in login.`,
+          );
+        }
+      }
       const quota = await cachedAccountQuota(account);
       if (headroom(quota) === 0 && !options.force) {
         throw new OffrunError(
@@ -69,6 +94,7 @@ export class LoginPicker {
       if (harness.id === except.id) continue;
       const candidates = await this.candidates(harness).catch(() => []);
       const best = candidates
+        .filter((c) => c.signIn?.state !== "signed-out")
         .map((c) => ({ label: c.account.label, room: headroom(c.quota) }))
         .filter((c) => c.room !== 0)
         .sort((a, b) => (b.room ?? -1) - (a.room ?? -1))[0];

@@ -31,6 +31,22 @@ export const agentRecordSchema = z.object({
   turnStartedAt: z.string().optional(),
   lastError: z.string().optional(),
   mergedAt: z.string().optional(),
+  /**
+   * Every login was limited: the message goes on by itself at `at` (the earliest reset the CLI gave,
+   * plus jitter), on `account` when it still has the most room then. Kept in the record so that a
+   * restarted companion keeps the wait; `offrun stop` or a new message cancels it.
+   */
+  resume: z
+    .object({
+      at: z.string(),
+      account: z.string(),
+      /** What is sent then: the user's message, or a continuation when the limited turn had already done work. */
+      prompt: z.string(),
+      continuation: z.boolean(),
+      /** False when the CLI named no reset time and Offrun backs off instead. */
+      resetGiven: z.boolean(),
+    })
+    .optional(),
 });
 export type AgentRecord = z.infer<typeof agentRecordSchema>;
 
@@ -62,8 +78,10 @@ export const projectConfigSchema = z
       .object({
         /** auto: a turn cut off by a usage limit is sent again on the next login; ask: the user sends it. */
         resend: z.enum(["auto", "ask"]).default("auto"),
+        /** When every login is limited, wait for the earliest reset and go on by itself (once per message). */
+        resumeAtReset: z.boolean().default(true),
       })
-      .default({ resend: "auto" }),
+      .default({ resend: "auto", resumeAtReset: true }),
     /** Who reviews with `offrun review` when the command names no one; else another harness or login than the author's. */
     review: z
       .object({

@@ -136,6 +136,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       status: record.status,
       turns: record.turns,
       ...(record.turnStartedAt ? { turnStartedAt: record.turnStartedAt } : {}),
+      ...(record.resume ? { resume: { at: record.resume.at, account: record.resume.account } } : {}),
       updatedAt: record.updatedAt,
       branch: record.branch,
       worktree: record.worktree,

@@ -37,6 +37,8 @@ export const snapshotAgentSchema = z.object({
   lastWords: z.string().optional(),
   /** What waits on the user while the status is needs-you. */
   pending: z.array(pendingSchema),
+  /** Limited and waiting for a reset: when it goes on by itself, and on which login. */
+  resume: z.object({ at: z.string(), account: z.string() }).optional(),
 });
 export type SnapshotAgent = z.infer<typeof snapshotAgentSchema>;
 

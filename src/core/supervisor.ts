@@ -17,13 +17,15 @@ import { projectPaths } from "./paths.js";
 import { isAlive, signalGroup } from "./pids.js";
 import { ensureProjectDirs, knownProjects, loadProjectConfig, rememberProject } from "./project.js";
 import { KeyedQueue } from "./queue.js";
-import { runTurnChain } from "./turn-chain.js";
+import { runTurnChain, type ChainContext } from "./turn-chain.js";
 import { LoginPicker } from "./logins.js";
 import { askUser, PendingRequests, rememberAlwaysAllow } from "./approvals.js";
 import { setLiveHooks } from "./live-turn.js";
 import { checkPrompt } from "./prompt.js";
 import { removeScratch } from "./review/scratch.js";
 import type { Decided, HandoffRequest, Started, StartRequest } from "./supervisor-types.js";
+import { ResetWaits } from "./reset-waits.js";
+import { resumeAfterReset } from "./resume.js";
 
 /**
  * Owns agent turns: creates worktrees, spawns the CLI for each turn, appends every event to the
@@ -42,6 +44,8 @@ export class Supervisor {
   private readonly logins: LoginPicker;
   /** Approvals and questions of live turns that wait for the user. */
   private readonly pending = new PendingRequests();
+  /** Agents whose every login is limited, waiting for the earliest reset to go on by themselves. */
+  private readonly waits = new ResetWaits((root, name) => this.resumeNow(root, name));
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
     this.logins = new LoginPicker(env);
@@ -146,9 +150,54 @@ export class Supervisor {
     const config = await loadProjectConfig(root);
     const harness = await resolveHarness(record.harness, root, this.env);
     const binary = await this.requireBinary(harness);
+    if (record.resume) await this.endWait(record, "Your new message replaces the wait for the reset.");
     const firstTurn = record.turns + 1;
     this.beginTurn(record, prompt, binary, config);
     return { agent: record, warnings: [], firstTurn };
+  }
+
+  /**
+   * A wait for a reset came due: the message goes on, on the login with room (one resume at a time
+   * across agents, see ResetWaits). Under the agent's turn lock, so a message sent at that moment
+   * and the resume never both start.
+   */
+  private async resumeNow(root: string, name: string): Promise<void> {
+    let dispatched: { held: Promise<void> } | undefined;
+    await this.queue.run(turnsKey(root, name), async () => {
+      const record = await readAgent(root, name).catch(() => undefined);
+      if (!record?.resume || this.running.has(key(root, name))) return;
+      dispatched = await resumeAfterReset({
+        record,
+        env: this.env,
+        logins: this.logins,
+        requireBinary: (harness) => this.requireBinary(harness),
+        log: (turn, event) => this.log(record, turn, event),
+        update: (changes) => this.update(record, changes),
+        waitAgain: (at) => this.waits.schedule(root, name, at),
+        begin: (prompt, binary, config, resumed) => {
+          let ready!: () => void;
+          const held = new Promise<void>((resolve) => (ready = resolve));
+          const done = this.beginTurn(record, prompt, binary, config, { resumed, onDispatched: ready });
+          return Promise.race([held, done.then(() => undefined)]);
+        },
+      });
+    });
+    await dispatched?.held;
+  }
+
+  /** Cancels an agent's wait for a reset; its message is not sent again by itself. */
+  private async endWait(record: AgentRecord, message: string): Promise<void> {
+    this.waits.cancel(record.project, record.name);
+    const resume = record.resume;
+    if (!resume) return;
+    await this.update(record, { resume: undefined, lastError: message });
+    await this.log(record, record.turns, {
+      type: "reset_wait",
+      phase: "cancelled",
+      resumesAt: resume.at,
+      account: resume.account,
+      message,
+    });
   }
 
   /**
@@ -205,7 +254,15 @@ export class Supervisor {
       running.controller.abort();
       await running.done;
     }
-    return readAgent(root, name);
+    const record = await readAgent(root, name);
+    if (record.resume) {
+      await this.queue.run(turnsKey(root, name), async () => {
+        const current = await readAgent(root, name);
+        await this.endWait(current, "Stopped: Offrun no longer waits for the reset. Send a message to go on.");
+      });
+      return readAgent(root, name);
+    }
+    return record;
   }
 
   /**
@@ -261,6 +318,8 @@ export class Supervisor {
     const recovered: string[] = [];
     for (const root of await knownProjects()) {
       for (const record of await listAgents(root).catch(() => [])) {
+        // A wait for a reset outlives the companion that armed it.
+        if (record.resume && record.status === "limited") this.waits.schedule(root, record.name, record.resume.at);
         if ((record.status !== "working" && record.status !== "needs-you") || this.running.has(key(root, record.name)))
           continue;
         if (record.pid !== undefined && isAlive(record.pid)) signalGroup(record.pid, "SIGTERM");
@@ -277,6 +336,7 @@ export class Supervisor {
 
   /** Stops every running turn (companion shutdown). */
   async shutdown(): Promise<void> {
+    this.waits.close();
     const turns = [...this.running.values()];
     for (const turn of turns) turn.controller.abort();
     await Promise.allSettled(turns.map((t) => t.done));
@@ -293,7 +353,13 @@ export class Supervisor {
     return binary;
   }
 
-  private beginTurn(record: AgentRecord, prompt: string, binary: string, config: ProjectConfig) {
+  private beginTurn(
+    record: AgentRecord,
+    prompt: string,
+    binary: string,
+    config: ProjectConfig,
+    resume: Pick<ChainContext, "resumed" | "onDispatched"> = {},
+  ): Promise<TurnEndEvent> {
     const controller = new AbortController();
     const agent = key(record.project, record.name);
     setLiveHooks(record, {
@@ -322,10 +388,16 @@ export class Supervisor {
       logins: this.logins,
       log: (turn, event) => this.log(record, turn, event),
       update: (changes) => this.update(record, changes),
+      ...resume,
     })
       .catch((error: unknown) => this.failTurn(record, error))
-      .finally(() => this.running.delete(key(record.project, record.name)));
+      .finally(() => {
+        this.running.delete(key(record.project, record.name));
+        // The chain planned a wait for the reset: arm it here, where it can be cancelled.
+        if (record.resume) this.waits.schedule(record.project, record.name, record.resume.at);
+      });
     this.running.set(key(record.project, record.name), { controller, done });
+    return done;
   }
 
   /**

@@ -2,18 +2,29 @@ import { resolveHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import type { Account } from "./account-model.js";
 import { findAccount } from "./accounts.js";
-import { describeError } from "./errors.js";
+import { describeError, OffrunError } from "./errors.js";
 import type { ParsedEvent, TurnEndEvent } from "./events.js";
 import type { LoginPicker } from "./logins.js";
 import { RETRY_JITTER, type AgentRecord, type ProjectConfig } from "./model.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "./quota/ledger.js";
+import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
+import { markSignedIn, markSignedOut } from "./sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
-const UNKNOWN_RESET_MS = 60 * 60_000;
+export const UNKNOWN_RESET_MS = 60 * 60_000;
+
+/**
+ * What the next login is told when the limited turn had already done work: the copied session
+ * holds the user's message and every tool call, so sending the message again would ask for the
+ * work twice (and repeat commands with side effects).
+ */
+export const CONTINUATION_PROMPT =
+  "Your previous login hit its usage limit mid-turn. Continue where you stopped: the conversation above is complete, so do not redo work that is already done; check the files if unsure, then finish the task.";
 
 export interface ChainContext {
   record: AgentRecord;
+  /** The user's message. */
   prompt: string;
   binary: string;
   config: ProjectConfig;
@@ -22,43 +33,80 @@ export interface ChainContext {
   logins: LoginPicker;
   log(turn: number, event: ParsedEvent): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
+  /**
+   * The message goes on after a wait for a reset: it starts with the continuation when the limited
+   * turn had done work, on `account` (moving the session there first), and waits no second time.
+   */
+  resumed?: { continuation: boolean; account: string };
+  /** Called once, when the first turn has taken its login (a queue of resumes waits for it). */
+  onDispatched?: () => void;
 }
 
 /**
  * One user message, carried to its end: the turn runs on the agent's login; when that login hits
- * its usage limit the session moves to the next login with room and the message is sent again
- * there; a transient 429 is tried again after a capped, jittered pause. Each login is tried at
- * most once per message, so a failover never loops.
+ * its usage limit, or turns out not to be signed in, the session moves to the next login with room
+ * and goes on there (with a continuation when work was already done, else the message again); a
+ * transient 429 is tried again after a capped, jittered pause. Each login is tried at most once per
+ * message, so a failover never loops. When no login has room, the agent waits for the earliest
+ * reset (see reset-wait.ts) unless this message already did.
  */
 export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   const { record, config } = ctx;
   const harness = await resolveHarness(record.harness, record.project, ctx.env);
   const tried = new Set<string>();
   let retries = 0;
+  let continuation = ctx.resumed?.continuation ?? false;
+  let resetGiven = true;
+  if (ctx.resumed && ctx.resumed.account !== record.account) {
+    const from = await findAccount(harness, record.account, ctx.env);
+    const to = await findAccount(harness, ctx.resumed.account, ctx.env);
+    const carried = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
+    if (!carried) continuation = false;
+  }
   for (;;) {
     const account = await findAccount(harness, record.account, ctx.env);
     tried.add(accountKey(account));
-    const { end, rateLimited } = await runOn(ctx, harness, account);
+    const prompt = continuation ? CONTINUATION_PROMPT : ctx.prompt;
+    const result = await runOn(ctx, harness, account, prompt, continuation, (given) => (resetGiven = given));
+    const { end } = result;
     if (ctx.signal.aborted || end.outcome === "cancelled") return end;
     if (end.outcome === "completed") {
-      await markHealthy(account).catch(() => undefined);
+      await Promise.all([markHealthy(account), markSignedIn(account)]).catch(() => undefined);
       return end;
     }
-    if (end.outcome === "limited") {
-      const next = await moveToNextLogin(ctx, harness, account, tried);
-      if (!next) return end;
+    const signedOut = isSignedOut(result);
+    if (end.outcome === "limited" || signedOut) {
+      if (signedOut) {
+        await markSignedOut(account, end.reason ?? "a turn ended not logged in").catch(() => undefined);
+        await ctx.log(record.turns, {
+          type: "notice",
+          level: "warning",
+          message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun accounts login ${harness.id} ${account.label}\`.`,
+        });
+      } else await markSignedIn(account).catch(() => undefined); // a limit is an answer: the sign-in works
+      const why = signedOut ? "is not signed in" : "hit its usage limit";
+      const moved = await moveToNextLogin(ctx, harness, account, tried, why);
+      if ("noRoom" in moved) {
+        await onNoRoom(ctx, harness, end, moved.noRoom, {
+          continuation: continuation || result.progressed,
+          resetGiven,
+        });
+        return end;
+      }
+      // Work done and carried in the session: go on from there. Nothing carried: the message again.
+      continuation = moved.carried && (continuation || result.progressed);
       if (config.failover.resend === "ask") {
         await ctx.log(record.turns, {
           type: "notice",
           level: "info",
-          message: `The conversation is on login ${next.label} now. Send your message again to go on (failover.resend is "ask").`,
+          message: `The conversation is on login ${moved.next.label} now. Send your message again to go on (failover.resend is "ask").`,
         });
         await ctx.update({ status: "idle" });
         return end;
       }
       continue;
     }
-    if (rateLimited && retries < config.retry.attempts) {
+    if (result.rateLimited && retries < config.retry.attempts) {
       retries += 1;
       const delayMs = backoffMs(retries, config.retry);
       const message = `Rate limited (not a usage limit). Trying again in ${Math.round(delayMs / 1000)} s (${retries} of ${config.retry.attempts}).`;
@@ -71,12 +119,27 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   }
 }
 
-async function runOn(ctx: ChainContext, harness: Harness, account: Account): Promise<TurnResult> {
+function isSignedOut(result: TurnResult): boolean {
+  return (
+    result.end.outcome === "failed" && (result.errorKind === "not_logged_in" || result.errorKind === "auth_expired")
+  );
+}
+
+async function runOn(
+  ctx: ChainContext,
+  harness: Harness,
+  account: Account,
+  prompt: string,
+  continuation: boolean,
+  onLimit: (resetGiven: boolean) => void,
+): Promise<TurnResult> {
   const release = ctx.logins.hold(account);
+  ctx.onDispatched?.();
   try {
     return await runTurn({
       record: ctx.record,
-      prompt: ctx.prompt,
+      prompt,
+      continuation,
       harness,
       binary: ctx.binary,
       config: ctx.config,
@@ -85,7 +148,7 @@ async function runOn(ctx: ChainContext, harness: Harness, account: Account): Pro
       ...(account.isDefault ? {} : { accountHome: account.home }),
       log: ctx.log,
       update: ctx.update,
-      observe: (event) => observe(account, event),
+      observe: (event) => observe(account, event, onLimit),
     });
   } finally {
     release();
@@ -93,63 +156,140 @@ async function runOn(ctx: ChainContext, harness: Harness, account: Account): Pro
 }
 
 /** What a stream says about quota goes into the ledger; a limit marks the login out until its reset. */
-async function observe(account: Account, event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>): Promise<void> {
-  const now = new Date().toISOString();
+async function observe(
+  account: Account,
+  event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>,
+  onLimit: (resetGiven: boolean) => void,
+): Promise<void> {
+  const now = Date.now();
   if (event.type === "quota") {
-    await recordObserved(account, { windows: event.windows, observedAt: event.windows[0]?.observedAt ?? now });
+    const observedAt = event.windows[0]?.observedAt ?? new Date(now).toISOString();
+    await recordObserved(account, { windows: event.windows, observedAt });
     return;
   }
-  const until = event.resetsAt ?? new Date(Date.now() + UNKNOWN_RESET_MS).toISOString();
+  // A reset in the past is no reset time at all (a clock or parsing problem): back off instead.
+  const given = event.resetsAt !== undefined && Date.parse(event.resetsAt) > now;
+  onLimit(given);
+  const until = given ? event.resetsAt! : new Date(now + UNKNOWN_RESET_MS).toISOString();
   await markLimited(account, until, event.message);
 }
 
 /**
  * Moves the conversation to the next login with room: the CLI's own session file is copied into
  * that login's home (the whole history, tool calls included) and the agent is switched to it.
- * Returns undefined, after saying what the user can do, when no login has room.
+ * Returns why not when no login has room.
  */
 async function moveToNextLogin(
   ctx: ChainContext,
   harness: Harness,
   from: Account,
   tried: Set<string>,
-): Promise<Account | undefined> {
-  const { record } = ctx;
+  why: string,
+): Promise<{ next: Account; carried: boolean } | { noRoom: unknown }> {
   let next: Account;
   try {
     next = (await ctx.logins.choose(harness, { exclude: tried })).account;
   } catch (error) {
-    const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
-    await ctx.log(record.turns, {
-      type: "notice",
-      level: "warning",
-      message: `${describeError(error)} ${elsewhere ?? "No other installed harness has room either."}`,
-    });
-    return undefined;
+    return { noRoom: error };
   }
   tried.add(accountKey(next));
-  let carried = "the session was copied, so the whole conversation goes on";
+  const carried = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
+  return { next, carried };
+}
+
+/** Copies the session to `to` and switches the agent there; false when the session could not go along. */
+async function moveSession(
+  ctx: ChainContext,
+  harness: Harness,
+  from: Account,
+  to: Account,
+  reason: string,
+): Promise<boolean> {
+  const { record } = ctx;
+  let carried = true;
+  let said = "the session was copied, so the whole conversation goes on";
   if (record.sessionId) {
     try {
       await harness.copySession({
         fromHome: from.home,
-        toHome: next.home,
+        toHome: to.home,
         sessionId: record.sessionId,
         cwd: record.worktree,
       });
     } catch (error) {
-      carried = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
+      carried = false;
+      said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
       await ctx.update({ sessionId: undefined });
     }
-  }
+  } else carried = false;
   await ctx.log(record.turns, {
     type: "account_switch",
     from: from.label,
-    to: next.label,
-    reason: `${from.label} hit its usage limit; ${carried}.`,
+    to: to.label,
+    reason: `${reason}; ${said}.`,
   });
-  await ctx.update({ account: next.label });
-  return next;
+  await ctx.update({ account: to.label });
+  return carried;
+}
+
+/**
+ * No login has room: wait for the earliest reset and go on then (once per message), or say what
+ * the user can do when the wait is off, already spent, or impossible (every login signed out).
+ */
+async function onNoRoom(
+  ctx: ChainContext,
+  harness: Harness,
+  end: TurnEndEvent,
+  noRoom: unknown,
+  state: { continuation: boolean; resetGiven: boolean },
+): Promise<void> {
+  const { record, config } = ctx;
+  const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
+  const tail = elsewhere ?? "No other installed harness has room either.";
+  const limited = end.outcome === "limited" && noRoom instanceof OffrunError && noRoom.kind === "usage_limit";
+  if (ctx.resumed && limited) {
+    const message = `Still limited after the reset, so Offrun does not try again by itself (once per message). Send a message to try again. ${tail}`;
+    await ctx.log(record.turns, {
+      type: "reset_wait",
+      phase: "gave_up",
+      resumesAt: new Date().toISOString(),
+      account: record.account,
+      message,
+    });
+    await ctx.update({ status: "limited", lastError: message });
+    return;
+  }
+  let plan: ResetWaitPlan | undefined;
+  if (limited && config.failover.resumeAtReset) {
+    plan = planResetWait(await ctx.logins.candidates(harness), {
+      harnessName: harness.displayName,
+      resetGiven: state.resetGiven,
+      lastAccount: record.account,
+    });
+  }
+  if (!plan?.at) {
+    const why = plan?.message ?? describeError(noRoom);
+    await ctx.log(record.turns, { type: "notice", level: "warning", message: `${why} ${tail}` });
+    return;
+  }
+  await ctx.update({
+    status: "limited",
+    lastError: plan.message,
+    resume: {
+      at: plan.at,
+      account: plan.account,
+      prompt: ctx.prompt,
+      continuation: state.continuation,
+      resetGiven: plan.resetGiven,
+    },
+  });
+  await ctx.log(record.turns, {
+    type: "reset_wait",
+    phase: "waiting",
+    resumesAt: plan.at,
+    account: plan.account,
+    message: `${plan.message} ${elsewhere ? `Or now: ${elsewhere}` : ""}`.trim(),
+  });
 }
 
 /** Exponential backoff with jitter, capped; the cap plus its jitter stays below the turn timeout (checked in the config). */

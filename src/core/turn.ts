@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../harnesses/types.js";
-import { describeError } from "./errors.js";
+import { describeError, type ErrorKind } from "./errors.js";
 import type { ParsedEvent, TurnEndEvent } from "./events.js";
 import { openMemoryTurn } from "./memory-turn.js";
 import { startPlannerCheck } from "./planner-check.js";
@@ -28,12 +28,21 @@ export interface TurnContext {
   update(changes: Partial<AgentRecord>): Promise<void>;
   /** Quota readings and limit hits the stream reports, for the quota ledger. */
   observe(event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>): Promise<void>;
+  /**
+   * The prompt is Offrun's continuation after a failover, not the user's words: the log shows it
+   * as Offrun's notice, so the conversation never shows a message the user did not send.
+   */
+  continuation?: boolean;
 }
 
 export interface TurnResult {
   end: TurnEndEvent;
   /** The CLI gave up on HTTP 429s that were not a usage limit: worth another try after a pause. */
   rateLimited: boolean;
+  /** The turn did something before it ended (a tool call, or the agent's own words before a limit). */
+  progressed: boolean;
+  /** The kind of the last error the stream reported (not_logged_in, auth_expired, ...). */
+  errorKind?: ErrorKind;
 }
 
 /**
@@ -58,10 +67,18 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       turns: turn,
       turnStartedAt: new Date().toISOString(),
       lastError: undefined,
+      resume: undefined,
       sessionId: record.sessionId ?? newSessionId,
     }),
   );
-  write(ctx.log(turn, { type: "user_message", text: ctx.prompt }));
+  write(
+    ctx.log(
+      turn,
+      ctx.continuation
+        ? { type: "notice", level: "info", message: `Offrun asked the agent to go on: "${ctx.prompt}"` }
+        : { type: "user_message", text: ctx.prompt },
+    ),
+  );
 
   // Memory is a help, not a precondition: a turn goes ahead without it, and the log says why.
   const canWriteMemory = record.mode !== "plan" || harness.plannerWritesNothing !== true;
@@ -93,6 +110,8 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   let limitHit = false;
   let lastText: string | undefined;
   let asked = false;
+  let progressed = false;
+  let errorKind: ErrorKind | undefined;
   const openToolCalls = new Set<string>();
   const handle = (events: ParsedEvent[]) => {
     for (const event of events) {
@@ -110,8 +129,14 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
         write(ctx.update({ sessionId: event.sessionId }));
       }
       if (event.type === "retry") lastRetry = event.message;
-      if (event.type === "text") lastText = event.text;
+      if (event.type === "text") {
+        lastText = event.text;
+        // Words after a limit are the CLI's limit message, not the agent's work.
+        if (!limitHit) progressed = true;
+      }
+      if (event.type === "error") errorKind = event.kind;
       if (event.type === "tool_call") {
+        progressed = true;
         openToolCalls.add(event.id);
         lastText = undefined;
       }
@@ -182,7 +207,12 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     lastError: final.outcome === "completed" ? undefined : final.reason,
   });
   if (writeError !== undefined) throw writeError;
-  return { end: final, rateLimited: rateLimited && !limitHit && final.outcome === "failed" };
+  return {
+    end: final,
+    rateLimited: rateLimited && !limitHit && final.outcome === "failed",
+    progressed,
+    ...(errorKind ? { errorKind } : {}),
+  };
 }
 
 function statusAfter(end: TurnEndEvent): AgentStatus {

@@ -10,6 +10,7 @@ import { watchTranscripts } from "../notify/transcript-watch.js";
 import { followHookInbox } from "../notify/hook-inbox.js";
 import { SessionFolders } from "../session-folders.js";
 import { writeSnapshots } from "../snapshot-writer.js";
+import { watchSignIns } from "../sign-in-watch.js";
 import { serveCompanion } from "./server.js";
 
 /**
@@ -45,6 +46,8 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   // One watch of the logins' session folders for quota and transcripts alike.
   const folders = new SessionFolders({ log });
   const quota = await watchQuota({ env: process.env, log, folders });
+  // Off the start path: picks read the cache, and a status command may take seconds.
+  const signIns = watchSignIns({ env: process.env, log });
   const notifier = new Notifier({ log });
   const notifications = await notifyFromChats({ notifier, log });
   // One ExternalNotifications for every outside source, so a transcript and a hook telling the same moment notify once.
@@ -72,6 +75,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   log("stopping: ending running turns");
   await supervisor.shutdown();
   await quota.close();
+  signIns.close();
   await notifications.close();
   await transcripts.close();
   await folders.close();

@@ -8,6 +8,7 @@ export const NOTIFICATION_KINDS = [
   "question",
   "limit",
   "account-switch",
+  "resumed",
 ] as const;
 /** What the user is told about; each kind can be switched off in ~/.offrun/config.json. */
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
@@ -126,6 +127,13 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
         headline: `moved to login ${event.to}`,
         body: `from ${event.from}: ${event.reason}`,
       };
+    case "reset_wait":
+      // The wait itself follows a limit_hit the user was already told of; going on is news.
+      return event.phase === "resumed"
+        ? { kind: "resumed", headline: `went on after the reset (login ${event.account})`, body: event.message }
+        : event.phase === "gave_up"
+          ? { kind: "limit", headline: "still limited after the reset", body: event.message }
+          : undefined;
     case "user_message":
     case "turn_start":
     case "session":

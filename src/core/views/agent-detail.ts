@@ -66,6 +66,8 @@ export function eventMarkdown(event: AgentEvent): string | undefined {
       return `${event.level === "warning" ? "⚠" : "·"} ${event.message}`;
     case "account_switch":
       return `⇄ Moved from login ${event.from} to ${event.to}: ${event.reason}`;
+    case "reset_wait":
+      return `⏳ ${event.message}`;
     case "handoff":
       return `⇢ Handed off from ${event.fromHarness} to ${event.toHarness} (login ${event.account})`;
     case "memory_change":

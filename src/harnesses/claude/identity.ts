@@ -120,11 +120,34 @@ export async function claudeIdentity(
     });
   }
   const detail = describeAuth(status);
+  if (!status.loggedIn) {
+    const other = await otherAuth(env);
+    // Signed in by other means than `auth status` knows: "signed out" needs a definite answer.
+    if (other) return withEmail({ signedIn: undefined, detail: other, note: `authenticates with ${other}` });
+  }
   return withEmail({
     signedIn: status.loggedIn,
     ...(status.email ? { email: status.email } : {}),
     ...(detail ? { detail } : {}),
   });
+}
+
+/**
+ * Ways Claude Code authenticates that `claude auth status` (2.1.332) reports as "none": a
+ * gateway's bearer token, a cloud provider, or an apiKeyHelper script in the home's settings.
+ */
+async function otherAuth(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if (env.ANTHROPIC_AUTH_TOKEN) return "ANTHROPIC_AUTH_TOKEN";
+  if (env.CLAUDE_CODE_USE_BEDROCK) return "Amazon Bedrock";
+  if (env.CLAUDE_CODE_USE_VERTEX) return "Google Vertex AI";
+  const dir = env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), ".claude");
+  try {
+    const settings = JSON.parse(await fs.readFile(path.join(dir, "settings.json"), "utf8")) as unknown;
+    if (typeof settings === "object" && settings !== null && "apiKeyHelper" in settings) return "apiKeyHelper";
+  } catch {
+    // no settings file, or not JSON: nothing else to go on
+  }
+  return undefined;
 }
 
 function parseAuthStatus(stdout: string): AuthStatus | undefined {

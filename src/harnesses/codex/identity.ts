@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import type { AccountIdentity } from "../../core/account-model.js";
 import { describeError } from "../../core/errors.js";
 import { runCommand } from "../../core/process.js";
@@ -39,6 +40,30 @@ export function parseCodexLoginStatus(exitCode: number | undefined, output: stri
   };
 }
 
+/**
+ * The API-key variable the home's config.toml names for its provider (`model_provider = "x"` and
+ * `[model_providers.x] env_key = "VAR"`), read as text: Codex then authenticates from that
+ * variable, and `codex login status` (which knows only auth.json) says "Not logged in" all the same.
+ */
+export async function providerKeyVariable(home: string): Promise<{ provider: string; variable: string } | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(home, "config.toml"), "utf8");
+  } catch {
+    return undefined;
+  }
+  const top = text.split(/^\s*\[/m)[0] ?? "";
+  const provider = /^\s*model_provider\s*=\s*["']([^"']+)["']/m.exec(top)?.[1];
+  if (!provider) return undefined;
+  const escaped = provider.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const table = new RegExp(
+    `^\\s*\\[model_providers\\.(?:"${escaped}"|${escaped})\\]\\s*$([\\s\\S]*?)(?=^\\s*\\[|(?![\\s\\S]))`,
+    "m",
+  ).exec(text)?.[1];
+  const variable = table && /^\s*env_key\s*=\s*["']([^"']+)["']/m.exec(table)?.[1];
+  return variable ? { provider, variable } : undefined;
+}
+
 export async function codexIdentity(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
@@ -63,7 +88,19 @@ export async function codexIdentity(
     if (result.timedOut) {
       return { signedIn: undefined, note: `\`codex login status\` did not answer within 10 s (${home}).` };
     }
-    return parseCodexLoginStatus(result.exitCode, `${result.stdout}\n${result.stderr}`);
+    const identity = parseCodexLoginStatus(result.exitCode, `${result.stdout}\n${result.stderr}`);
+    if (identity.signedIn !== false) return identity;
+    // "Not logged in" speaks of auth.json only: a provider that takes its key from a variable can
+    // still run, so that is not a definite "signed out".
+    const keyed = await providerKeyVariable(home);
+    if (!keyed) return identity;
+    return {
+      signedIn: undefined,
+      detail: `provider ${keyed.provider}, key from ${keyed.variable}`,
+      note: env[keyed.variable]
+        ? `authenticates with ${keyed.variable} (config.toml), which \`codex login status\` does not check`
+        : `config.toml takes the key from ${keyed.variable}, which is not set in Offrun's environment`,
+    };
   } catch (error) {
     return { signedIn: undefined, note: `Could not run ${binary}: ${describeError(error)}` };
   }
