@@ -92,6 +92,7 @@ export class LoginPicker {
   async roomElsewhere(except: Harness, agent: string): Promise<string | undefined> {
     for (const harness of HARNESSES) {
       if (harness.id === except.id) continue;
+      if (!(await locateBinary(harness.id, harness.binaryName, this.env))) continue;
       const candidates = await this.candidates(harness).catch(() => []);
       const best = candidates
         .filter((c) => c.signIn?.state !== "signed-out")

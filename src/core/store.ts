@@ -21,6 +21,10 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
     lockfilePath: `${file}.lock`,
     stale: 10_000,
     retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
+    // proper-lockfile throws from a timer when it finds its lock gone (another process judged it
+    // stale): that would end the companion and every agent it runs. The write itself is atomic, so
+    // the worst outcome is one lost update of a cache.
+    onCompromised: () => undefined,
   });
   try {
     return await fn();

@@ -1,3 +1,4 @@
+import fs from "node:fs/promises";
 import { resolveHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import type { Account } from "./account-model.js";
@@ -13,6 +14,7 @@ import { runTurn, type TurnResult } from "./turn.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
+const MINUTE_MS = 60_000;
 
 /**
  * What the next login is told when the limited turn had already done work: the copied session
@@ -20,7 +22,7 @@ export const UNKNOWN_RESET_MS = 60 * 60_000;
  * work twice (and repeat commands with side effects).
  */
 export const CONTINUATION_PROMPT =
-  "Your previous login hit its usage limit mid-turn. Continue where you stopped: the conversation above is complete, so do not redo work that is already done; check the files if unsure, then finish the task.";
+  "Your previous login hit its usage limit mid-turn. Continue where you stopped: the conversation above is complete (the last request is already in it), so do not redo work that is already done; check the files if unsure, then finish the task.";
 
 export interface ChainContext {
   record: AgentRecord;
@@ -60,8 +62,8 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   if (ctx.resumed && ctx.resumed.account !== record.account) {
     const from = await findAccount(harness, record.account, ctx.env);
     const to = await findAccount(harness, ctx.resumed.account, ctx.env);
-    const carried = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
-    if (!carried) continuation = false;
+    const moved = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
+    if (!moved.carried) continuation = false;
   }
   for (;;) {
     const account = await findAccount(harness, record.account, ctx.env);
@@ -93,8 +95,8 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
         });
         return end;
       }
-      // Work done and carried in the session: go on from there. Nothing carried: the message again.
-      continuation = moved.carried && (continuation || result.progressed);
+      // Work done, or the message itself, carried in the session: go on from there. Else the message again.
+      continuation = moved.carried && (continuation || result.progressed || moved.heldPrompt);
       if (config.failover.resend === "ask") {
         await ctx.log(record.turns, {
           type: "notice",
@@ -167,10 +169,13 @@ async function observe(
     await recordObserved(account, { windows: event.windows, observedAt });
     return;
   }
-  // A reset in the past is no reset time at all (a clock or parsing problem): back off instead.
-  const given = event.resetsAt !== undefined && Date.parse(event.resetsAt) > now;
+  let reset = event.resetsAt === undefined ? undefined : Date.parse(event.resetsAt);
+  // Texts such as Codex's "try again at 2:49 AM" name the minute: within it, the reset is its end.
+  if (reset !== undefined && reset <= now && now - reset < MINUTE_MS) reset += MINUTE_MS;
+  // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
+  const given = reset !== undefined && reset > now;
   onLimit(given);
-  const until = given ? event.resetsAt! : new Date(now + UNKNOWN_RESET_MS).toISOString();
+  const until = new Date(given ? reset! : now + UNKNOWN_RESET_MS).toISOString();
   await markLimited(account, until, event.message);
 }
 
@@ -185,7 +190,7 @@ async function moveToNextLogin(
   from: Account,
   tried: Set<string>,
   why: string,
-): Promise<{ next: Account; carried: boolean } | { noRoom: unknown }> {
+): Promise<{ next: Account; carried: boolean; heldPrompt: boolean } | { noRoom: unknown }> {
   let next: Account;
   try {
     next = (await ctx.logins.choose(harness, { exclude: tried })).account;
@@ -193,8 +198,8 @@ async function moveToNextLogin(
     return { noRoom: error };
   }
   tried.add(accountKey(next));
-  const carried = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
-  return { next, carried };
+  const { carried, heldPrompt } = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
+  return { next, carried, heldPrompt };
 }
 
 /** Copies the session to `to` and switches the agent there; false when the session could not go along. */
@@ -204,18 +209,20 @@ async function moveSession(
   from: Account,
   to: Account,
   reason: string,
-): Promise<boolean> {
+): Promise<{ carried: boolean; heldPrompt: boolean }> {
   const { record } = ctx;
+  let heldPrompt = false;
   let carried = true;
   let said = "the session was copied, so the whole conversation goes on";
   if (record.sessionId) {
     try {
-      await harness.copySession({
+      const copied = await harness.copySession({
         fromHome: from.home,
         toHome: to.home,
         sessionId: record.sessionId,
         cwd: record.worktree,
       });
+      if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
     } catch (error) {
       carried = false;
       said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
@@ -229,7 +236,21 @@ async function moveSession(
     reason: `${reason}; ${said}.`,
   });
   await ctx.update({ account: to.label });
-  return carried;
+  return { carried, heldPrompt };
+}
+
+/**
+ * Whether a copied session file already holds the user's message (as the CLI wrote it, JSON-escaped).
+ * Claude Code and Codex write the message before the model answers, so even a turn limited at its
+ * first request leaves it there: sending it again would put it in the conversation twice.
+ */
+async function holdsText(file: string, text: string): Promise<boolean> {
+  const needle = JSON.stringify(text).slice(1, -1);
+  try {
+    return (await fs.readFile(file, "utf8")).includes(needle);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -56,8 +56,9 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const resume = record.sessionId !== undefined;
   const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
   let writeError: unknown;
+  const writes: Promise<unknown>[] = [];
   const write = (pending: Promise<void>) => {
-    pending.catch((error: unknown) => (writeError ??= error));
+    writes.push(pending.catch((error: unknown) => (writeError ??= error)));
   };
 
   // Queued ahead of the turn_start event, so the log keeps its order, but the spawn does not wait for them.
@@ -206,6 +207,9 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     pid: undefined,
     lastError: final.outcome === "completed" ? undefined : final.reason,
   });
+  // Every line and every quota observation is on disk before the turn counts as over: the next
+  // step (a failover's pick) reads the limit this turn recorded.
+  await Promise.all(writes);
   if (writeError !== undefined) throw writeError;
   return {
     end: final,

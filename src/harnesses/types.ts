@@ -5,6 +5,11 @@ import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/process.js";
 import type { QuotaSource } from "../core/quota/types.js";
 
+/** Where a copied session landed, for CLIs whose session is one text file (so the caller can tell what it holds). */
+export interface CopiedSession {
+  file: string;
+}
+
 /** What a turn needs from the supervisor; the adapter turns it into argv and env. */
 export interface TurnInput {
   prompt: string;
@@ -143,7 +148,12 @@ export interface Harness {
    * for `sessionId` (started in `cwd`) from `fromHome` into the same place under `toHome`.
    * Throws not_found when the session file is not there.
    */
-  copySession(request: { fromHome: string; toHome: string; sessionId: string; cwd: string }): Promise<void>;
+  copySession(request: {
+    fromHome: string;
+    toHome: string;
+    sessionId: string;
+    cwd: string;
+  }): Promise<CopiedSession | void>;
   /**
    * For CLIs that can ask the user mid-turn (approvals, questions): runs one turn over the CLI's
    * control protocol instead of a one-way stream. Used for Build turns when present.

@@ -32,6 +32,11 @@ export async function runCompanion(options: { version: string; echo?: boolean })
     if (options.echo) process.stderr.write(text);
   };
 
+  // The companion owns every running agent: one bug must be logged, not end them all.
+  process.on("uncaughtException", (error) => log(`uncaught: ${error.stack ?? describeError(error)}`));
+  process.on("unhandledRejection", (reason) =>
+    log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  );
   const supervisor = new Supervisor(process.env);
   // Owning the socket makes this the one companion; requests wait until recovery is over, so
   // an agent being set up by this companion is never mistaken for an orphan of the last one.

@@ -1,3 +1,4 @@
+import { COPIED_MARK } from "../copied-lines.js";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
@@ -217,7 +218,9 @@ export class SessionScanner<A> {
       if (hit < 0) return;
       const start = region.lastIndexOf(NEWLINE, hit) + 1; // -1 + 1 on the first line
       const end = region.indexOf(NEWLINE, hit);
-      const outcome = this.config.fold(this.state, region.subarray(start, end), file);
+      const line = region.subarray(start, end);
+      // Lines copied in with a session from another login are that login's usage, not this one's.
+      const outcome = line.includes(COPIED_MARK) ? "ignored" : this.config.fold(this.state, line, file);
       if (outcome === "used") stats.linesFolded++;
       else if (outcome === "corrupt") stats.corruptLines++;
       for (const [i, h] of hits.entries()) if (h >= 0 && h <= end) hits[i] = region.indexOf(this.needles[i]!, end + 1);

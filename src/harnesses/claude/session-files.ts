@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OffrunError } from "../../core/errors.js";
+import { copyMarkingLines } from "../../core/copied-lines.js";
 
 /**
  * Claude Code keeps each session at `<home>/projects/<project folder>/<session id>.jsonl`, with
@@ -66,7 +67,7 @@ export async function copyClaudeSession(request: {
   toHome: string;
   sessionId: string;
   cwd: string;
-}): Promise<void> {
+}): Promise<{ file: string }> {
   const source = await findClaudeSession(request.fromHome, request.sessionId, request.cwd);
   if (!source) {
     throw new OffrunError(
@@ -77,9 +78,10 @@ export async function copyClaudeSession(request: {
   }
   const target = path.join(request.toHome, path.relative(request.fromHome, source));
   await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-  await fs.copyFile(source, target);
+  await copyMarkingLines(source, target);
   const subagents = path.join(path.dirname(source), request.sessionId);
   if (await exists(subagents)) {
     await fs.cp(subagents, path.join(path.dirname(target), request.sessionId), { recursive: true, force: true });
   }
+  return { file: target };
 }

@@ -1,3 +1,4 @@
+import { isCopiedLine } from "../../core/copied-lines.js";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -46,7 +47,7 @@ export function readCodexRolloutQuota(lines: string[]): QuotaWindow[] {
  */
 export function codexRolloutLineQuota(line: string): QuotaWindow[] | undefined | null {
   // Cheap test first: rollouts carry the full prompt and are large.
-  if (!line.includes('"token_count"')) return undefined;
+  if (!line.includes('"token_count"') || isCopiedLine(line)) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(line);

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OffrunError } from "../../core/errors.js";
+import { copyMarkingLines } from "../../core/copied-lines.js";
 import { findCodexRollout } from "./rollout.js";
 
 /** Codex keeps every thread at `<home>/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`. */
@@ -16,7 +17,7 @@ export async function copyCodexSession(request: {
   fromHome: string;
   toHome: string;
   sessionId: string;
-}): Promise<void> {
+}): Promise<{ file: string }> {
   const source = await findCodexRollout(request.fromHome, request.sessionId);
   if (!source) {
     throw new OffrunError(
@@ -27,5 +28,6 @@ export async function copyCodexSession(request: {
   }
   const target = path.join(request.toHome, path.relative(request.fromHome, source));
   await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-  await fs.copyFile(source, target);
+  await copyMarkingLines(source, target);
+  return { file: target };
 }
