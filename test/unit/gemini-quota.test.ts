@@ -21,10 +21,23 @@ const PER_REPLY = 17;
 const usage = quotaSources.find((s) => s.id === "gemini-usage-estimate")!;
 
 let root: string;
+const saved = { OFFRUN_HOME: process.env.OFFRUN_HOME, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "offrun-gemini-quota-"));
+  for (const dir of ["offrun", "home", "tmp"]) fs.mkdirSync(path.join(root, dir));
+  Object.assign(process.env, {
+    OFFRUN_HOME: path.join(root, "offrun"),
+    HOME: path.join(root, "home"),
+    TMPDIR: path.join(root, "tmp"),
+  });
 });
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
 
 function login(recorded: string): Account {
   const home = path.join(root, "gemini-home");

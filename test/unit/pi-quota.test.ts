@@ -24,10 +24,23 @@ const limits = quotaSources.find((s) => s.id === "pi-limit-text")!;
 const usage = quotaSources.find((s) => s.id === "pi-usage-estimate")!;
 
 let root: string;
+const saved = { OFFRUN_HOME: process.env.OFFRUN_HOME, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "offrun-pi-quota-"));
+  for (const dir of ["offrun", "home", "tmp"]) fs.mkdirSync(path.join(root, dir));
+  Object.assign(process.env, {
+    OFFRUN_HOME: path.join(root, "offrun"),
+    HOME: path.join(root, "home"),
+    TMPDIR: path.join(root, "tmp"),
+  });
 });
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
 
 function login(recorded: string): Account {
   const home = path.join(root, "pi-home");
