@@ -4,6 +4,7 @@ import path from "node:path";
 import { isOffrunError } from "../../src/core/errors.js";
 import type { ParsedEvent } from "../../src/core/events.js";
 import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../src/harnesses/grok/index.js";
+import { usageLimitMessage } from "../fake-server/chat-completions.js";
 import { ofType, turnEnd } from "../helpers/events.js";
 
 /**
@@ -73,6 +74,16 @@ describe("the streaming-json parser (on documented shapes)", () => {
     expect(ofType(events, "text")).toHaveLength(1);
     expect(ofType(events, "error")[0]).toMatchObject({ kind: "rate_limited" });
     expect(turnEnd(events)).toMatchObject({ outcome: "failed", exitCode: 1 });
+  });
+
+  test("a provider's usage-limit text is a limit hit with its reset, so the ledger holds the login out", () => {
+    // Grok Build's own limit wording is not known; the fake server's provider wording stands in.
+    const resetsAt = Math.floor(Date.now() / 1000) + 3600;
+    const events = run([documented.text1], `Error: 429 ${usageLimitMessage(resetsAt)}`, 1);
+    expect(ofType(events, "limit_hit")).toEqual([
+      expect.objectContaining({ resetsAt: new Date(resetsAt * 1000).toISOString() }),
+    ]);
+    expect(turnEnd(events)).toMatchObject({ outcome: "limited", exitCode: 1 });
   });
 });
 

@@ -3,6 +3,7 @@ import type { ParsedEvent, TurnOutcome } from "../../core/events.js";
 import type { ErrorKind } from "../../core/errors.js";
 import { parseClaudeLimitText } from "../claude/limit-text.js";
 import { parseCodexLimitText } from "../codex/limit-text.js";
+import { parseProviderLimitText } from "../shared/provider-limit-text.js";
 import type { AcpAgentDefinition } from "./definition.js";
 
 /** ACP's JSON-RPC code for "authentication required" (schema `ErrorCode`). */
@@ -14,16 +15,29 @@ export class InitializeTimeout extends Error {}
 export class AgentExited extends Error {}
 
 /**
- * ACP has no usage-limit signal, so a limit is recognised only by a known vendor text: Gemini
- * CLI's (HARNESSES.md), and Claude's and Codex's for their ACP adapters. Anything else that
- * looks like a 429 is a transient rate limit, never a usage limit.
+ * ACP has no usage-limit signal (no stopReason or error code for it), so a limit is recognised
+ * only by a known vendor text in the error of `session/prompt`: Gemini CLI's (HARNESSES.md),
+ * Claude's and Codex's for their ACP adapters, and the OpenAI-compatible providers' texts that
+ * OpenCode and Pi pass through ("You exceeded your current quota", "… resets at <ISO>"). Gemini
+ * CLI 0.61.0's own ACP mode turns every 429, a usage limit too, into "Rate limit exceeded. Try
+ * again later.", which stays a transient rate limit. Anything else that looks like a 429 is one.
  */
 export function acpLimitText(text: string, now: Date): { resetsAt?: string; window?: string } | undefined {
   if (/Usage limit reached for /i.test(text)) return {};
   if (/exhausted your daily quota/i.test(text)) return { window: "daily" };
   const claude = parseClaudeLimitText(text, now);
-  if (claude?.severity === "limit") return { resetsAt: claude.resetsAt, window: claude.window };
-  return parseCodexLimitText(text, now);
+  // The vendors' wordings overlap ("You've hit your usage limit" reads as Claude's and Codex's,
+  // "… hit your usage limit. … resets at <ISO>" as Codex's and a provider's): the first parser
+  // that finds a reset time wins, and a text no parser dates is a limit without one.
+  const readings = [
+    claude?.severity === "limit" ? { resetsAt: claude.resetsAt, window: claude.window } : undefined,
+    parseCodexLimitText(text, now),
+    parseProviderLimitText(text, now),
+  ].filter((r): r is { resetsAt?: string; window?: string } => r !== undefined);
+  const dated = readings.find((r) => r.resetsAt !== undefined);
+  if (dated) return dated;
+  const first = readings[0];
+  return first === undefined ? undefined : first.window === undefined ? {} : { window: first.window };
 }
 
 function textOf(error: unknown): string {

@@ -5,6 +5,18 @@ import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/q
 import { parseClaudeLimitText } from "./limit-text.js";
 import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";
+import {
+  addToHour,
+  BLOCK_MS,
+  currentBlock,
+  decodeHours,
+  encodeHours,
+  HOUR_MS,
+  hourTuple,
+  type Hour,
+} from "../shared/usage-blocks.js";
+
+export { currentBlock } from "../shared/usage-blocks.js";
 
 /**
  * What 2.1.332 writes to `<home>/projects/<project>/<session>.jsonl` (sub-agents in
@@ -18,8 +30,6 @@ import { readAssistantLine } from "./usage-line.js";
  * The unified rate-limit headers themselves (utilization) are never written to the session file.
  */
 
-const HOUR_MS = 3_600_000;
-const BLOCK_MS = 5 * HOUR_MS;
 /**
  * Streaming repeats and forked sessions duplicate messages. Only messages near the newest one can
  * be in the current block, so only their keys are kept: memory stays bounded on a long history.
@@ -36,12 +46,6 @@ const syntheticLineSchema = z.object({
   }),
 });
 
-/** One clock hour of usage: ccusage's 5-hour blocks start on an hour and split on 5-hour gaps. */
-interface Hour {
-  first: number;
-  last: number;
-  tokens: number;
-}
 interface UsageAggregate {
   hours: Map<number, Hour>;
   /** message.id + request of messages near the newest → their time, to count each message once. */
@@ -54,7 +58,6 @@ interface UsageAggregate {
   lastKey?: string;
 }
 
-const hourTuple = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 const usageSavedSchema = z.object({
   hours: z.array(hourTuple),
   recent: z.array(z.tuple([z.string(), z.number()])),
@@ -98,13 +101,7 @@ function foldUsage(aggregate: UsageAggregate, line: Buffer): "used" | "ignored" 
     usage.output_tokens +
     (usage.cache_creation_input_tokens ?? 0) +
     (usage.cache_read_input_tokens ?? 0);
-  const hourStart = Math.floor(at / HOUR_MS) * HOUR_MS;
-  const hour = aggregate.hours.get(hourStart);
-  if (hour) {
-    hour.first = Math.min(hour.first, at);
-    hour.last = Math.max(hour.last, at);
-    hour.tokens += tokens;
-  } else aggregate.hours.set(hourStart, { first: at, last: at, tokens });
+  addToHour(aggregate.hours, at, tokens);
   return "used";
 }
 
@@ -178,15 +175,14 @@ export function claudeUsageScanner(home: string, cacheDir: string): SessionScann
     initial: () => ({ hours: new Map(), recent: new Map(), newest: 0 }),
     fold: (aggregate, line) => foldUsage(aggregate, line),
     encode: (aggregate) => ({
-      hours: [...aggregate.hours].map(([start, h]) => [start, h.first, h.last, h.tokens]),
+      hours: encodeHours(aggregate.hours),
       recent: [...aggregate.recent],
       newest: aggregate.newest,
     }),
     decode: (saved) => {
       const parsed = usageSavedSchema.safeParse(saved);
       if (!parsed.success) return undefined;
-      const hours = new Map(parsed.data.hours.map(([start, first, last, tokens]) => [start, { first, last, tokens }]));
-      return { hours, recent: new Map(parsed.data.recent), newest: parsed.data.newest };
+      return { hours: decodeHours(parsed.data.hours), recent: new Map(parsed.data.recent), newest: parsed.data.newest };
     },
     compact: pruneRecent,
   });
@@ -214,24 +210,6 @@ export function claudeLimitScanner(home: string, cacheDir: string): SessionScann
   });
   scanners.set(key, scanner);
   return scanner;
-}
-
-/** The current ccusage-style block: it starts on the hour of its first message and lasts 5 hours. */
-export function currentBlock(
-  hours: ReadonlyMap<number, Hour>,
-  now: Date,
-): { start: number; tokens: number; last: number } | undefined {
-  let block: { start: number; tokens: number; last: number } | undefined;
-  for (const start of [...hours.keys()].sort((a, b) => a - b)) {
-    const hour = hours.get(start)!;
-    if (!block || hour.first - block.start >= BLOCK_MS || hour.first - block.last > BLOCK_MS)
-      block = { start, tokens: 0, last: hour.first };
-    block.tokens += hour.tokens;
-    block.last = Math.max(block.last, hour.last);
-  }
-  const at = now.getTime();
-  if (!block || at >= block.start + BLOCK_MS || at - block.last > BLOCK_MS) return undefined;
-  return block;
 }
 
 function fromObserved(context: QuotaSourceContext): QuotaReading | undefined {

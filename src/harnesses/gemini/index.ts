@@ -5,6 +5,7 @@ import { geminiHooks } from "./hooks.js";
 import { geminiContextWindow } from "./context-window.js";
 import { geminiIdentity } from "./identity.js";
 import { createGeminiParser } from "./parser.js";
+import { quotaSources } from "./quota.js";
 import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
 import { writePlannerPolicy } from "./planner-policy.js";
 import { geminiTranscripts } from "./transcript.js";
@@ -85,9 +86,9 @@ export const geminiHarness: Harness = {
   loginArgs: [],
   identity: geminiIdentity,
   // Limit texts in the stream are recorded by Offrun itself (limit_hit events). 0.61.0's chat
-  // files keep no quota or limit records (a usage-limit run's file holds only the prompt), so
-  // there is nothing else to read without the user's token.
-  quotaSources: [],
+  // files keep no limit records (a usage-limit run's file holds only the prompt), only each
+  // reply's tokens: a daily token count, never a % (quota.ts).
+  quotaSources,
   quotaCoverage: "limits",
   sessionRoots: geminiSessionRoots,
   transcripts: geminiTranscripts,

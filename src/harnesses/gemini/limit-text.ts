@@ -22,7 +22,7 @@ export interface GeminiLimitText {
   zone?: string;
 }
 
-const DAILY_RESET_ZONE = "America/Los_Angeles";
+export const DAILY_RESET_ZONE = "America/Los_Angeles";
 /** 0.61.0 retries delays up to 300 s itself; a longer one makes the quota error terminal. */
 const MAX_RETRYABLE_DELAY_SECONDS = 300;
 
@@ -96,7 +96,7 @@ function offsetOf(label: string): number | undefined {
 }
 
 /** The next midnight after `now` on the wall clock of `zone`. */
-function nextMidnight(now: Date, zone: string): string {
+export function nextMidnight(now: Date, zone: string): string {
   const wall = wallClock(now, zone);
   return new Date(zonedToUtc({ year: wall.year, month: wall.month, day: wall.day + 1 }, zone)).toISOString();
 }

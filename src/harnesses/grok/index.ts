@@ -128,7 +128,8 @@ export const grokHarness: Harness = {
   loginArgs: ["login"],
   identity,
   // Grok Build bills monthly credits (HARNESSES.md); no local or CLI source of the balance is
-  // known, so Offrun has none: limits are recorded from the turns' own messages.
+  // known (its session files are documented only, never seen), so Offrun has none: limits are
+  // recorded from Offrun's own turns, when their error reads as a usage limit (parser.ts).
   quotaSources: [],
   quotaCoverage: "limits",
   sessionRoots: (home) => [path.join(home, "sessions")],

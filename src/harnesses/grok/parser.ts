@@ -1,4 +1,5 @@
 import type { ParsedEvent } from "../../core/events.js";
+import { parseProviderLimitText } from "../shared/provider-limit-text.js";
 import type { StreamParser } from "../types.js";
 import { grokLineSchema, type GrokLine } from "./stream-schema.js";
 
@@ -90,7 +91,17 @@ export function createGrokParser(): StreamParser {
         lastError ??
         (exit.stderrTail.trim().split("\n").slice(-3).join("\n") ||
           `Grok Build exited with code ${String(exit.exitCode)} before finishing the turn.`);
-      // No usage-limit text of Grok Build is known, so only a 429 is classified (as a rate limit).
+      // No usage-limit text of Grok Build itself is known (documentation only): the common
+      // provider wordings ("usage limit", "quota exceeded", with a reset when they name one) are
+      // a limit, any other 429 a transient rate limit. Live turns decide the same in acp/failures.ts.
+      const limit = parseProviderLimitText(reason, new Date());
+      if (limit) {
+        return [
+          ...flush(),
+          { type: "limit_hit", message: reason, ...limit },
+          { type: "turn_end", outcome: "limited", reason, exitCode: exit.exitCode ?? null },
+        ];
+      }
       const kind = /\b429\b|rate limit|too many requests/i.test(reason) ? "rate_limited" : "process_failed";
       return [
         ...flush(),

@@ -5,6 +5,7 @@ import type { Harness, TurnInput } from "../types.js";
 import { piIdentity } from "./identity.js";
 import { createPiParser } from "./parser.js";
 import { copyPiSession, piSessionRoots } from "./session-files.js";
+import { quotaSources } from "./quota.js";
 import { piTranscripts } from "./transcript.js";
 
 export { parsePiLimitText } from "./limit-text.js";
@@ -50,10 +51,10 @@ export const piHarness: Harness = {
   // 0.73.1 has no login subcommand: sign-in is `/login` inside the interactive TUI this starts.
   loginArgs: [],
   identity: piIdentity,
-  // Pi's session files carry each message's tokens and cost, but no provider window or limit:
-  // a token estimate would say nothing about the login's headroom, so there is no quota source
-  // yet. Limits still reach the quota ledger as limit_hit events from the stream.
-  quotaSources: [],
+  // 0.73.1's session files carry each reply's tokens and any usage-limit error text, but no
+  // provider window: limits (with their reset) and a token estimate, never a used % (quota.ts).
+  // Offrun's own runs also report limits as limit_hit events from the stream.
+  quotaSources,
   quotaCoverage: "limits",
   sessionRoots: piSessionRoots,
   transcripts: piTranscripts,
