@@ -9,7 +9,6 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
-import { markHealthy } from "../src/core/quota/ledger.js";
 import { anthropicProtocol } from "../test/fake-server/anthropic.js";
 import { responsesProtocol } from "../test/fake-server/openai-responses.js";
 import { startFakeServer, type FakeServer } from "../test/fake-server/server.js";
@@ -26,8 +25,13 @@ const HOUR = 3600;
 interface Subject {
   harness: "claude" | "codex";
   name: string;
-  /** The login that hits its limit. */
+  /** The server of the login that hits its limit. */
   from: FakeServer;
+  /**
+   * Adds a fresh login on `from` and returns its label. Fresh each run: a login that hit its limit
+   * stays limited (its session files say so), and a pinned start refuses it.
+   */
+  addFrom: (run: number) => Promise<string>;
   /** Every other login of the CLI (the added one and the Default) answers here. */
   to: FakeServer;
   /** argv and env of a plain cold start of the CLI as the `to` login, in `cwd`. */
@@ -50,7 +54,6 @@ const quota = (fiveHour: number): QuotaHeaders => ({
 
 async function main(): Promise<void> {
   const box = await makeSandbox("offrun-bench-fo-");
-  process.env.OFFRUN_HOME = box.offrunHome; // markHealthy below writes this sandbox's ledger
   const servers = await Promise.all(
     Array.from({ length: 4 }, (_, i) => startFakeServer([i < 2 ? anthropicProtocol : responsesProtocol])),
   );
@@ -111,35 +114,32 @@ async function addLogins(
   offrun: (...args: string[]) => ReturnType<typeof runOffrun>,
   s: Record<"claudeFrom" | "claudeTo" | "codexFrom" | "codexTo", FakeServer>,
 ): Promise<Subject[]> {
-  for (const [label, server] of [
-    ["first", s.claudeFrom],
-    ["second", s.claudeTo],
-  ] as const) {
+  const addClaude = async (label: string, server: FakeServer) => {
     await must(
       offrun("accounts", "add", "claude", label, "--no-login", "--env", `ANTHROPIC_BASE_URL=${server.url}`),
       `accounts add claude ${label}`,
     );
-    server.setQuota(quota(label === "first" ? 50 : 10));
-  }
-  const codexHomes: Record<string, string> = {};
-  for (const [label, server] of [
-    ["first", s.codexFrom],
-    ["second", s.codexTo],
-  ] as const) {
-    codexHomes[label] = path.join(box.dir, `codex-${label}`);
-    await prepareCodexHome({ serverUrl: server.url, codexHome: codexHomes[label]! });
-    await must(
-      offrun("accounts", "add", "codex", label, "--home", codexHomes[label]!, "--no-login"),
-      `accounts add codex ${label}`,
-    );
-    server.setQuota(quota(label === "first" ? 50 : 10));
-  }
+    return label;
+  };
+  const addCodex = async (label: string, server: FakeServer) => {
+    const home = path.join(box.dir, `codex-${label}`);
+    await prepareCodexHome({ serverUrl: server.url, codexHome: home });
+    await must(offrun("accounts", "add", "codex", label, "--home", home, "--no-login"), `accounts add codex ${label}`);
+    return label;
+  };
+  s.claudeFrom.setQuota(quota(50));
+  s.codexFrom.setQuota(quota(50));
+  s.claudeTo.setQuota(quota(10));
+  s.codexTo.setQuota(quota(10));
+  await addClaude("second", s.claudeTo);
+  await addCodex("second", s.codexTo);
   const claudeHome = path.join(box.offrunHome, "accounts", "claude", "second");
   return [
     {
       harness: "claude",
       name: "Claude Code",
       from: s.claudeFrom,
+      addFrom: (run) => addClaude(`first-${run}`, s.claudeFrom),
       to: s.claudeTo,
       plain: () => ({
         file: CLAUDE_BIN,
@@ -151,31 +151,31 @@ async function addLogins(
       harness: "codex",
       name: "Codex",
       from: s.codexFrom,
+      addFrom: (run) => addCodex(`first-${run}`, s.codexFrom),
       to: s.codexTo,
       plain: (cwd) => ({
         file: CODEX_BIN,
         args: ["exec", "--json", "--skip-git-repo-check", "-C", cwd, "say hi"],
-        env: { ...env, CODEX_HOME: codexHomes.second! },
+        env: { ...env, CODEX_HOME: path.join(box.dir, "codex-second") },
       }),
     },
   ];
 }
 
-/** (a): the limit answered on `first`, then the first model request that reaches the other login. */
+/** (a): the limit answered on a fresh login, then the first model request that reaches another login. */
 async function timeFailover(
   subject: Subject,
   offrun: (...args: string[]) => ReturnType<typeof runOffrun>,
   run: number,
 ): Promise<number> {
-  // The previous run left `first` limited for hours: lift it, as a completed turn would.
-  await markHealthy({ harness: subject.harness, label: "first" });
+  const first = await subject.addFrom(run);
   const fromBefore = subject.from.requests.length;
   const toBefore = subject.to.requests.length;
   subject.from.script({ kind: "usage_limit", resetsAt: nowSeconds() + 3 * HOUR });
   subject.to.script({ kind: "text", text: "Finished on the second login." });
   const name = `fo-${subject.harness}-${run}`;
   const result = await must(
-    offrun("start", "--wait", "--harness", subject.harness, "--account", "first", "--name", name, "say hi"),
+    offrun("start", "--wait", "--harness", subject.harness, "--account", first, "--name", name, "say hi"),
     `start ${name}`,
   );
   if (!result.stdout.includes("Finished on the second login.")) {
@@ -184,6 +184,8 @@ async function timeFailover(
   const limit = subject.from.requests.slice(fromBefore).find((r) => r.answeredWith === "usage_limit");
   const next = subject.to.requests.slice(toBefore).find((r) => r.answeredWith !== "auxiliary");
   if (!limit?.finishedAt || !next) throw new Error(`${name}: the limit or the next request was not recorded`);
+  // Gone before the next run, so failover there has the same logins to choose from as here.
+  await must(offrun("accounts", "rm", subject.harness, first), `accounts rm ${subject.harness} ${first}`);
   return next.receivedAt - limit.finishedAt;
 }
 
