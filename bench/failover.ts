@@ -8,7 +8,9 @@
  */
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import fs from "node:fs/promises";
 import { execa } from "execa";
+import { z } from "zod";
 import { anthropicProtocol } from "../test/fake-server/anthropic.js";
 import { responsesProtocol } from "../test/fake-server/openai-responses.js";
 import { startFakeServer, type FakeServer } from "../test/fake-server/server.js";
@@ -41,7 +43,23 @@ interface Subject {
 interface Sample {
   failover: number;
   cold: number;
+  /** Where (a) went, from the agent's chat log: see `phases`. */
+  phases: Phases;
 }
+
+/**
+ * (a) cut at the chat log's own stamps: the limit response to Offrun logging the limit (the CLI
+ * reads the 429 and reports it), the limit to the next turn's start (the old process ends, then
+ * Offrun's failover: ledger, session copy, records), and that start to the next request (spawn
+ * and the CLI's own start).
+ */
+interface Phases {
+  toLimitEvent: number;
+  toNextTurn: number;
+  toRequest: number;
+}
+
+const chatLineSchema = z.object({ type: z.string(), at: z.string() });
 
 const epochMs = () => performance.timeOrigin + performance.now();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -69,9 +87,9 @@ async function main(): Promise<void> {
     // Interleaved, so a slow moment of the machine falls on both CLIs and both measures alike.
     for (let run = 0; run < RUNS; run++) {
       for (const subject of subjects) {
-        const failover = await timeFailover(subject, offrun, run);
+        const { failover, phases } = await timeFailover(subject, offrun, repo, run);
         const cold = await timeColdStart(subject, repo);
-        samples.get(subject.name)!.push({ failover, cold });
+        samples.get(subject.name)!.push({ failover, cold, phases });
         console.log(`${subject.name} run ${run + 1}: failover ${failover.toFixed(0)} ms, cold ${cold.toFixed(0)} ms`);
       }
     }
@@ -166,8 +184,9 @@ async function addLogins(
 async function timeFailover(
   subject: Subject,
   offrun: (...args: string[]) => ReturnType<typeof runOffrun>,
+  repo: string,
   run: number,
-): Promise<number> {
+): Promise<{ failover: number; phases: Phases }> {
   const first = await subject.addFrom(run);
   const fromBefore = subject.from.requests.length;
   const toBefore = subject.to.requests.length;
@@ -186,7 +205,19 @@ async function timeFailover(
   if (!limit?.finishedAt || !next) throw new Error(`${name}: the limit or the next request was not recorded`);
   // Gone before the next run, so failover there has the same logins to choose from as here.
   await must(offrun("accounts", "rm", subject.harness, first), `accounts rm ${subject.harness} ${first}`);
-  return next.receivedAt - limit.finishedAt;
+  const chat = (await fs.readFile(path.join(repo, ".offrun", "chats", `${name}.jsonl`), "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => chatLineSchema.parse(JSON.parse(line)));
+  const limitEvent = chat.find((e) => e.type === "limit_hit");
+  const nextTurn = chat.filter((e) => e.type === "turn_start").at(1);
+  if (!limitEvent || !nextTurn) throw new Error(`${name}: no limit_hit or second turn_start in the chat log`);
+  const phases = {
+    toLimitEvent: Date.parse(limitEvent.at) - limit.finishedAt,
+    toNextTurn: Date.parse(nextTurn.at) - Date.parse(limitEvent.at),
+    toRequest: next.receivedAt - Date.parse(nextTurn.at),
+  };
+  return { failover: next.receivedAt - limit.finishedAt, phases };
 }
 
 /** (b): spawn the CLI directly as the second login and wait for its first model request. */
@@ -236,6 +267,15 @@ function report(subjects: Subject[], samples: Map<string, Sample[]>): void {
       console.log(
         `${subject.name.padEnd(13)}${label.padEnd(36)}${cell(min, digits)}${cell(median, digits)}${cell(max, digits)}`,
       );
+    }
+    const phases: [string, (p: Phases) => number][] = [
+      ["  limit response -> limit logged", (p) => p.toLimitEvent],
+      ["  limit logged -> next turn_start", (p) => p.toNextTurn],
+      ["  next turn_start -> its request", (p) => p.toRequest],
+    ];
+    for (const [label, of] of phases) {
+      const { min, median, max } = stats(runs.map((r) => of(r.phases)));
+      console.log(`${subject.name.padEnd(13)}${label.padEnd(36)}${cell(min)}${cell(median)}${cell(max)}`);
     }
     const part = stats(runs.map((r) => r.failover - r.cold)).median;
     console.log(
