@@ -48,6 +48,10 @@ const snapshot: Snapshot = {
       { kind: "seven_day", usedPercent: (i * 3) % 100, resetsAt: iso(3000), source: "stream", observedAt: iso(-i * 3) },
     ],
     ...(i === 4 ? { limitedUntil: iso(60), limitReason: "usage limit" } : {}),
+    // What issue 11 added to each login: its sign-in, its pace and its CLI's coverage.
+    signIn: { state: i % 5 === 0 ? ("signed-out" as const) : ("signed-in" as const) },
+    pace: i % 2 === 0 ? { runsOutAt: iso(45) } : { lastsPastReset: true },
+    coverage: "percent" as const,
   })),
   notifications: [],
 };

@@ -12,6 +12,7 @@ await build({
     "bench/notify-watch.ts",
     "bench/vocabulary.ts",
     "bench/menu-bar.ts",
+    "bench/failover.ts",
   ],
   outdir: "build",
   outbase: ".",

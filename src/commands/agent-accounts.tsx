@@ -20,17 +20,18 @@ import { renameLogin } from "../core/login-rename.js";
 import type { Account } from "../core/account-model.js";
 import {
   loadAccountsView,
-  loginIdentity,
+  refreshSignIn,
   writeLoginScript,
   type HarnessLogins,
   type LoginRow,
 } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
+import { signInCommand } from "../core/views/login-quota.js";
 import { HARNESSES } from "../harnesses/registry.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv, preferences } from "./lib/preferences.js";
 
-/** Agent Accounts: logins per CLI, signed-in state and quota; add, sign in, remove, set default. */
+/** Agent Accounts: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
 
 async function signIn(account: Account) {
   try {
@@ -46,20 +47,26 @@ async function signIn(account: Account) {
   }
 }
 
+const SIGN_IN_TITLES = { "signed-in": "Signed In", "signed-out": "Signed Out", unknown: "Unknown" } as const;
+
+/** The cached sign-in state at once; the CLI's own status check (which refreshes the cache) follows. */
 function SignedIn({ row }: { row: LoginRow }) {
-  const { data, isLoading } = useCachedPromise(loginIdentity, [row.account, faceEnv()], { onError: () => undefined });
-  if (isLoading && !data) return <List.Item.Detail isLoading markdown="" />;
-  const state = data?.signedIn === undefined ? "Unknown" : data.signedIn ? "Signed In" : "Not Signed In";
+  const { data } = useCachedPromise(refreshSignIn, [row.account, faceEnv()], { onError: () => undefined });
+  const signIn = data ?? row.signIn;
   return (
     <List.Item.Detail
       markdown={`## ${titleCase(row.account.label)}\n\n${row.account.home}`}
       metadata={
         <List.Item.Detail.Metadata>
-          <List.Item.Detail.Metadata.Label title="Signed In" text={state} />
-          {data?.email ? <List.Item.Detail.Metadata.Label title="Account" text={data.email} /> : null}
-          {data?.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={data.detail} /> : null}
-          {data?.note ? <List.Item.Detail.Metadata.Label title="Note" text={data.note} /> : null}
+          <List.Item.Detail.Metadata.Label title="Signed In" text={SIGN_IN_TITLES[signIn.state]} />
+          {signIn.state === "signed-out" ? (
+            <List.Item.Detail.Metadata.Label title="Sign In With" text={signInCommand(row.account)} />
+          ) : null}
+          {signIn.email ? <List.Item.Detail.Metadata.Label title="Account" text={signIn.email} /> : null}
+          {signIn.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={signIn.detail} /> : null}
+          {signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={signIn.note} /> : null}
           <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />
+          {row.quota.pace ? <List.Item.Detail.Metadata.Label title="Pace" text={row.quota.pace} /> : null}
         </List.Item.Detail.Metadata>
       }
     />
@@ -176,6 +183,7 @@ async function setDefault(account: Account, on: boolean, reload: () => void) {
 function LoginItem({ group, row, reload }: { group: HarnessLogins; row: LoginRow; reload: () => void }) {
   const { account, quota } = row;
   const isPreferred = group.defaultLogin === account.label;
+  const signInAction = <Action title="Sign in with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />;
   return (
     <List.Item
       icon={account.isDefault ? Icon.House : Icon.Person}
@@ -184,17 +192,24 @@ function LoginItem({ group, row, reload }: { group: HarnessLogins; row: LoginRow
       keywords={[group.name, account.label]}
       accessories={[
         ...(isPreferred ? [{ tag: { value: "Default", color: Color.Blue } }] : []),
-        { text: quota.summary, icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined },
+        quota.signedOut
+          ? { tag: { value: "Signed Out", color: Color.Red }, tooltip: `Sign in: ${signInCommand(account)}` }
+          : {
+              text: quota.summary,
+              icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined,
+            },
       ]}
       detail={<SignedIn row={row} />}
       actions={
         <ActionPanel>
-          <Action title="Sign in with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />
+          {/* A login that cannot run (or may not) offers its sign-in first. */}
+          {row.signIn.state === "signed-in" ? null : signInAction}
           <Action
             title={isPreferred ? "Stop Using as Default" : "Set as Default"}
             icon={Icon.Star}
             onAction={() => setDefault(account, !isPreferred, reload)}
           />
+          {row.signIn.state === "signed-in" ? signInAction : null}
           {account.isDefault ? null : (
             <Action.Push
               title="Rename Login"

@@ -80,9 +80,14 @@ export default function AgentQuota() {
             <MenuBarExtra.Submenu
               key={login.label}
               title={login.title}
-              icon={login.limited ? Icon.Hourglass : Icon.Person}
+              icon={login.signedOut ? Icon.XMarkCircle : login.limited ? Icon.Hourglass : Icon.Person}
             >
-              {login.windows.length === 0 ? <MenuBarExtra.Item title="No quota reading yet" /> : null}
+              {login.notes.map((line) => (
+                <MenuBarExtra.Item key={line} title={line} onAction={openCommand("agent-accounts")} />
+              ))}
+              {login.windows.length === 0 && login.notes.length === 0 ? (
+                <MenuBarExtra.Item title="No quota reading yet" />
+              ) : null}
               {login.windows.map((line) => (
                 <MenuBarExtra.Item key={line} title={line} onAction={openCommand("agent-accounts")} />
               ))}

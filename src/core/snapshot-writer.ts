@@ -13,6 +13,8 @@ import type { NotificationRecord } from "./notify/notifier.js";
 import { projectPaths, userPaths } from "./paths.js";
 import { knownProjects } from "./project.js";
 import { cachedAccountQuota } from "./quota/pipeline.js";
+import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";
+import { HARNESSES } from "../harnesses/registry.js";
 import { countStatuses, type Snapshot, type SnapshotAgent, type SnapshotQuota } from "./snapshot.js";
 import { writeJsonAtomic } from "./store.js";
 
@@ -163,8 +165,9 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     projects: await projectsOf().catch(() => []),
     onEvent: ({ project, agent, event }) => onEvent(project, agent, event),
   });
-  // Agent records, the quota cache and projects.json: any change means a new snapshot.
+  // Agent records, the quota and sign-in caches and projects.json: any change means a new snapshot.
   const quotaCache = path.join(userPaths().cache, "quota.json");
+  const signInCache = path.join(userPaths().cache, "sign-in.json");
   // chokidar does not see a folder created after the watch began.
   await fs.mkdir(userPaths().cache, { recursive: true });
   const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
@@ -186,8 +189,9 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
         })
         .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     }
-    // The cache folder also holds offsets of other watchers: only the quota cache is news here.
-    if (file === quotaCache || (file.endsWith(".json") && !file.startsWith(userPaths().cache))) changed();
+    // The cache folder also holds offsets of other watchers: only the quota and sign-in caches are news here.
+    const news = file === quotaCache || file === signInCache;
+    if (news || (file.endsWith(".json") && !file.startsWith(userPaths().cache))) changed();
   });
 
   const unsubscribe = options.subscribe?.(changed);
@@ -228,14 +232,20 @@ function addPending(known: ChatFacts, event: AgentEvent): void {
   }
 }
 
-/** Every login's quota from the cache alone (no source is asked: that is the quota watcher's job). */
+/**
+ * Every login's quota from the cache alone (no source is asked: that is the quota watcher's job),
+ * with its cached sign-in state and its CLI's quota coverage.
+ */
 async function quota(): Promise<SnapshotQuota[]> {
   const accounts = await listAccounts().catch(() => []);
+  const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
   const now = new Date();
   const result: SnapshotQuota[] = [];
   for (const account of accounts) {
     const q = await cachedAccountQuota(account, now).catch(() => undefined);
     if (!q) continue;
+    const signIn = signIns.get(signInKey(account));
+    const coverage = HARNESSES.find((h) => h.id === account.harness)?.quotaCoverage;
     result.push({
       harness: q.harness,
       label: q.label,
@@ -245,6 +255,9 @@ async function quota(): Promise<SnapshotQuota[]> {
       ...(q.limitReason ? { limitReason: q.limitReason } : {}),
       ...(q.source ? { source: q.source } : {}),
       ...(q.observedAt ? { observedAt: q.observedAt } : {}),
+      ...(q.pace ? { pace: q.pace } : {}),
+      ...(signIn ? { signIn: { state: signIn.state, ...(signIn.note ? { note: signIn.note } : {}) } } : {}),
+      ...(coverage ? { coverage } : {}),
     });
   }
   return result;

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import { z } from "zod";
 import { quotaWindowSchema } from "./events.js";
+import { paceSchema } from "./quota/pace.js";
 import { AGENT_STATUSES, MODES, type AgentStatus } from "./model.js";
 import { NOTIFICATION_KINDS } from "./notify/classify.js";
 import { userPaths } from "./paths.js";
@@ -52,6 +53,12 @@ export const snapshotQuotaSchema = z.object({
   limitReason: z.string().optional(),
   source: z.string().optional(),
   observedAt: z.string().optional(),
+  /** When the blocking window runs out at the login's recent rate. */
+  pace: paceSchema.optional(),
+  /** The cached sign-in state (a signed-out login shows as such, with its sign-in command). */
+  signIn: z.object({ state: z.enum(["signed-in", "signed-out", "unknown"]), note: z.string().optional() }).optional(),
+  /** "limits" for a CLI whose quota sources only know limit hits. */
+  coverage: z.enum(["percent", "limits"]).optional(),
 });
 export type SnapshotQuota = z.infer<typeof snapshotQuotaSchema>;
 

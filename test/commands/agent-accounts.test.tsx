@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
 import { addAccount, listAccounts } from "../../src/core/accounts.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
+import { markSignedIn } from "../../src/core/sign-in.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
@@ -60,5 +61,24 @@ test("remove asks first, then forgets the login and keeps its home", async () =>
   expect(runtime.alerts[0]!.title).toBe("Remove login work?");
   expect((await listAccounts("claude")).map((a) => a.label)).toEqual(["default"]);
   expect((await fs.stat(account.home)).isDirectory()).toBe(true);
+  screen.unmount();
+});
+
+test("the cached sign-in shows at once: a signed-out login says so and offers its sign-in first", async () => {
+  const gone = await addAccount({ harness: "claude", label: "gone" });
+  await addAccount({ harness: "claude", label: "work" });
+  await markSignedIn({ harness: "claude", label: "work" });
+  // Its home deleted while Offrun knew the login: it cannot run until it signs in again.
+  await fs.rm(gone.home, { recursive: true, force: true });
+  const screen = render(<AgentAccounts />);
+  const item = await screen.waitFor(() => screen.byTitle("List.Item", "Gone"));
+  const accessories = item.props.accessories as { tag?: { value: string }; tooltip?: string }[];
+  expect(accessories.at(-1)!.tag!.value).toBe("Signed Out");
+  expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun accounts login claude gone");
+  expect(screen.actionsOf(item)[0]!.props.title).toBe("Sign in with Terminal");
+  // A login known to be signed in leads with what one does with it; signing in again stays on offer.
+  const work = screen.byTitle("List.Item", "Work");
+  expect(screen.actionsOf(work)[0]!.props.title).toBe("Set as Default");
+  expect(screen.actionsOf(work).map((a) => a.props.title)).toContain("Sign in with Terminal");
   screen.unmount();
 });

@@ -101,6 +101,55 @@ test("a window whose reset has passed reads as empty again", () => {
   expect(model.title).toBe("0%");
 });
 
+test("a signed-out login reads as such with its sign-in command and does not count toward the title", () => {
+  const model = buildMenuBar(
+    snapshot({
+      quota: [
+        {
+          harness: "claude",
+          label: "work",
+          windows: [{ kind: "five_hour", usedPercent: 90, resetsAt: at(60), source: "s", observedAt: at(-1) }],
+          signIn: { state: "signed-out", note: "Not logged in" },
+        },
+        { harness: "claude", label: "home", windows: [], signIn: { state: "signed-in" } },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  const [work, home] = model.harnesses[0]!.logins;
+  expect(work!.title).toBe("Work: signed out");
+  expect(work!.signedOut).toBe(true);
+  expect(work!.notes).toEqual(["Signed out: offrun accounts login claude work"]);
+  expect(home!.title).toBe("Home: unknown");
+  expect(model.title).toBeUndefined();
+});
+
+test("a limits-only CLI says so, and the pace shows when the login runs out or that it lasts", () => {
+  const five = (used: number) => [
+    { kind: "five_hour", usedPercent: used, resetsAt: at(120), source: "s", observedAt: at(-1) },
+  ];
+  const model = buildMenuBar(
+    snapshot({
+      quota: [
+        { harness: "gemini", label: "default", windows: [], coverage: "limits" },
+        { harness: "claude", label: "fast", windows: five(70), pace: { runsOutAt: at(40) } },
+        { harness: "claude", label: "slow", windows: five(20), pace: { lastsPastReset: true } },
+        // A pace whose moment has passed says nothing any more.
+        { harness: "claude", label: "old", windows: five(30), pace: { runsOutAt: at(-5) } },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  const logins = new Map(model.harnesses.flatMap((h) => h.logins).map((l) => [l.label, l]));
+  expect(logins.get("default")!.title).toBe("Default: limits only");
+  expect(logins.get("default")!.notes).toEqual(["No usage data: limits only"]);
+  expect(logins.get("fast")!.title).toMatch(/^Fast: 70% · out ~\d\d:\d\d$/);
+  expect(logins.get("fast")!.notes).toEqual([expect.stringMatching(/^Out ~\d\d:\d\d at this pace$/)]);
+  expect(logins.get("slow")!.title).toBe("Slow: 20%");
+  expect(logins.get("slow")!.notes).toEqual(["Lasts past its reset"]);
+  expect(logins.get("old")!.notes).toEqual([]);
+});
+
 describe("the menu bar command", () => {
   let sandbox: FaceSandbox;
   beforeEach(async () => {
@@ -155,6 +204,20 @@ describe("the menu bar command", () => {
       context: { agent: "upload" },
     });
     expect(screen.find("MenuBarExtra.Submenu").props.title).toBe("Default: 42%");
+    screen.unmount();
+  });
+
+  test("a signed-out login's submenu offers its sign-in command", async () => {
+    const file = userPaths().state;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const signedOut = { harness: "claude", label: "work", windows: [], signIn: { state: "signed-out" as const } };
+    await fs.writeFile(file, JSON.stringify(snapshot({ quota: [signedOut], writtenAt: new Date().toISOString() })));
+    const screen = render(<AgentQuota />);
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
+    const login = screen.find("MenuBarExtra.Submenu");
+    expect(login.props.title).toBe("Work: signed out");
+    expect(login.props.icon).toBe("XMarkCircle");
+    expect(login.children.map((c) => c.props.title)).toEqual(["Signed out: offrun accounts login claude work"]);
     screen.unmount();
   });
 

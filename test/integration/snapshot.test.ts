@@ -5,6 +5,7 @@ import type { AgentRecord } from "../../src/core/model.js";
 import { projectPaths, userPaths } from "../../src/core/paths.js";
 import { recordObserved } from "../../src/core/quota/ledger.js";
 import { readSnapshot, snapshotSchema } from "../../src/core/snapshot.js";
+import { markSignedOut } from "../../src/core/sign-in.js";
 import { writeSnapshots, type SnapshotWriter } from "../../src/core/snapshot-writer.js";
 import { eventually } from "../helpers/offrun.js";
 
@@ -123,4 +124,23 @@ test("the snapshot follows chat events, agent records and the quota cache, and i
   await reader;
   expect(reads).toBeGreaterThan(10);
   expect(torn).toBe(0);
+});
+
+test("each login carries its cached sign-in and its CLI's coverage; a sign-in change is a new snapshot", async () => {
+  const state = userPaths().state;
+  await markSignedOut({ harness: "gemini", label: "default" }, "Not logged in to Gemini CLI");
+  const snapshot = await eventually(
+    async () => {
+      const read = await readSnapshot(state);
+      const gemini = read?.quota.find((q) => q.harness === "gemini" && q.label === "default");
+      return gemini?.signIn?.state === "signed-out" ? read : undefined;
+    },
+    5000,
+    "the sign-in change in the snapshot",
+  );
+  expect(snapshot.quota.find((q) => q.harness === "gemini")).toMatchObject({
+    coverage: "limits",
+    signIn: { state: "signed-out", note: "Not logged in to Gemini CLI" },
+  });
+  expect(snapshot.quota.find((q) => q.harness === "claude" && q.label === "default")!.coverage).toBe("percent");
 });

@@ -1,8 +1,10 @@
 import path from "node:path";
 import { z } from "zod";
-import { quotaWindowSchema } from "../events.js";
+import { quotaWindowSchema, type QuotaWindow } from "../events.js";
 import { userPaths } from "../paths.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
+import { blockingWindow } from "./blocking.js";
+import { addReading, paceReadingSchema, paceSchema, readingOf, type PaceReading } from "./pace.js";
 
 /**
  * `~/.offrun/cache/quota.json`: what Offrun knows of each login's quota without asking anyone:
@@ -35,6 +37,8 @@ export const accountQuotaSchema = z.object({
   source: z.string().optional(),
   observedAt: z.string().optional(),
   attempts: z.array(attemptSchema),
+  /** When the blocking window runs out at the login's recent rate (from the ledger's history). */
+  pace: paceSchema.optional(),
 });
 export type AccountQuota = z.infer<typeof accountQuotaSchema>;
 
@@ -43,6 +47,8 @@ const entrySchema = z.object({
   limitedUntil: z.string().optional(),
   limitReason: z.string().optional(),
   last: accountQuotaSchema.optional(),
+  /** Recent readings of the blocking window, oldest first, for the pace (bounded: see pace.ts). */
+  history: z.array(paceReadingSchema).optional(),
 });
 export type LedgerEntry = z.infer<typeof entrySchema>;
 
@@ -93,7 +99,17 @@ export async function recordObserved(
   account: { harness: string; label: string },
   reading: z.infer<typeof readingSchema>,
 ): Promise<void> {
-  await updateLedgerEntry(account, (entry) => ({ ...entry, observed: reading }));
+  await updateLedgerEntry(account, (entry) => ({
+    ...entry,
+    observed: reading,
+    history: withReading(entry.history, blockingWindow(reading.windows)),
+  }));
+}
+
+/** The pace history with the blocking window's reading added (unchanged when it has no used %). */
+export function withReading(history: PaceReading[] | undefined, blocking: QuotaWindow | undefined): PaceReading[] {
+  const reading = blocking ? readingOf(blocking) : undefined;
+  return reading ? addReading(history ?? [], reading) : (history ?? []);
 }
 
 /** The login hit its usage limit: it is limited until the reset. */
@@ -122,7 +138,11 @@ export async function markHealthy(account: { harness: string; label: string }): 
 }
 
 export async function storeReading(quota: AccountQuota): Promise<void> {
-  await updateLedgerEntry(quota, (entry) => ({ ...entry, last: quota }));
+  await updateLedgerEntry(quota, (entry) => ({
+    ...entry,
+    last: quota,
+    history: withReading(entry.history, quota.blocking),
+  }));
 }
 
 /**

@@ -4,7 +4,16 @@ import type { Account } from "../account-model.js";
 import { describeError } from "../errors.js";
 import type { QuotaWindow } from "../events.js";
 import { userPaths } from "../paths.js";
-import { accountKey, readLedgerEntry, storeReading, type AccountQuota, type LedgerEntry } from "./ledger.js";
+import { blockingWindow } from "./blocking.js";
+import {
+  accountKey,
+  readLedgerEntry,
+  storeReading,
+  withReading,
+  type AccountQuota,
+  type LedgerEntry,
+} from "./ledger.js";
+import { paceOf } from "./pace.js";
 import type { QuotaAttempt, QuotaReading } from "./types.js";
 
 export interface QuotaRequest {
@@ -95,6 +104,9 @@ function summarize(
   };
   const blocking = blockingWindow(windows);
   if (blocking) quota.blocking = blocking;
+  // The pace counts this reading too, though only a full reading (storeReading) keeps it.
+  const pace = limitedUntil ? undefined : paceOf(withReading(entry.history, blocking), now.getTime());
+  if (pace) quota.pace = pace;
   if (!limitedUntil && entry.limitedUntil !== undefined) quota.recovering = true;
   if (limitedUntil) {
     quota.limitedUntil = limitedUntil;
@@ -121,15 +133,7 @@ function latestFuture(times: (string | undefined)[], now: Date): string | undefi
   return future.sort((a, b) => Date.parse(b) - Date.parse(a))[0];
 }
 
-/**
- * The window that decides: the fullest one. When the weekly window is full, a 5-hour window at
- * 3% is not headroom.
- */
-export function blockingWindow(windows: QuotaWindow[]): QuotaWindow | undefined {
-  const known = windows.filter((w) => w.usedPercent !== undefined || w.status === "rejected");
-  const severity = (w: QuotaWindow) => (w.status === "rejected" ? 101 : (w.usedPercent ?? 0));
-  return known.sort((a, b) => severity(b) - severity(a))[0];
-}
+export { blockingWindow } from "./blocking.js";
 
 /** Remaining % of the blocking window; 0 when limited; undefined when nothing is known. */
 export function headroom(quota: AccountQuota, now = new Date()): number | undefined {

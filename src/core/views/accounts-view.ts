@@ -1,17 +1,23 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account, AccountIdentity } from "../account-model.js";
-import { accountProcessEnv, defaultAccounts, listAccounts, loginCommand } from "../accounts.js";
+import type { Account } from "../account-model.js";
+import { defaultAccounts, listAccounts, loginCommand } from "../accounts.js";
 import { locateBinary } from "../binaries.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
+import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../sign-in.js";
 import { HARNESSES, getHarness } from "../../harnesses/registry.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 
-/** Agent Accounts: the logins of each CLI with their quota; who is signed in is asked per login. */
+/**
+ * Agent Accounts: the logins of each CLI with their quota and their cached sign-in state, shown at
+ * once; the CLI's own status check of a login runs only when its detail is shown.
+ */
 
 export interface LoginRow {
   account: Account;
   quota: LoginQuotaView;
+  /** What Offrun last knew of the sign-in (a missing home is signed out at once). */
+  signIn: SignInEntry;
 }
 
 export interface HarnessLogins {
@@ -32,11 +38,14 @@ export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now())
         locateBinary(harness.id, harness.binaryName, env),
         listAccounts(harness, env),
       ]);
+      const signIns = await cachedSignIns(accounts);
       const logins = await Promise.all(
-        accounts.map(async (account) => ({
-          account,
-          quota: viewLoginQuota(await cachedAccountQuota(account, new Date(now)), now),
-        })),
+        accounts.map(async (account): Promise<LoginRow> => {
+          const signIn = signIns.get(signInKey(account))!;
+          const quota = await cachedAccountQuota(account, new Date(now));
+          const facts = { signIn: signIn.state, coverage: harness.quotaCoverage };
+          return { account, quota: viewLoginQuota(quota, now, facts), signIn };
+        }),
       );
       return {
         id: harness.id,
@@ -50,11 +59,14 @@ export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now())
   );
 }
 
-/** Who is signed in to one login: the CLI's status command or non-secret files (never credentials). */
-export async function loginIdentity(account: Account, env: NodeJS.ProcessEnv): Promise<AccountIdentity> {
+/**
+ * Asks the login's CLI who is signed in (status command or non-secret files, never credentials,
+ * time-boxed) and keeps the answer in the sign-in cache, so the next paint shows it at once.
+ */
+export async function refreshSignIn(account: Account, env: NodeJS.ProcessEnv): Promise<SignInEntry> {
   const harness = getHarness(account.harness);
   const binary = await locateBinary(harness.id, harness.binaryName, env);
-  return harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home);
+  return checkSignIn(account, harness, binary, env);
 }
 
 function shellQuote(word: string): string {

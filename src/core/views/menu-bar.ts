@@ -2,7 +2,7 @@ import type { AgentStatus } from "../model.js";
 import type { Snapshot, SnapshotQuota } from "../snapshot.js";
 import { expireWindow } from "../quota/pipeline.js";
 import { clockTime, elapsedShort, titleCase } from "./format.js";
-import { STALE_AFTER_MS } from "./login-quota.js";
+import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";
 
 /**
  * Agent Quota (menu bar) as data: the title, who needs the user, and each login's windows.
@@ -23,7 +23,11 @@ export interface MenuLogin {
   title: string;
   /** "five_hour 23% · resets 21:00 (20m ago)": one line per window. */
   windows: string[];
+  /** Lines above the windows: "Signed out: offrun accounts login …", "Out ~16:40 at this pace", "No usage data: limits only". */
+  notes: string[];
   limited: boolean;
+  /** It cannot run until it signs in again (it does not count toward the title's tightest %). */
+  signedOut: boolean;
   usedPercent: number | undefined;
 }
 
@@ -56,13 +60,37 @@ function windowLine(window: SnapshotQuota["windows"][number], now: number): stri
 
 function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {
   const limited = quota.limitedUntil !== undefined && Date.parse(quota.limitedUntil) > now;
+  const signedOut = quota.signIn?.state === "signed-out";
   const windows = quota.windows.map((w) => expireWindow(w, new Date(now)));
   const known = windows.map((w) => w.usedPercent).filter((p): p is number => p !== undefined);
-  const usedPercent = limited ? 100 : known.length > 0 ? Math.max(...known) : undefined;
+  const usedPercent = signedOut ? undefined : limited ? 100 : known.length > 0 ? Math.max(...known) : undefined;
   const lines = windows.map((w) => windowLine(w, now));
   if (limited) lines.unshift(`Limited until ${clockTime(quota.limitedUntil!, now)}`);
-  const summary = limited ? "limited" : usedPercent === undefined ? "unknown" : `${Math.round(usedPercent)}%`;
-  return { label: quota.label, title: `${titleCase(quota.label)}: ${summary}`, windows: lines, limited, usedPercent };
+  const pace = limited || signedOut ? undefined : paceText(quota.pace, now);
+  const limitsOnly = !limited && known.length === 0 && quota.coverage === "limits";
+  const notes = [
+    ...(signedOut ? [`Signed out: ${signInCommand(quota)}`] : []),
+    ...(pace ? [`${pace[0]!.toUpperCase()}${pace.slice(1)}`] : []),
+    ...(limitsOnly ? [`${LIMITS_ONLY[0]!.toUpperCase()}${LIMITS_ONLY.slice(1)}`] : []),
+  ];
+  const summary = signedOut
+    ? "signed out"
+    : limited
+      ? "limited"
+      : usedPercent !== undefined
+        ? `${Math.round(usedPercent)}%${pace?.startsWith("out") ? ` · ${pace.replace(" at this pace", "")}` : ""}`
+        : limitsOnly
+          ? "limits only"
+          : "unknown";
+  return {
+    label: quota.label,
+    title: `${titleCase(quota.label)}: ${summary}`,
+    windows: lines,
+    notes,
+    limited,
+    signedOut,
+    usedPercent,
+  };
 }
 
 export function buildMenuBar(
