@@ -70,7 +70,7 @@ export function stateOf(identity: AccountIdentity): SignInState {
  * once; otherwise the last check or turn; unknown when neither has said anything.
  */
 export async function cachedSignIn(account: Account, known?: Record<string, SignInEntry>): Promise<SignInEntry> {
-  if (!(await isDirectory(account.home))) return missingHome(account);
+  if (!account.isDefault && !(await isDirectory(account.home))) return missingHome(account);
   const entry = (known ?? (await readAll()))[signInKey(account)];
   return entry ?? { state: "unknown", source: "status", checkedAt: new Date(0).toISOString(), note: "not checked yet" };
 }
@@ -102,7 +102,9 @@ export async function checkSignIn(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
 ): Promise<SignInEntry> {
-  if (!(await isDirectory(account.home))) {
+  // An added login's home is made when it is added: gone means signed out. The CLI's own home
+  // (the Default login) may simply not exist yet; its status command decides.
+  if (!account.isDefault && !(await isDirectory(account.home))) {
     const entry = missingHome(account);
     await store(account, entry).catch(() => undefined);
     return entry;

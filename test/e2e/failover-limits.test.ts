@@ -88,7 +88,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
     await Promise.all(Object.values(servers).map((s) => s.close()));
   });
 
-  test("offrun accounts says the Default login, whose home does not exist, is signed out", async () => {
+  test("offrun accounts says the Default login, never used and with no sign-in, is signed out", async () => {
     const listed = JSON.parse((await offrun("accounts", "--json")).stdout) as {
       accounts: { harness: string; label: string; signedIn?: boolean; signIn: { state: string } }[];
     };
