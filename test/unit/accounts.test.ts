@@ -202,18 +202,19 @@ test("copySession puts a session at the same relative path in the other home, an
   await fs.mkdir(cwd);
   const claudeFile = path.join(from, "projects", claudeProjectFolder(cwd), "s1.jsonl");
   await fs.mkdir(path.join(path.dirname(claudeFile), "s1", "subagents"), { recursive: true });
-  await fs.writeFile(claudeFile, "{}\n");
+  await fs.writeFile(claudeFile, '{"type":"user"}\n');
   await fs.writeFile(path.join(path.dirname(claudeFile), "s1", "subagents", "agent-1.jsonl"), "{}\n");
   await getHarness("claude").copySession({ fromHome: from, toHome: to, sessionId: "s1", cwd });
   const copied = path.join(to, "projects", claudeProjectFolder(cwd));
-  expect(await fs.readFile(path.join(copied, "s1.jsonl"), "utf8")).toBe("{}\n");
+  // Each copied line is marked, so quota readers do not count the first login's usage as the new one's.
+  expect(await fs.readFile(path.join(copied, "s1.jsonl"), "utf8")).toBe('{"offrunCopied":true,"type":"user"}\n');
   expect(await fs.readdir(path.join(copied, "s1", "subagents"))).toEqual(["agent-1.jsonl"]);
 
   const rollout = path.join(from, "sessions", "2026", "11", "30", "rollout-2026-11-30T01-02-03-t-1.jsonl");
   await fs.mkdir(path.dirname(rollout), { recursive: true });
   await fs.writeFile(rollout, "{}\n");
   await getHarness("codex").copySession({ fromHome: from, toHome: to, sessionId: "t-1", cwd });
-  expect(await fs.readFile(path.join(to, path.relative(from, rollout)), "utf8")).toBe("{}\n");
+  expect(await fs.readFile(path.join(to, path.relative(from, rollout)), "utf8")).toBe('{"offrunCopied":true}\n');
 
   for (const id of ["claude", "codex"]) {
     const error = await failure(getHarness(id).copySession({ fromHome: from, toHome: to, sessionId: "nope", cwd }));
