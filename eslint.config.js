@@ -1,6 +1,65 @@
 import raycastConfig from "@raycast/eslint-config";
 
+/*
+ * The layers of shared/DESIGN.md, enforced: imports run one way, faces (src/commands, src/cli)
+ * -> core services (src/core/*) -> the harness registry and adapters (src/harnesses) -> core
+ * foundations (src/core/foundation). Every import inside src is relative, so the rules match the
+ * specifier as written. ESLint's own no-restricted-imports does it without another plugin.
+ */
+const face = { regex: "(^|/)(commands|cli)/", message: "The core and the adapters never import a face." };
+const raycast = [
+  { regex: "^@raycast/", message: "The core runs under plain Node: no @raycast/api here." },
+  { regex: "^react($|/)", message: "The core runs under plain Node: no React here." },
+];
+
+/** One no-restricted-imports rule from a list of regex patterns. */
+const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
+
+const layers = [
+  {
+    files: ["src/core/**/*.ts"],
+    rules: restrict(face, ...raycast, {
+      regex: "(^|/)harnesses/(?!registry\\.js$|types\\.js$)",
+      message: "A core service reaches a CLI only through src/harnesses/registry.ts (and its types).",
+    }),
+  },
+  {
+    files: ["src/core/foundation/**/*.ts"],
+    rules: restrict(face, ...raycast, {
+      regex: "^\\.\\./",
+      message: "Foundations import only each other (and packages): nothing above them.",
+    }),
+  },
+  {
+    files: ["src/harnesses/**/*.ts"],
+    rules: restrict(
+      face,
+      ...raycast,
+      {
+        regex: "(^|/)core/(?!foundation/)",
+        message: "An adapter imports only the core's foundations (src/core/foundation).",
+      },
+      {
+        regex: "^\\.\\./registry\\.js$",
+        message: "An adapter never imports the registry: the registry imports the adapters.",
+      },
+    ),
+  },
+  {
+    files: ["src/cli/**/*.ts"],
+    rules: restrict(...raycast, {
+      regex: "(^|/)commands/",
+      message: "The CLI and the Raycast commands are separate faces.",
+    }),
+  },
+  {
+    files: ["src/commands/**/*.ts", "src/commands/**/*.tsx"],
+    rules: restrict({ regex: "(^|/)cli/", message: "The Raycast commands and the CLI are separate faces." }),
+  },
+];
+
 export default [
   { ignores: ["node_modules/", "build/", "dist/", ".test-clis/", "test/fixtures/", "raycast-env.d.ts"] },
   ...raycastConfig,
+  ...layers,
 ];

@@ -14,8 +14,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { z } from "zod";
-import type { Account } from "../src/core/account-model.js";
-import type { QuotaSourceContext } from "../src/core/quota/types.js";
+import type { Account } from "../src/core/foundation/account-model.js";
+import type { QuotaSourceContext } from "../src/core/foundation/quota-types.js";
 import {
   claudeLimitScanner,
   claudeUsageScanner,

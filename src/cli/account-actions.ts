@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../core/account-model.js";
+import type { Account } from "../core/foundation/account-model.js";
 import {
   accountsRoot,
   addAccount,
@@ -12,15 +12,15 @@ import {
   removeAccount,
   setDefaultAccount,
   setReserve,
-} from "../core/accounts.js";
-import { renameLogin } from "../core/login-rename.js";
-import { locateBinary } from "../core/binaries.js";
+} from "../core/logins/accounts.js";
+import { renameLogin } from "../core/logins/rename.js";
+import { locateBinary } from "../core/foundation/binaries.js";
 import type { AccountQuota } from "../core/quota/ledger.js";
 import { cachedAccountQuota } from "../core/quota/pipeline.js";
-import { OffrunError } from "../core/errors.js";
-import { offrunHome, userPaths } from "../core/paths.js";
-import { runCommand } from "../core/process.js";
-import { checkSignIn, type SignInEntry } from "../core/sign-in.js";
+import { OffrunError } from "../core/foundation/errors.js";
+import { offrunHome, userPaths } from "../core/foundation/paths.js";
+import { runCommand } from "../core/foundation/process.js";
+import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
 import { getHarness, HARNESSES } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { table } from "./format.js";

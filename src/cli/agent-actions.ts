@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import { z } from "zod";
 import type { CompanionClient } from "../core/companion/client.js";
-import { readAgent, readChat } from "../core/agents.js";
-import { OffrunError } from "../core/errors.js";
-import { agentEventSchema, type TurnEndEvent } from "../core/events.js";
-import { agentRecordSchema, type AgentRecord, type Mode } from "../core/model.js";
+import { readAgent, readChat } from "../core/agents/records.js";
+import { OffrunError } from "../core/foundation/errors.js";
+import { agentEventSchema, type TurnEndEvent } from "../core/foundation/events.js";
+import { agentRecordSchema, type AgentRecord, type Mode } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { renderEvent } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";

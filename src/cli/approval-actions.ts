@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { OffrunError } from "../core/errors.js";
-import { agentRecordSchema } from "../core/model.js";
+import { OffrunError } from "../core/foundation/errors.js";
+import { agentRecordSchema } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 

@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import { CompanionClient } from "../core/companion/client.js";
-import { OffrunError } from "../core/errors.js";
-import { AGENT_STATUSES, type AgentStatus } from "../core/model.js";
-import { userPaths } from "../core/paths.js";
-import { isAlive } from "../core/pids.js";
-import { readSnapshot, type Snapshot } from "../core/snapshot.js";
+import { OffrunError } from "../core/foundation/errors.js";
+import { AGENT_STATUSES, type AgentStatus } from "../core/foundation/model.js";
+import { userPaths } from "../core/foundation/paths.js";
+import { isAlive } from "../core/foundation/pids.js";
+import { readSnapshot, type Snapshot } from "../core/companion/snapshot.js";
 import { companion } from "./context.js";
 import { offrunVersion, output, type GlobalOptions } from "./output.js";
 

@@ -1,11 +1,11 @@
 import fs from "node:fs/promises";
-import { listAgentsDetailed } from "../core/agents.js";
-import { listAccounts } from "../core/accounts.js";
-import { locateBinary } from "../core/binaries.js";
+import { listAgentsDetailed } from "../core/agents/records.js";
+import { listAccounts } from "../core/logins/accounts.js";
+import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/companion/client.js";
-import { knownProjects } from "../core/project.js";
-import { runCommand } from "../core/process.js";
+import { knownProjects } from "../core/foundation/project.js";
+import { runCommand } from "../core/foundation/process.js";
 import { HARNESSES } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";

@@ -1,7 +1,7 @@
-import type { AgentEvent } from "../core/events.js";
+import type { AgentEvent } from "../core/foundation/events.js";
 import { renderReview } from "./review-format.js";
 import { renderMemoryChange } from "./memory-format.js";
-import type { AgentRecord } from "../core/model.js";
+import type { AgentRecord } from "../core/foundation/model.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 

@@ -1,6 +1,6 @@
-import { listAccounts } from "../core/accounts.js";
-import { locateBinary } from "../core/binaries.js";
-import { runCommand } from "../core/process.js";
+import { listAccounts } from "../core/logins/accounts.js";
+import { locateBinary } from "../core/foundation/binaries.js";
+import { runCommand } from "../core/foundation/process.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { HARNESSES, loadHarnesses } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { listAccounts } from "../core/accounts.js";
-import { isOffrunError, OffrunError } from "../core/errors.js";
+import { listAccounts } from "../core/logins/accounts.js";
+import { isOffrunError, OffrunError } from "../core/foundation/errors.js";
 import { hookHarnesses, hookStatus, installHook, uninstallHook } from "../core/hooks/install.js";
 import type { Harness } from "../harnesses/types.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { HOME_ARGUMENT, hookInboxFile } from "../core/hooks/hook-paths.js";
-import { offrunHome } from "../core/paths.js";
+import { offrunHome } from "../core/foundation/paths.js";
 
 /**
  * `offrun hook <harness> [payload]`: what an agent CLI runs on its own hook events (Claude Code

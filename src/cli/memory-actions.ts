@@ -1,12 +1,12 @@
 import path from "node:path";
-import { readAgent } from "../core/agents.js";
-import { OffrunError } from "../core/errors.js";
+import { readAgent } from "../core/agents/records.js";
+import { OffrunError } from "../core/foundation/errors.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import { ensureConventions, ensureMemory, memoryFiles } from "../core/memory.js";
-import { memoryHistory, recordUserEdits, revertMemoryChange } from "../core/memory-history.js";
-import { readMemoryFile, scanMemory } from "../core/memory-snapshots.js";
-import { projectPaths } from "../core/paths.js";
-import { runInteractive } from "../core/process.js";
+import { ensureConventions, ensureMemory, memoryFiles } from "../core/memory/files.js";
+import { memoryHistory, recordUserEdits, revertMemoryChange } from "../core/memory/history.js";
+import { readMemoryFile, scanMemory } from "../core/memory/snapshots.js";
+import { projectPaths } from "../core/foundation/paths.js";
+import { runInteractive } from "../core/foundation/process.js";
 import { describeWho, renderMemoryChange } from "./memory-format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 

@@ -1,4 +1,4 @@
-import type { MemoryChangeEvent } from "../core/events.js";
+import type { MemoryChangeEvent } from "../core/foundation/events.js";
 
 /** Whose memory a change touched, in words: a write to another agent's memory or to conventions.md stands out. */
 export function describeWho(event: Pick<MemoryChangeEvent, "who" | "owner">): string {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeError, OffrunError } from "../core/errors.js";
+import { describeError, OffrunError } from "../core/foundation/errors.js";
 
 /** Options every command takes. */
 export interface GlobalOptions {

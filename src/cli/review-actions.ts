@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { readAgent } from "../core/agents.js";
-import { draftFile, readDraft } from "../core/draft.js";
-import { agentEventSchema, type ReviewEvent } from "../core/events.js";
+import { readAgent } from "../core/agents/records.js";
+import { draftFile, readDraft } from "../core/agents/draft.js";
+import { agentEventSchema, type ReviewEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";

@@ -1,4 +1,4 @@
-import type { QuotaWindow, ReviewEvent } from "../core/events.js";
+import type { QuotaWindow, ReviewEvent } from "../core/foundation/events.js";
 
 /** A review as `offrun show` and `offrun review` print it. */
 export function renderReview(review: ReviewEvent): string {

@@ -10,7 +10,7 @@ import {
   type ServicePlatform,
   type ServiceResult,
 } from "../core/companion/service.js";
-import { OffrunError } from "../core/errors.js";
+import { OffrunError } from "../core/foundation/errors.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 /** offrun companion install|uninstall: the companion as a launchd agent or systemd user unit. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { agentRecordSchema } from "../core/model.js";
+import { agentRecordSchema } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 

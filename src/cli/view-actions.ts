@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
-import { agentDiff, agentDiscard, agentMerge } from "../core/agent-ops.js";
-import { listAgentsDetailed, readAgent, readChat } from "../core/agents.js";
-import type { AgentEvent } from "../core/events.js";
+import { agentDiff, agentDiscard, agentMerge } from "../core/agents/branch-actions.js";
+import { listAgentsDetailed, readAgent, readChat } from "../core/agents/records.js";
+import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import type { AgentRecord } from "../core/model.js";
-import { projectPaths } from "../core/paths.js";
+import type { AgentRecord } from "../core/foundation/model.js";
+import { projectPaths } from "../core/foundation/paths.js";
 import { withCompanion } from "./context.js";
-import { pendingFromLog } from "../core/approvals.js";
+import { pendingFromLog } from "../core/agents/approvals.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 

@@ -1,6 +1,6 @@
 import { followChats, type TailedEvent } from "../core/notify/chat-tail.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import { knownProjects } from "../core/project.js";
+import { knownProjects } from "../core/foundation/project.js";
 import { renderEvent } from "./format.js";
 import type { GlobalOptions } from "./output.js";
 

@@ -15,9 +15,9 @@ import {
   Keyboard,
 } from "@raycast/api";
 import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
-import { addAccount, removeAccount, setDefaultAccount } from "../core/accounts.js";
-import { renameLogin } from "../core/login-rename.js";
-import type { Account } from "../core/account-model.js";
+import { addAccount, removeAccount, setDefaultAccount } from "../core/logins/accounts.js";
+import { renameLogin } from "../core/logins/rename.js";
+import type { Account } from "../core/foundation/account-model.js";
 import {
   loadAccountsView,
   refreshSignIn,

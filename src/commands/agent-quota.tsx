@@ -1,7 +1,7 @@
 import { Color, Icon, LaunchType, MenuBarExtra, launchCommand, showHUD } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import { isAlive } from "../core/pids.js";
-import { readSnapshot } from "../core/snapshot.js";
+import { isAlive } from "../core/foundation/pids.js";
+import { readSnapshot } from "../core/companion/snapshot.js";
 import { buildMenuBar } from "../core/views/menu-bar.js";
 import { HARNESSES } from "../harnesses/registry.js";
 import { withCompanion } from "./lib/companion.js";

@@ -1,14 +1,14 @@
 import { Action, ActionPanel, Color, Icon, List, type Image, Keyboard, type LaunchProps } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { useEffect } from "react";
-import type { AgentStatus } from "../core/model.js";
+import type { AgentStatus } from "../core/foundation/model.js";
 import { devServerUrl } from "../core/views/agent-detail.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
 import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
 import { agentItemId, launchSelection } from "../core/views/agents-launch.js";
 import { compactCount } from "../core/views/format.js";
 import { loadStartOptions } from "../core/views/start-options.js";
-import * as ops from "./agents/agent-ops.js";
+import * as ops from "./agents/companion-calls.js";
 import { ChangedFiles, DiffView } from "./agents/agent-detail.js";
 import { MessageForm } from "./agents/message-form.js";
 import { FailureView } from "./lib/failure.js";

@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Alert, Icon, List, Toast, confirmAlert, showToast } from "@raycast/api";
 import { useCachedPromise, useCachedState } from "@raycast/utils";
-import { revertMemoryChange } from "../core/memory-history.js";
-import { knownProjects } from "../core/project.js";
+import { revertMemoryChange } from "../core/memory/history.js";
+import { knownProjects } from "../core/foundation/project.js";
 import { loadMemoryView, memoryChangeMarkdown } from "../core/views/memory-view.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { preferences } from "./lib/preferences.js";

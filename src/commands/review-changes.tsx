@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigation } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import { addToDraft } from "../core/draft.js";
-import type { AgentRecord } from "../core/model.js";
+import { addToDraft } from "../core/agents/draft.js";
+import type { AgentRecord } from "../core/foundation/model.js";
 import { fixRequest } from "../core/review/fixes.js";
 import { eventMarkdown } from "../core/views/agent-detail.js";
 import { loadAgentsOverview } from "../core/views/agents-overview.js";

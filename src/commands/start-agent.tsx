@@ -13,7 +13,7 @@ import {
 import { FormValidation, useCachedPromise, useCachedState, useForm } from "@raycast/utils";
 import { useEffect, useRef } from "react";
 import { z } from "zod";
-import { agentRecordSchema, type Mode } from "../core/model.js";
+import { agentRecordSchema, type Mode } from "../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
 import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
 import { withCompanion } from "./lib/companion.js";

@@ -1,5 +1,5 @@
-import { loadCustomHarnessDefinitions } from "../core/custom-harnesses.js";
-import { OffrunError } from "../core/errors.js";
+import { loadCustomHarnessDefinitions } from "./acp/custom.js";
+import { OffrunError } from "../core/foundation/errors.js";
 import { createAcpHarness } from "./acp/index.js";
 import { claudeHarness } from "./claude/index.js";
 import { codexHarness } from "./codex/index.js";

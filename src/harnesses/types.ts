@@ -1,9 +1,9 @@
-import type { ParsedEvent } from "../core/events.js";
-import type { Mode } from "../core/model.js";
-import type { AccountIdentity } from "../core/account-model.js";
+import type { ParsedEvent } from "../core/foundation/events.js";
+import type { Mode } from "../core/foundation/model.js";
+import type { AccountIdentity } from "../core/foundation/account-model.js";
 import type { Readable, Writable } from "node:stream";
-import type { Command } from "../core/process.js";
-import type { QuotaSource } from "../core/quota/types.js";
+import type { Command } from "../core/foundation/process.js";
+import type { QuotaSource } from "../core/foundation/quota-types.js";
 
 /** Where a copied session landed, for CLIs whose session is one text file (so the caller can tell what it holds). */
 export interface CopiedSession {

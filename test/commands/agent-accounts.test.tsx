@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
-import { addAccount, listAccounts } from "../../src/core/accounts.js";
+import { addAccount, listAccounts } from "../../src/core/logins/accounts.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
-import { markSignedIn } from "../../src/core/sign-in.js";
+import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";

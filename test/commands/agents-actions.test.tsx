@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { addAccount } from "../../src/core/accounts.js";
-import { readAgent, readChat, writeAgent } from "../../src/core/agents.js";
-import { addToDraft, draftFile, readDraft } from "../../src/core/draft.js";
+import { addAccount } from "../../src/core/logins/accounts.js";
+import { readAgent, readChat, writeAgent } from "../../src/core/agents/records.js";
+import { addToDraft, draftFile, readDraft } from "../../src/core/agents/draft.js";
 import { agentDeeplink } from "../../src/core/notify/deeplink.js";
 import { getHarness } from "../../src/harnesses/registry.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";

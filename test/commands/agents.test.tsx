@@ -1,6 +1,6 @@
-import { readAgent, writeAgent, appendChat } from "../../src/core/agents.js";
+import { readAgent, writeAgent, appendChat } from "../../src/core/agents/records.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
-import { AGENT_STATUSES } from "../../src/core/model.js";
+import { AGENT_STATUSES } from "../../src/core/foundation/model.js";
 import Agents from "../../src/commands/agents.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";

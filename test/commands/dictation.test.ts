@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { cleanTranscript, dictate, DEFAULT_DICTATION } from "../../src/core/dictation.js";
-import { isOffrunError } from "../../src/core/errors.js";
+import { cleanTranscript, dictate, DEFAULT_DICTATION } from "../../src/core/vocabulary/dictation.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 // Real sox and whisper.cpp are not installed here: small executables stand in for them on a

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { rememberProject } from "../../src/core/project.js";
+import { rememberProject } from "../../src/core/foundation/project.js";
 import { makeRepo, makeSandbox, OFFRUN_BIN, type Sandbox } from "../helpers/offrun.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";

@@ -7,9 +7,9 @@ import {
   listAccounts,
   removeAccount,
   setDefaultAccount,
-} from "../../src/core/accounts.js";
-import { readAgent } from "../../src/core/agents.js";
-import { userPaths } from "../../src/core/paths.js";
+} from "../../src/core/logins/accounts.js";
+import { readAgent } from "../../src/core/agents/records.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import AgentQuota from "../../src/commands/agent-quota.js";
-import { userPaths } from "../../src/core/paths.js";
-import type { Snapshot } from "../../src/core/snapshot.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
+import type { Snapshot } from "../../src/core/companion/snapshot.js";
 import { buildMenuBar } from "../../src/core/views/menu-bar.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { render } from "../helpers/raycast-api-render.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import Agents from "../../src/commands/agents.js";
-import { addToDraft, draftFile, keepDraft, readDraft } from "../../src/core/draft.js";
+import { addToDraft, draftFile, keepDraft, readDraft } from "../../src/core/agents/draft.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";
 import { type Screen, render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";

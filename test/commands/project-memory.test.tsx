@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import ProjectMemory from "../../src/commands/project-memory.js";
-import { readChat } from "../../src/core/agents.js";
-import { memoryFiles } from "../../src/core/memory.js";
+import { readChat } from "../../src/core/agents/records.js";
+import { memoryFiles } from "../../src/core/memory/files.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { listAgents } from "../../src/core/agents.js";
+import { listAgents } from "../../src/core/agents/records.js";
 import StartAgent, { startRequest } from "../../src/commands/start-agent.js";
 import { eventually } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";

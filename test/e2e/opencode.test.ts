@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Step } from "../fake-server/script.js";
-import { runCommand } from "../../src/core/process.js";
+import { runCommand } from "../../src/core/foundation/process.js";
 import { opencodeHarness } from "../../src/harnesses/opencode/index.js";
 import { git } from "../helpers/offrun.js";
 import {

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { execa } from "execa";
-import type { ParsedEvent } from "../../src/core/events.js";
-import type { Command } from "../../src/core/process.js";
+import type { ParsedEvent } from "../../src/core/foundation/events.js";
+import type { Command } from "../../src/core/foundation/process.js";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest } from "../../src/harnesses/types.js";
 
 /**

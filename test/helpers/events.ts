@@ -1,4 +1,4 @@
-import type { ParsedEvent } from "../../src/core/events.js";
+import type { ParsedEvent } from "../../src/core/foundation/events.js";
 
 /** The events of one type, typed as that variant. */
 export function ofType<T extends ParsedEvent["type"]>(

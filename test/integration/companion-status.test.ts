@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Snapshot } from "../../src/core/snapshot.js";
+import type { Snapshot } from "../../src/core/companion/snapshot.js";
 import { eventually, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // `offrun companion status` over a real OFFRUN_HOME: the snapshot a companion left, then a live one.

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { readSnapshot } from "../../src/core/snapshot.js";
+import { readSnapshot } from "../../src/core/companion/snapshot.js";
 import { eventually, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 

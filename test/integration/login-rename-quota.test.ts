@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { addAccount, listAccounts } from "../../src/core/accounts.js";
-import { renameLogin } from "../../src/core/login-rename.js";
-import { userPaths } from "../../src/core/paths.js";
+import { addAccount, listAccounts } from "../../src/core/logins/accounts.js";
+import { renameLogin } from "../../src/core/logins/rename.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
 import { markLimited, readLedger, recordObserved, storeReading } from "../../src/core/quota/ledger.js";
 import { cachedAccountQuota } from "../../src/core/quota/pipeline.js";
 

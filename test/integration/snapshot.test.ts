@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeAgent } from "../../src/core/agents.js";
-import type { AgentRecord } from "../../src/core/model.js";
-import { projectPaths, userPaths } from "../../src/core/paths.js";
+import { writeAgent } from "../../src/core/agents/records.js";
+import type { AgentRecord } from "../../src/core/foundation/model.js";
+import { projectPaths, userPaths } from "../../src/core/foundation/paths.js";
 import { recordObserved } from "../../src/core/quota/ledger.js";
-import { readSnapshot, snapshotSchema } from "../../src/core/snapshot.js";
-import { markSignedOut } from "../../src/core/sign-in.js";
-import { writeSnapshots, type SnapshotWriter } from "../../src/core/snapshot-writer.js";
+import { readSnapshot, snapshotSchema } from "../../src/core/companion/snapshot.js";
+import { markSignedOut } from "../../src/core/logins/sign-in.js";
+import { writeSnapshots, type SnapshotWriter } from "../../src/core/companion/snapshot-writer.js";
 import { eventually } from "../helpers/offrun.js";
 
 // In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.

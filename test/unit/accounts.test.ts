@@ -8,8 +8,8 @@ import {
   listAccounts,
   loginCommand,
   removeAccount,
-} from "../../src/core/accounts.js";
-import { isOffrunError } from "../../src/core/errors.js";
+} from "../../src/core/logins/accounts.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/index.js";
 import { parseCodexLoginStatus } from "../../src/harnesses/codex/identity.js";
 import { getHarness } from "../../src/harnesses/registry.js";

@@ -7,9 +7,9 @@ import {
   pendingFromLog,
   rememberAlwaysAllow,
   type AskContext,
-} from "../../src/core/approvals.js";
-import type { AgentEvent, ParsedEvent } from "../../src/core/events.js";
-import { projectConfigSchema, type AgentRecord } from "../../src/core/model.js";
+} from "../../src/core/agents/approvals.js";
+import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
+import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
 import type { PendingRequest } from "../../src/harnesses/types.js";
 
 const approval = (id: string): PendingRequest => ({

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadCustomHarnessDefinitions } from "../../src/core/custom-harnesses.js";
-import { isOffrunError } from "../../src/core/errors.js";
+import { loadCustomHarnessDefinitions } from "../../src/harnesses/acp/custom.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { loadHarnesses, resolveHarness } from "../../src/harnesses/registry.js";
 
 let dir: string;

@@ -1,10 +1,10 @@
-import type { Account } from "../../src/core/account-model.js";
-import { pickAccount, type Candidate } from "../../src/core/dispatch.js";
-import type { QuotaWindow } from "../../src/core/events.js";
-import { projectConfigSchema } from "../../src/core/model.js";
+import type { Account } from "../../src/core/foundation/account-model.js";
+import { pickAccount, type Candidate } from "../../src/core/logins/ranking.js";
+import type { QuotaWindow } from "../../src/core/foundation/events.js";
+import { projectConfigSchema } from "../../src/core/foundation/model.js";
 import type { AccountQuota } from "../../src/core/quota/ledger.js";
 import { blockingWindow, expireWindow, headroom } from "../../src/core/quota/pipeline.js";
-import { backoffMs } from "../../src/core/turn-chain.js";
+import { backoffMs } from "../../src/core/agents/turn-chain.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
 
 const now = new Date("2026-11-30T12:00:00Z");

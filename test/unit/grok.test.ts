@@ -1,8 +1,8 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/errors.js";
-import type { ParsedEvent } from "../../src/core/events.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
+import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../src/harnesses/grok/index.js";
 import { usageLimitMessage } from "../fake-server/chat-completions.js";
 import { ofType, turnEnd } from "../helpers/events.js";

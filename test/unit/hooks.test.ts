@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/errors.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { hookStatus, installHook, uninstallHook } from "../../src/core/hooks/install.js";
 import { getHarness } from "../../src/harnesses/registry.js";
 import { makeSandbox, type Sandbox } from "../helpers/offrun.js";

@@ -1,14 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendChat, readChat, writeAgent } from "../../src/core/agents.js";
-import type { AgentEvent, ParsedEvent } from "../../src/core/events.js";
-import { memoryFiles } from "../../src/core/memory.js";
-import { revertOnto, unifiedDiff } from "../../src/core/memory-diff.js";
-import { memoryHistory, recordUserEdits, revertMemoryChange } from "../../src/core/memory-history.js";
-import { scanMemory } from "../../src/core/memory-snapshots.js";
-import { openMemoryTurn } from "../../src/core/memory-turn.js";
-import type { AgentRecord } from "../../src/core/model.js";
-import { ensureProjectDirs } from "../../src/core/project.js";
+import { appendChat, readChat, writeAgent } from "../../src/core/agents/records.js";
+import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
+import { memoryFiles } from "../../src/core/memory/files.js";
+import { revertOnto, unifiedDiff } from "../../src/core/memory/diff.js";
+import { memoryHistory, recordUserEdits, revertMemoryChange } from "../../src/core/memory/history.js";
+import { scanMemory } from "../../src/core/memory/snapshots.js";
+import { openMemoryTurn } from "../../src/core/memory/turn.js";
+import type { AgentRecord } from "../../src/core/foundation/model.js";
+import { ensureProjectDirs } from "../../src/core/foundation/project.js";
 import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 let box: Sandbox;

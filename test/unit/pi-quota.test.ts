@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import type { Account } from "../../src/core/account-model.js";
-import type { QuotaReading, QuotaSourceContext } from "../../src/core/quota/types.js";
+import type { Account } from "../../src/core/foundation/account-model.js";
+import type { QuotaReading, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
 import { quotaSources } from "../../src/harnesses/pi/quota.js";
 
 /** Recorded by test/fixtures/record-quota-sessions-pi-gemini.ts from Pi 0.73.1 against the fake server. */

@@ -1,12 +1,12 @@
-import type { Account } from "../../src/core/account-model.js";
-import { pickAccount, type Candidate } from "../../src/core/dispatch.js";
-import type { QuotaWindow } from "../../src/core/events.js";
+import type { Account } from "../../src/core/foundation/account-model.js";
+import { pickAccount, type Candidate } from "../../src/core/logins/ranking.js";
+import type { QuotaWindow } from "../../src/core/foundation/events.js";
 import type { AccountQuota } from "../../src/core/quota/ledger.js";
 import { blockingWindow } from "../../src/core/quota/pipeline.js";
-import { LONGEST_WAIT_MS, planResetWait, RESET_JITTER_MS } from "../../src/core/reset-wait.js";
-import type { SignInState } from "../../src/core/sign-in.js";
+import { LONGEST_WAIT_MS, planResetWait, RESET_JITTER_MS } from "../../src/core/agents/reset-wait.js";
+import type { SignInState } from "../../src/core/logins/sign-in.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
-import { isOffrunError } from "../../src/core/errors.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 
 // The picker asks whether a login can run at all (sign-in), keeps a login's reserve, and prefers
 // room that resets soon; the wait plan when every login is limited trusts the CLI's reset time.

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/errors.js";
+import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { git } from "../../src/core/git/repo.js";
 import { forgetVocabularies, loadProjectVocabulary } from "../../src/core/vocabulary/load.js";
 import { readUserVocabulary, userVocabularyFile } from "../../src/core/vocabulary/user-list.js";

@@ -2,7 +2,7 @@ import { Action, ActionPanel, Detail, Icon, List } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { devServerUrl, filePreviewMarkdown, type PreviewFile } from "../../core/views/agent-detail.js";
 import { readPreviewText } from "../../core/views/agent-detail-load.js";
-import type { AgentRecord } from "../../core/model.js";
+import type { AgentRecord } from "../../core/foundation/model.js";
 
 /** The diff with line numbers, full screen. */
 export function DiffView({ record, markdown }: { record: AgentRecord; markdown: string }) {

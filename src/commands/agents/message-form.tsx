@@ -1,8 +1,8 @@
 import { Action, ActionPanel, Form, Icon, useNavigation } from "@raycast/api";
 import { FormValidation, showFailureToast, useCachedPromise, useForm } from "@raycast/utils";
 import { useEffect, useMemo, useRef } from "react";
-import { clearDraft, keepDraft, readDraft } from "../../core/draft.js";
-import type { AgentRecord } from "../../core/model.js";
+import { clearDraft, keepDraft, readDraft } from "../../core/agents/draft.js";
+import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText, dictateWithProgress } from "../lib/dictate.js";
 

@@ -1,5 +1,5 @@
 import { CompanionClient, ensureCompanion } from "../../core/companion/client.js";
-import { isOffrunError } from "../../core/errors.js";
+import { isOffrunError } from "../../core/foundation/errors.js";
 import { companionLaunch } from "../../core/views/companion-launch.js";
 import { faceEnv, preferences } from "./preferences.js";
 

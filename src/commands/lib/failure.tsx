@@ -1,6 +1,6 @@
 import { Action, ActionPanel, Clipboard, Icon, List, Toast, showToast } from "@raycast/api";
 import { showFailureToast } from "@raycast/utils";
-import { describeError, isOffrunError } from "../../core/errors.js";
+import { describeError, isOffrunError } from "../../core/foundation/errors.js";
 import { explainFailure } from "../../core/views/failure.js";
 
 /** Errors as people read them: a short title, the next step, and the details behind "Copy Details". */

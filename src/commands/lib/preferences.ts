@@ -1,5 +1,5 @@
 import { getPreferenceValues, type Application } from "@raycast/api";
-import { DEFAULT_DICTATION, type DictationSettings } from "../../core/dictation.js";
+import { DEFAULT_DICTATION, type DictationSettings } from "../../core/vocabulary/dictation.js";
 import { binaryOverrides } from "../../core/views/companion-launch.js";
 
 /** The extension's preferences (package.json "preferences"). */

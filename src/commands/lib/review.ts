@@ -1,7 +1,7 @@
 import { Toast, showToast } from "@raycast/api";
 import { z } from "zod";
-import { agentEventSchema } from "../../core/events.js";
-import type { AgentRecord } from "../../core/model.js";
+import { agentEventSchema } from "../../core/foundation/events.js";
+import type { AgentRecord } from "../../core/foundation/model.js";
 import { withCompanion } from "./companion.js";
 import { showFailure } from "./failure.js";
 

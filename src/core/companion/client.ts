@@ -2,9 +2,9 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import rpc from "vscode-jsonrpc/node.js";
 import type { z } from "zod";
-import { OffrunError, type ErrorKind, ERROR_KINDS } from "../errors.js";
-import { userPaths } from "../paths.js";
-import type { Command } from "../process.js";
+import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import type { Command } from "../foundation/process.js";
 import {
   pingResultSchema,
   RPC_OFFRUN_ERROR,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MODES } from "../model.js";
+import { MODES } from "../foundation/model.js";
 
 /** Requests the faces send to the companion. Every request is validated with these schemas. */
 export const methods = {

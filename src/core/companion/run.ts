@@ -1,16 +1,16 @@
 import fs from "node:fs";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import { Supervisor } from "../supervisor.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
 import { notifyFromChats } from "../notify/chat-notifications.js";
 import { Notifier } from "../notify/notifier.js";
 import { ExternalNotifications } from "../notify/external.js";
 import { watchTranscripts } from "../notify/transcript-watch.js";
 import { followHookInbox } from "../notify/hook-inbox.js";
-import { SessionFolders } from "../session-folders.js";
-import { writeSnapshots } from "../snapshot-writer.js";
-import { watchSignIns } from "../sign-in-watch.js";
+import { SessionFolders } from "../foundation/session-folders.js";
+import { writeSnapshots } from "./snapshot-writer.js";
+import { watchSignIns } from "../logins/sign-in-watch.js";
 import { serveCompanion } from "./server.js";
 
 /**

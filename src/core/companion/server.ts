@@ -3,13 +3,13 @@ import net from "node:net";
 import lockfile from "proper-lockfile";
 import rpc from "vscode-jsonrpc/node.js";
 import { z } from "zod";
-import { OffrunError, describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import type { Supervisor } from "../supervisor.js";
+import { OffrunError, describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import type { Supervisor } from "../agents/supervisor.js";
 import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./protocol.js";
-import { explainZodError } from "../store.js";
+import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
-import { switchLogin } from "../login-switch.js";
+import { switchLogin } from "../logins/switch.js";
 
 export interface CompanionServer {
   close(): Promise<void>;

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { OffrunError, describeError, isOffrunError } from "../errors.js";
-import { offrunHome } from "../paths.js";
-import { runCommand } from "../process.js";
+import { OffrunError, describeError, isOffrunError } from "../foundation/errors.js";
+import { offrunHome } from "../foundation/paths.js";
+import { runCommand } from "../foundation/process.js";
 
 /**
  * The companion as a login service: a launchd agent on macOS, a systemd user unit on Linux.

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OffrunError } from "../errors.js";
+import { OffrunError } from "../foundation/errors.js";
 import { withRepoLock } from "./lock.js";
 import { dirtyFiles, git, resolveCommit } from "./repo.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { runCommand } from "../process.js";
+import { runCommand } from "../foundation/process.js";
 
 /**
  * A content hash of everything in a worktree (tracked, modified and untracked files, not

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
 import lockfile from "proper-lockfile";
-import { OffrunError } from "../errors.js";
+import { OffrunError } from "../foundation/errors.js";
 import { gitCommonDir } from "./repo.js";
 
 /** Keys of the repository locks the current async call chain already holds (so nesting works). */

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { OffrunError } from "../errors.js";
+import { OffrunError } from "../foundation/errors.js";
 import { withRepoLock } from "./lock.js";
 import { currentBranch, dirtyFiles, git, headCommit, resolveCommit } from "./repo.js";
 

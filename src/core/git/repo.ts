@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { OffrunError } from "../errors.js";
-import { runCommand, type RunResult } from "../process.js";
+import { OffrunError } from "../foundation/errors.js";
+import { runCommand, type RunResult } from "../foundation/process.js";
 
 export interface GitOptions {
   /** Extra environment for this call (e.g. GIT_INDEX_FILE). */

@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OffrunError, isOffrunError } from "../errors.js";
-import type { ProjectConfig } from "../model.js";
-import { validateAgentName } from "../names.js";
-import { projectPaths } from "../paths.js";
-import { runCommand } from "../process.js";
+import { OffrunError, isOffrunError } from "../foundation/errors.js";
+import type { ProjectConfig } from "../foundation/model.js";
+import { validateAgentName } from "../foundation/names.js";
+import { projectPaths } from "../foundation/paths.js";
+import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
 import { addExcludes, cleanEnv, currentBranch, ensureExcludes, git, headCommit, resolveCommit } from "./repo.js";
 

@@ -4,9 +4,9 @@ import path from "node:path";
 import { z } from "zod";
 import { HARNESSES } from "../../harnesses/registry.js";
 import type { Harness, HarnessHooks } from "../../harnesses/types.js";
-import { OffrunError } from "../errors.js";
-import { offrunHome } from "../paths.js";
-import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
+import { OffrunError } from "../foundation/errors.js";
+import { offrunHome } from "../foundation/paths.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { HOME_ARGUMENT } from "./hook-paths.js";
 
 /**

@@ -1,8 +1,8 @@
 import chokidar from "chokidar";
-import { readAgent } from "../agents.js";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import { knownProjects } from "../project.js";
+import { readAgent } from "../agents/records.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { knownProjects } from "../foundation/project.js";
 import { followChats, type TailedEvent } from "./chat-tail.js";
 import { classifyEvent } from "./classify.js";
 import type { Notifier } from "./notifier.js";

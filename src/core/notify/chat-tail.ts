@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import chokidar from "chokidar";
-import { agentEventSchema, type AgentEvent } from "../events.js";
-import { projectPaths } from "../paths.js";
+import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { projectPaths } from "../foundation/paths.js";
 import { readAppendedLines, tailPosition, type TailPosition } from "./tail.js";
 
 /** How soon to look again after a read that found news (see onFile). */

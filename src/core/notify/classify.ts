@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { AgentEvent } from "../events.js";
+import type { AgentEvent } from "../foundation/events.js";
 
 export const NOTIFICATION_KINDS = [
   "finished",

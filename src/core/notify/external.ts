@@ -1,7 +1,7 @@
 import path from "node:path";
-import { listAgents } from "../agents.js";
-import { knownProjects } from "../project.js";
-import { projectPaths } from "../paths.js";
+import { listAgents } from "../agents/records.js";
+import { knownProjects } from "../foundation/project.js";
+import { projectPaths } from "../foundation/paths.js";
 import { cut, type AgentNotification } from "./classify.js";
 import type { Notifier, NotificationRecord } from "./notifier.js";
 

@@ -3,10 +3,10 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { z } from "zod";
 import { HARNESSES } from "../../harnesses/registry.js";
-import { describeError } from "../errors.js";
+import { describeError } from "../foundation/errors.js";
 import { hookInboxFile } from "../hooks/hook-paths.js";
-import { userPaths } from "../paths.js";
-import { readJsonFile, writeJsonAtomic } from "../store.js";
+import { userPaths } from "../foundation/paths.js";
+import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
 import { readAppendedLines, tailPosition } from "./tail.js";
 import type { ExternalNotifications, ExternalSignal } from "./external.js";
 

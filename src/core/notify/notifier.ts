@@ -1,9 +1,9 @@
 import path from "node:path";
 import notifier from "node-notifier";
 import { z } from "zod";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import { readJsonFile } from "../store.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { readJsonFile } from "../foundation/store.js";
 import { NOTIFICATION_KINDS, type AgentNotification, type NotificationKind } from "./classify.js";
 import { agentDeeplink, raycastIsInstalled } from "./deeplink.js";
 

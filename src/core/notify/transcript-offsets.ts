@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import { readJsonFile, writeJsonAtomic } from "../store.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
 
 const momentSchema = z.object({
   kind: z.enum(["finished", "needs-approval", "question", "limit"]),

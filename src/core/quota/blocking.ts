@@ -1,4 +1,4 @@
-import type { QuotaWindow } from "../events.js";
+import type { QuotaWindow } from "../foundation/events.js";
 
 /**
  * The window that decides: the fullest one. When the weekly window is full, a 5-hour window at

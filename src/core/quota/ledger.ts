@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { quotaWindowSchema, type QuotaWindow } from "../events.js";
-import { userPaths } from "../paths.js";
-import { readJsonFile, withFileLock, writeJsonAtomic } from "../store.js";
+import { quotaWindowSchema, type QuotaWindow } from "../foundation/events.js";
+import { userPaths } from "../foundation/paths.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { blockingWindow } from "./blocking.js";
 import { addReading, paceReadingSchema, paceSchema, readingOf, type PaceReading } from "./pace.js";
 

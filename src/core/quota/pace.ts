@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { QuotaWindow } from "../events.js";
+import type { QuotaWindow } from "../foundation/events.js";
 
 /**
  * The pace of a login: from its own recent readings of the window that decides, when it runs out

@@ -1,9 +1,9 @@
 import path from "node:path";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../account-model.js";
-import { describeError } from "../errors.js";
-import type { QuotaWindow } from "../events.js";
-import { userPaths } from "../paths.js";
+import type { Account } from "../foundation/account-model.js";
+import { describeError } from "../foundation/errors.js";
+import type { QuotaWindow } from "../foundation/events.js";
+import { userPaths } from "../foundation/paths.js";
 import { blockingWindow } from "./blocking.js";
 import {
   accountKey,
@@ -14,7 +14,7 @@ import {
   type LedgerEntry,
 } from "./ledger.js";
 import { paceOf } from "./pace.js";
-import type { QuotaAttempt, QuotaReading } from "./types.js";
+import type { QuotaAttempt, QuotaReading } from "../foundation/quota-types.js";
 
 export interface QuotaRequest {
   account: Account;

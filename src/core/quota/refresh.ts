@@ -1,10 +1,10 @@
 import { HARNESSES, loadHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../account-model.js";
-import { accountProcessEnv, listAccounts } from "../accounts.js";
-import { locateBinary } from "../binaries.js";
-import { describeError } from "../errors.js";
-import { cachedSignIns, signInKey, type SignInEntry } from "../sign-in.js";
+import type { Account } from "../foundation/account-model.js";
+import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { describeError } from "../foundation/errors.js";
+import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
 import { readLedgerEntry, type AccountQuota } from "./ledger.js";
 import { cachedAccountQuota, readAccountQuota } from "./pipeline.js";
 

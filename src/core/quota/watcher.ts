@@ -1,12 +1,12 @@
 import chokidar from "chokidar";
 import { HARNESSES } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../account-model.js";
-import { accountProcessEnv, listAccounts } from "../accounts.js";
-import { locateBinary } from "../binaries.js";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
-import { SessionFolders } from "../session-folders.js";
+import type { Account } from "../foundation/account-model.js";
+import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { SessionFolders } from "../foundation/session-folders.js";
 import { readAccountQuota } from "./pipeline.js";
 
 /** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */

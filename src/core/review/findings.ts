@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ReviewFinding } from "../events.js";
+import type { ReviewFinding } from "../foundation/events.js";
 import type { ReviewOutput } from "./output.js";
 
 /** Per file of a diff: the new-side lines it touches, or "any" when lines do not apply (binary, deleted). */

@@ -1,4 +1,4 @@
-import type { ReviewEvent } from "../events.js";
+import type { ReviewEvent } from "../foundation/events.js";
 
 /** The message `--request-fixes` puts into the author's draft: one item per finding, most severe first. */
 export function fixRequest(review: ReviewEvent): string | undefined {

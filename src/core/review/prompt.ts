@@ -1,4 +1,4 @@
-import type { AgentRecord } from "../model.js";
+import type { AgentRecord } from "../foundation/model.js";
 import { REVIEW_JSON_SCHEMA } from "./output.js";
 import type { AuthorChanges } from "./scratch.js";
 

@@ -1,11 +1,11 @@
 import { HARNESSES, resolveHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../account-model.js";
-import { listAccounts } from "../accounts.js";
-import { locateBinary } from "../binaries.js";
-import { OffrunError } from "../errors.js";
-import type { LoginPicker } from "../logins.js";
-import type { AgentRecord, ProjectConfig } from "../model.js";
+import type { Account } from "../foundation/account-model.js";
+import { listAccounts } from "../logins/accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { OffrunError } from "../foundation/errors.js";
+import type { LoginPicker } from "../logins/picker.js";
+import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { accountKey, readLedgerEntry } from "../quota/ledger.js";
 
 export interface ReviewerChoice {

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Account } from "../account-model.js";
-import { describeError } from "../errors.js";
-import type { ParsedEvent, QuotaWindow } from "../events.js";
-import { runLiveTurn, oversizedEvent } from "../live-turn.js";
-import type { LoginPicker } from "../logins.js";
-import type { ProjectConfig } from "../model.js";
-import { streamCommand, type StreamResult } from "../process.js";
+import type { Account } from "../foundation/account-model.js";
+import { describeError } from "../foundation/errors.js";
+import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
+import { runLiveTurn, oversizedEvent } from "../agents/live-turn.js";
+import type { LoginPicker } from "../logins/picker.js";
+import type { ProjectConfig } from "../foundation/model.js";
+import { streamCommand, type StreamResult } from "../foundation/process.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { ARGV_PROMPT_BYTES } from "../turn.js";
+import { ARGV_PROMPT_BYTES } from "../agents/turn.js";
 
 /** A login whose limit message named no reset time is treated as out for this long (as turn-chain.ts does). */
 const UNKNOWN_RESET_MS = 60 * 60_000;

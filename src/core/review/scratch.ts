@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { describeError, OffrunError } from "../errors.js";
+import { describeError, OffrunError } from "../foundation/errors.js";
 import { git } from "../git/repo.js";
 import { withRepoLock } from "../git/lock.js";
-import { runCommand } from "../process.js";
+import { runCommand } from "../foundation/process.js";
 import { cleanEnv } from "../git/repo.js";
 
 /** What the reviewer is shown: the agent's work since its base, as git sees it. */

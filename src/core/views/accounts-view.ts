@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../account-model.js";
-import { defaultAccounts, listAccounts, loginCommand } from "../accounts.js";
-import { locateBinary } from "../binaries.js";
+import type { Account } from "../foundation/account-model.js";
+import { defaultAccounts, listAccounts, loginCommand } from "../logins/accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../sign-in.js";
+import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../logins/sign-in.js";
 import { HARNESSES, getHarness } from "../../harnesses/registry.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 
@@ -95,7 +95,7 @@ export async function writeLoginScript(dir: string, account: Account, env: NodeJ
   const harness = getHarness(account.harness);
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   if (!binary) {
-    const { OffrunError } = await import("../errors.js");
+    const { OffrunError } = await import("../foundation/errors.js");
     throw new OffrunError("not_installed", `${harness.displayName} is not installed. ${harness.installHint}`);
   }
   await fs.mkdir(dir, { recursive: true });

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import { readAgent, readChat } from "../agents.js";
-import { pendingFromLog } from "../approvals.js";
+import { readAgent, readChat } from "../agents/records.js";
+import { pendingFromLog } from "../agents/approvals.js";
 import { diffWorktree } from "../git/diff.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
 

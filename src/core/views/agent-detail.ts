@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { ChangedFile } from "../git/diff.js";
-import type { AgentEvent } from "../events.js";
-import type { AgentRecord } from "../model.js";
+import type { AgentEvent } from "../foundation/events.js";
+import type { AgentRecord } from "../foundation/model.js";
 
 /** The Agents view's detail: the conversation as markdown, the diff with line numbers, the preview. */
 

@@ -1,15 +1,15 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { listAccounts } from "../accounts.js";
-import { listAgentsDetailed } from "../agents.js";
-import { agentEventSchema, type AgentEvent } from "../events.js";
-import type { AgentRecord, AgentStatus } from "../model.js";
-import { projectPaths } from "../paths.js";
-import { knownProjects } from "../project.js";
+import { listAccounts } from "../logins/accounts.js";
+import { listAgentsDetailed } from "../agents/records.js";
+import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import type { AgentRecord, AgentStatus } from "../foundation/model.js";
+import { projectPaths } from "../foundation/paths.js";
+import { knownProjects } from "../foundation/project.js";
 import { accountKey, type AccountQuota } from "../quota/ledger.js";
 import { HARNESSES } from "../../harnesses/registry.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { splitJsonl } from "../store.js";
+import { splitJsonl } from "../foundation/store.js";
 import { elapsedShort } from "./format.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { binaryOverrideVariable, installFolders, locateBinary } from "../binaries.js";
-import { OffrunError } from "../errors.js";
-import type { Command } from "../process.js";
+import { binaryOverrideVariable, installFolders, locateBinary } from "../foundation/binaries.js";
+import { OffrunError } from "../foundation/errors.js";
+import type { Command } from "../foundation/process.js";
 
 /**
  * How a face that is not the `offrun` CLI (the Raycast extension) starts the companion. Raycast

@@ -1,7 +1,7 @@
 import type { AccountQuota } from "../quota/ledger.js";
 import { currentPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
-import type { SignInState } from "../sign-in.js";
+import type { SignInState } from "../logins/sign-in.js";
 import { clockTime, titleCase } from "./format.js";
 
 /** How one login's quota reads in the views: "23% used, resets 21:00", "limited until 21:00", "signed out". */
@@ -23,7 +23,7 @@ export interface LoginQuotaView {
 
 /** What the views know of a login beyond its quota reading. */
 export interface LoginFacts {
-  /** The cached sign-in state (src/core/sign-in.ts); absent when not looked up. */
+  /** The cached sign-in state (src/core/logins/sign-in.ts); absent when not looked up. */
   signIn?: SignInState;
   /** The harness's quotaCoverage: "limits" when only limit hits are ever known. */
   coverage?: "percent" | "limits";

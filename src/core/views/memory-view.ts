@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { listAgents } from "../agents.js";
-import { memoryFiles } from "../memory.js";
-import { memoryHistory, type MemoryHistoryEntry } from "../memory-history.js";
+import { listAgents } from "../agents/records.js";
+import { memoryFiles } from "../memory/files.js";
+import { memoryHistory, type MemoryHistoryEntry } from "../memory/history.js";
 
 /** Project Memory: conventions.md, each agent's plan and dead ends, and the recent memory changes. */
 

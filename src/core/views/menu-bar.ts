@@ -1,5 +1,5 @@
-import type { AgentStatus } from "../model.js";
-import type { Snapshot, SnapshotQuota } from "../snapshot.js";
+import type { AgentStatus } from "../foundation/model.js";
+import type { Snapshot, SnapshotQuota } from "../companion/snapshot.js";
 import { expireWindow } from "../quota/pipeline.js";
 import { clockTime, elapsedShort, titleCase } from "./format.js";
 import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";

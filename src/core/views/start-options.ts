@@ -1,10 +1,10 @@
 import path from "node:path";
-import { defaultAccounts, listAccounts } from "../accounts.js";
-import { locateBinary } from "../binaries.js";
-import { pickAccount } from "../dispatch.js";
+import { defaultAccounts, listAccounts } from "../logins/accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { pickAccount } from "../logins/ranking.js";
 import { git } from "../git/repo.js";
-import type { Mode } from "../model.js";
-import { knownProjects, loadProjectConfig } from "../project.js";
+import type { Mode } from "../foundation/model.js";
+import { knownProjects, loadProjectConfig } from "../foundation/project.js";
 import type { AccountQuota } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { loadHarnesses } from "../../harnesses/registry.js";

@@ -3,8 +3,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { z } from "zod";
-import { describeError } from "../errors.js";
-import { userPaths } from "../paths.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
 import { listProjectFiles, readProjectState, scanProjectFiles, type ProjectState } from "./project-files.js";
 import { readUserVocabulary } from "./user-list.js";
 import {

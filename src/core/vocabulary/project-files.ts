@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isOffrunError } from "../errors.js";
+import { isOffrunError } from "../foundation/errors.js";
 import { git } from "../git/repo.js";
 import { countFileName, countNames, emptyCodeNames, type CodeNames } from "./extract.js";
 

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
-import { OffrunError } from "../errors.js";
-import { projectPaths } from "../paths.js";
-import { readJsonFile } from "../store.js";
+import { OffrunError } from "../foundation/errors.js";
+import { projectPaths } from "../foundation/paths.js";
+import { readJsonFile } from "../foundation/store.js";
 import { keyOfText } from "./words.js";
 
 /**

@@ -1,13 +1,13 @@
 import os from "node:os";
 import path from "node:path";
-import type { Mode } from "../../core/model.js";
-import type { Command } from "../../core/process.js";
+import type { Mode } from "../../core/foundation/model.js";
+import type { Command } from "../../core/foundation/process.js";
 import type { TurnInput } from "../types.js";
 
 /**
  * Everything Offrun needs to drive one agent over ACP (Agent Client Protocol, JSON-RPC on stdio).
  * Built-ins (Grok Build) write one in code; users declare theirs in harnesses.json, which
- * src/core/custom-harnesses.ts validates into this shape.
+ * custom.ts validates into this shape.
  */
 export interface AcpAgentDefinition {
   /** Lower-case slug; also names the login folders and the OFFRUN_<ID>_BIN override. */

@@ -1,6 +1,6 @@
 import { RequestError } from "@agentclientprotocol/sdk";
-import type { ParsedEvent, TurnOutcome } from "../../core/events.js";
-import type { ErrorKind } from "../../core/errors.js";
+import type { ParsedEvent, TurnOutcome } from "../../core/foundation/events.js";
+import type { ErrorKind } from "../../core/foundation/errors.js";
 import { parseClaudeLimitText } from "../claude/limit-text.js";
 import { parseCodexLimitText } from "../codex/limit-text.js";
 import { parseProviderLimitText } from "../shared/provider-limit-text.js";

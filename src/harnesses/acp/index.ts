@@ -1,4 +1,4 @@
-import { OffrunError } from "../../core/errors.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 import type { Harness, StreamParser } from "../types.js";
 import { binaryNameOf, defaultHomeOf, type AcpAgentDefinition } from "./definition.js";
 import { runAcpTurn } from "./live-turn.js";

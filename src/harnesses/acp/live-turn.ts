@@ -8,7 +8,7 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 import type { LiveProcess, LiveTurnIO, TurnInput } from "../types.js";
 import { acpCommand, type AcpAgentDefinition } from "./definition.js";
 import { AgentExited, failureEvents, InitializeTimeout } from "./failures.js";

@@ -10,8 +10,8 @@ import type {
   SetSessionConfigOptionRequest,
 } from "@agentclientprotocol/sdk";
 import { z } from "zod";
-import type { ParsedEvent } from "../../core/events.js";
-import type { Mode } from "../../core/model.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
+import type { Mode } from "../../core/foundation/model.js";
 import type { TurnInput } from "../types.js";
 import type { AcpAgentDefinition } from "./definition.js";
 import { AUTH_REQUIRED } from "./failures.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /**
  * `session/update` notifications → our events. Mirrors the ACP v1 schema

@@ -2,9 +2,9 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import type { AccountIdentity } from "../../core/account-model.js";
-import { describeError } from "../../core/errors.js";
-import { runCommand } from "../../core/process.js";
+import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import { describeError } from "../../core/foundation/errors.js";
+import { runCommand } from "../../core/foundation/process.js";
 
 /**
  * Who is signed in to a Claude Code home, from `claude auth status` and `.claude.json`.

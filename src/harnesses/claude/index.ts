@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import type { Command } from "../../core/process.js";
+import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { claudeHooks } from "./hooks.js";
 import { claudeContextWindow } from "./context-window.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Command } from "../../core/process.js";
+import type { Command } from "../../core/foundation/process.js";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest, TurnInput } from "../types.js";
 import { createClaudeParser } from "./parser.js";
 

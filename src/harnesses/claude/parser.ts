@@ -1,4 +1,4 @@
-import type { ParsedEvent, QuotaWindow } from "../../core/events.js";
+import type { ParsedEvent, QuotaWindow } from "../../core/foundation/events.js";
 import type { StreamParser } from "../types.js";
 import { parseClaudeLimitText } from "./limit-text.js";
 import {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { QuotaWindow } from "../../core/events.js";
-import { SessionScanner } from "../../core/quota/scanner.js";
-import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/quota/types.js";
+import type { QuotaWindow } from "../../core/foundation/events.js";
+import { SessionScanner } from "../../core/foundation/session-scanner.js";
+import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "./limit-text.js";
 import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";

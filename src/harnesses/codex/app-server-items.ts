@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /**
  * codex app-server (0.171.0) notifications in the shapes of `codex exec --json`, so that the exec

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
-import { OffrunError } from "../../core/errors.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 import type { HarnessHooks, TranscriptMoment } from "../types.js";
 
 /**

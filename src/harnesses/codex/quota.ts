@@ -1,10 +1,10 @@
 import path from "node:path";
 import { execa } from "execa";
 import { z } from "zod";
-import { OffrunError } from "../../core/errors.js";
-import type { QuotaWindow } from "../../core/events.js";
-import { SessionScanner } from "../../core/quota/scanner.js";
-import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/quota/types.js";
+import { OffrunError } from "../../core/foundation/errors.js";
+import type { QuotaWindow } from "../../core/foundation/events.js";
+import { SessionScanner } from "../../core/foundation/session-scanner.js";
+import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import { CODEX_ROLLOUT_SOURCE, codexRolloutLineQuota } from "./rollout.js";
 
 /**

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /**
  * Writes Codex's read-only sandbox refused. Codex 0.171.0 says nothing about them in `exec --json`:

@@ -1,8 +1,8 @@
-import { isCopiedLine } from "../../core/copied-lines.js";
+import { isCopiedLine } from "../../core/foundation/copied-lines.js";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import type { QuotaWindow } from "../../core/events.js";
+import type { QuotaWindow } from "../../core/foundation/events.js";
 
 /**
  * Codex writes every thread to `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<local time>-<thread_id>.jsonl`

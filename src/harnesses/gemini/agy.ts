@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { OffrunError } from "../../core/errors.js";
-import type { Command } from "../../core/process.js";
+import { OffrunError } from "../../core/foundation/errors.js";
+import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { createGeminiParser } from "./parser.js";
 

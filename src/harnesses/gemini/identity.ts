@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import type { AccountIdentity } from "../../core/account-model.js";
+import type { AccountIdentity } from "../../core/foundation/account-model.js";
 
 /**
  * Who a Gemini CLI home is signed in as, from non-secret files only: `.gemini/settings.json`

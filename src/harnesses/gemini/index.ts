@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { Command } from "../../core/process.js";
+import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { geminiHooks } from "./hooks.js";
 import { geminiContextWindow } from "./context-window.js";

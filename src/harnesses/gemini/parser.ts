@@ -1,5 +1,5 @@
-import type { ParsedEvent } from "../../core/events.js";
-import type { ErrorKind } from "../../core/errors.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
+import type { ErrorKind } from "../../core/foundation/errors.js";
 import type { StreamParser } from "../types.js";
 import { parseGeminiLimitText } from "./limit-text.js";
 import { GEMINI_LINE_TYPES, geminiEnvelopeSchema, geminiLineSchema, type GeminiLine } from "./stream-schema.js";

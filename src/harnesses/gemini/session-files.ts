@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { OffrunError } from "../../core/errors.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 
 /**
  * Gemini CLI 0.61.0 keeps each session at

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import { OffrunError } from "../../core/errors.js";
-import { runCommand } from "../../core/process.js";
+import { OffrunError } from "../../core/foundation/errors.js";
+import { runCommand } from "../../core/foundation/process.js";
 
 /**
  * Two programs install a `grok` binary: xAI's Grok Build (a native executable; `grok --version`

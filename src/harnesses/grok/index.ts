@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { AccountIdentity } from "../../core/account-model.js";
-import { describeError, OffrunError } from "../../core/errors.js";
-import type { Command } from "../../core/process.js";
+import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import { describeError, OffrunError } from "../../core/foundation/errors.js";
+import type { Command } from "../../core/foundation/process.js";
 import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
 import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
 import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";

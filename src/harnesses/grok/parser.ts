@@ -1,4 +1,4 @@
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 import { parseProviderLimitText } from "../shared/provider-limit-text.js";
 import type { StreamParser } from "../types.js";
 import { grokLineSchema, type GrokLine } from "./stream-schema.js";

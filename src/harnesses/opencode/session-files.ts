@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { locateBinary } from "../../core/binaries.js";
-import { OffrunError } from "../../core/errors.js";
-import { runCommand } from "../../core/process.js";
+import { locateBinary } from "../../core/foundation/binaries.js";
+import { OffrunError } from "../../core/foundation/errors.js";
+import { runCommand } from "../../core/foundation/process.js";
 
 /**
  * OpenCode 1.18.33 keeps sessions in one SQLite database, `$XDG_DATA_HOME/opencode/opencode.db`

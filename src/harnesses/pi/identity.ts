@@ -1,7 +1,7 @@
 import os from "node:os";
-import type { AccountIdentity } from "../../core/account-model.js";
-import { describeError } from "../../core/errors.js";
-import { runCommand } from "../../core/process.js";
+import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import { describeError } from "../../core/foundation/errors.js";
+import { runCommand } from "../../core/foundation/process.js";
 
 /**
  * Who is signed in to a Pi home. Pi 0.73.1 has no status command; `pi --list-models` lists the

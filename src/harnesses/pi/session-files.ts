@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { OffrunError } from "../../core/errors.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 
 /**
  * Pi 0.73.1 keeps each session at `<home>/sessions/--<cwd>--/<timestamp>_<session id>.jsonl`,

@@ -1,4 +1,4 @@
-import { OffrunError } from "../../core/errors.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 
 /**
  * Adds Offrun's hook to a JSON settings file in the shape Claude Code made common and Gemini CLI

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ParsedEvent } from "../../core/events.js";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /** A CLI line Offrun could not read, kept in the log as an error event (never thrown). */
 export function unreadableLine(cli: string, what: string): ParsedEvent {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { trailingQuestion } from "../../core/question.js";
+import { trailingQuestion } from "../../core/foundation/question.js";
 import type { TranscriptMoment } from "../types.js";
 
 /**

@@ -1,0 +1,56 @@
+import type { AgentEvent } from "../foundation/events.js";
+import { diffWorktree } from "../git/diff.js";
+import type { AgentRecord } from "../foundation/model.js";
+
+/** Room for each part of the handoff, so the whole stays well inside any model's context. */
+const CONVERSATION_CHARS = 30_000;
+const DIFF_CHARS = 40_000;
+
+export interface HandoffInput {
+  record: AgentRecord;
+  events: AgentEvent[];
+  toHarness: string;
+  /** What the user wants next, if they said. */
+  message?: string;
+}
+
+/**
+ * The first message for another CLI taking over an agent in the same worktree: the task, the
+ * conversation so far (the user's messages and the agent's answers, newest kept when long), the
+ * current diff. File state needs no carrying: it is the same worktree. The project memory is not
+ * repeated here: every new session (another harness is one) gets it first, from memory-turn.ts.
+ */
+export async function buildHandoffPrompt(input: HandoffInput): Promise<string> {
+  const { record } = input;
+  const diff = await diffWorktree({ worktree: record.worktree, baseCommit: record.base }).catch(() => undefined);
+  const lastEnd = input.events.findLast((e) => e.type === "turn_end");
+  const why = lastEnd?.type === "turn_end" && lastEnd.reason ? ` It stopped: ${lastEnd.reason}` : "";
+  const parts = [
+    `You are taking over a coding task from another agent (${record.harness}), in the same git worktree: every file change it made is already here.${why}`,
+    `## Task\n${record.task}`,
+    `## Conversation so far\n${tail(conversation(input.events), CONVERSATION_CHARS)}`,
+    diff && diff.files.length > 0
+      ? `## Changes so far (against ${record.base.slice(0, 12)})\n${diff.files.map((f) => `${f.status} ${f.path}`).join("\n")}\n\n${head(diff.patch, DIFF_CHARS)}`
+      : "## Changes so far\nNone yet.",
+    input.message ? `## Next\n${input.message}` : "## Next\nContinue the task from where it stopped.",
+  ];
+  return parts.join("\n\n");
+}
+
+function conversation(events: AgentEvent[]): string {
+  const lines: string[] = [];
+  for (const event of events) {
+    if (event.type === "user_message") lines.push(`User: ${event.text}`);
+    else if (event.type === "text") lines.push(`Agent: ${event.text}`);
+    else if (event.type === "tool_call") lines.push(`(agent used ${event.name})`);
+  }
+  return lines.join("\n\n") || "(nothing yet)";
+}
+
+function tail(text: string, max: number): string {
+  return text.length <= max ? text : `(earlier part left out)\n${text.slice(-max)}`;
+}
+
+function head(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n(rest left out)`;
+}

@@ -1,0 +1,62 @@
+import fs from "node:fs/promises";
+import { OffrunError } from "../foundation/errors.js";
+import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { agentRecordSchema, type AgentRecord } from "../foundation/model.js";
+import { projectPaths } from "../foundation/paths.js";
+import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlReadResult } from "../foundation/store.js";
+
+/** Reads one agent record; throws not_found with the names that do exist. */
+export async function readAgent(root: string, name: string): Promise<AgentRecord> {
+  const record = await readJsonFile(projectPaths(root).agent(name), agentRecordSchema);
+  if (!record) {
+    const names = (await listAgents(root)).map((a) => a.name);
+    const hint = names.length > 0 ? `Agents here: ${names.join(", ")}.` : "This project has no agents yet.";
+    throw new OffrunError("not_found", `No agent named '${name}' in ${root}. ${hint}`);
+  }
+  return record;
+}
+
+export async function writeAgent(record: AgentRecord): Promise<void> {
+  await writeJsonAtomic(projectPaths(record.project).agent(record.name), record);
+}
+
+export interface AgentListing {
+  agents: AgentRecord[];
+  /** Records that could not be read, with the reason (they are left on disk). */
+  unreadable: { file: string; problem: string }[];
+}
+
+/** All agent records of a project, newest first; unreadable records are reported, not dropped. */
+export async function listAgentsDetailed(root: string): Promise<AgentListing> {
+  const dir = projectPaths(root).agents;
+  let files: string[];
+  try {
+    files = (await fs.readdir(dir)).filter((f) => f.endsWith(".json"));
+  } catch {
+    return { agents: [], unreadable: [] };
+  }
+  const listing: AgentListing = { agents: [], unreadable: [] };
+  for (const file of files) {
+    const full = `${dir}/${file}`;
+    try {
+      const record = await readJsonFile(full, agentRecordSchema);
+      if (record) listing.agents.push(record);
+    } catch (error) {
+      listing.unreadable.push({ file: full, problem: (error as Error).message });
+    }
+  }
+  listing.agents.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return listing;
+}
+
+export async function listAgents(root: string): Promise<AgentRecord[]> {
+  return (await listAgentsDetailed(root)).agents;
+}
+
+export async function appendChat(root: string, agent: string, event: AgentEvent): Promise<void> {
+  await appendJsonLine(projectPaths(root).chat(agent), event);
+}
+
+export async function readChat(root: string, agent: string): Promise<JsonlReadResult<AgentEvent>> {
+  return readJsonl(projectPaths(root).chat(agent), agentEventSchema);
+}

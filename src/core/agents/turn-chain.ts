@@ -1,0 +1,336 @@
+import fs from "node:fs/promises";
+import { resolveHarness } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../foundation/account-model.js";
+import { findAccount } from "../logins/accounts.js";
+import { describeError, OffrunError } from "../foundation/errors.js";
+import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { LoginPicker } from "../logins/picker.js";
+import { RETRY_JITTER, type AgentRecord, type ProjectConfig } from "../foundation/model.js";
+import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
+import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
+import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
+import { runTurn, type TurnResult } from "./turn.js";
+
+/** A login whose limit message named no reset time is treated as out for this long. */
+export const UNKNOWN_RESET_MS = 60 * 60_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * What the next login is told when the limited turn had already done work: the copied session
+ * holds the user's message and every tool call, so sending the message again would ask for the
+ * work twice (and repeat commands with side effects).
+ */
+export const CONTINUATION_PROMPT =
+  "Your previous login hit its usage limit mid-turn. Continue where you stopped: the conversation above is complete (the last request is already in it), so do not redo work that is already done; check the files if unsure, then finish the task.";
+
+export interface ChainContext {
+  record: AgentRecord;
+  /** The user's message. */
+  prompt: string;
+  binary: string;
+  config: ProjectConfig;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  logins: LoginPicker;
+  log(turn: number, event: ParsedEvent): Promise<void>;
+  update(changes: Partial<AgentRecord>): Promise<void>;
+  /**
+   * The message goes on after a wait for a reset: it starts with the continuation when the limited
+   * turn had done work, on `account` (moving the session there first), and waits no second time.
+   */
+  resumed?: { continuation: boolean; account: string };
+  /** Called once, when the first turn has taken its login (a queue of resumes waits for it). */
+  onDispatched?: () => void;
+}
+
+/**
+ * One user message, carried to its end: the turn runs on the agent's login; when that login hits
+ * its usage limit, or turns out not to be signed in, the session moves to the next login with room
+ * and goes on there (with a continuation when work was already done, else the message again); a
+ * transient 429 is tried again after a capped, jittered pause. Each login is tried at most once per
+ * message, so a failover never loops. When no login has room, the agent waits for the earliest
+ * reset (see reset-wait.ts) unless this message already did.
+ */
+export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
+  const { record, config } = ctx;
+  const harness = await resolveHarness(record.harness, record.project, ctx.env);
+  const tried = new Set<string>();
+  let retries = 0;
+  let continuation = ctx.resumed?.continuation ?? false;
+  let resetGiven = true;
+  if (ctx.resumed && ctx.resumed.account !== record.account) {
+    const from = await findAccount(harness, record.account, ctx.env);
+    const to = await findAccount(harness, ctx.resumed.account, ctx.env);
+    const moved = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
+    if (!moved.carried) continuation = false;
+  }
+  for (;;) {
+    const account = await findAccount(harness, record.account, ctx.env);
+    tried.add(accountKey(account));
+    const prompt = continuation ? CONTINUATION_PROMPT : ctx.prompt;
+    const result = await runOn(ctx, harness, account, prompt, continuation, (given) => (resetGiven = given));
+    const { end } = result;
+    if (ctx.signal.aborted || end.outcome === "cancelled") return end;
+    if (end.outcome === "completed") {
+      await Promise.all([markHealthy(account), markSignedIn(account)]).catch(() => undefined);
+      return end;
+    }
+    const signedOut = isSignedOut(result);
+    if (end.outcome === "limited" || signedOut) {
+      if (signedOut) {
+        await markSignedOut(account, end.reason ?? "a turn ended not logged in").catch(() => undefined);
+        await ctx.log(record.turns, {
+          type: "notice",
+          level: "warning",
+          message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun accounts login ${harness.id} ${account.label}\`.`,
+        });
+      } else await markSignedIn(account).catch(() => undefined); // a limit is an answer: the sign-in works
+      const why = signedOut ? "is not signed in" : "hit its usage limit";
+      const moved = await moveToNextLogin(ctx, harness, account, tried, why);
+      if ("noRoom" in moved) {
+        await onNoRoom(ctx, harness, end, moved.noRoom, {
+          continuation: continuation || result.progressed,
+          resetGiven,
+        });
+        return end;
+      }
+      // Work done, or the message itself, carried in the session: go on from there. Else the message again.
+      continuation = moved.carried && (continuation || result.progressed || moved.heldPrompt);
+      if (config.failover.resend === "ask") {
+        await ctx.log(record.turns, {
+          type: "notice",
+          level: "info",
+          message: `The conversation is on login ${moved.next.label} now. Send your message again to go on (failover.resend is "ask").`,
+        });
+        await ctx.update({ status: "idle" });
+        return end;
+      }
+      continue;
+    }
+    if (result.rateLimited && retries < config.retry.attempts) {
+      retries += 1;
+      const delayMs = backoffMs(retries, config.retry);
+      const message = `Rate limited (not a usage limit). Trying again in ${Math.round(delayMs / 1000)} s (${retries} of ${config.retry.attempts}).`;
+      await ctx.log(record.turns, { type: "notice", level: "info", message });
+      await ctx.update({ status: "working", lastError: message });
+      if (!(await pause(delayMs, ctx.signal))) return end;
+      continue;
+    }
+    return end;
+  }
+}
+
+function isSignedOut(result: TurnResult): boolean {
+  return (
+    result.end.outcome === "failed" && (result.errorKind === "not_logged_in" || result.errorKind === "auth_expired")
+  );
+}
+
+async function runOn(
+  ctx: ChainContext,
+  harness: Harness,
+  account: Account,
+  prompt: string,
+  continuation: boolean,
+  onLimit: (resetGiven: boolean) => void,
+): Promise<TurnResult> {
+  const release = ctx.logins.hold(account);
+  ctx.onDispatched?.();
+  try {
+    return await runTurn({
+      record: ctx.record,
+      prompt,
+      continuation,
+      harness,
+      binary: ctx.binary,
+      config: ctx.config,
+      signal: ctx.signal,
+      env: ctx.logins.processEnv(account, harness),
+      ...(account.isDefault ? {} : { accountHome: account.home }),
+      log: ctx.log,
+      update: ctx.update,
+      observe: (event) => observe(account, event, onLimit),
+    });
+  } finally {
+    release();
+  }
+}
+
+/** What a stream says about quota goes into the ledger; a limit marks the login out until its reset. */
+async function observe(
+  account: Account,
+  event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>,
+  onLimit: (resetGiven: boolean) => void,
+): Promise<void> {
+  const now = Date.now();
+  if (event.type === "quota") {
+    const observedAt = event.windows[0]?.observedAt ?? new Date(now).toISOString();
+    await recordObserved(account, { windows: event.windows, observedAt });
+    return;
+  }
+  let reset = event.resetsAt === undefined ? undefined : Date.parse(event.resetsAt);
+  // Texts such as Codex's "try again at 2:49 AM" name the minute: within it, the reset is its end.
+  if (reset !== undefined && reset <= now && now - reset < MINUTE_MS) reset += MINUTE_MS;
+  // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
+  const given = reset !== undefined && reset > now;
+  onLimit(given);
+  const until = new Date(given ? reset! : now + UNKNOWN_RESET_MS).toISOString();
+  await markLimited(account, until, event.message);
+}
+
+/**
+ * Moves the conversation to the next login with room: the CLI's own session file is copied into
+ * that login's home (the whole history, tool calls included) and the agent is switched to it.
+ * Returns why not when no login has room.
+ */
+async function moveToNextLogin(
+  ctx: ChainContext,
+  harness: Harness,
+  from: Account,
+  tried: Set<string>,
+  why: string,
+): Promise<{ next: Account; carried: boolean; heldPrompt: boolean } | { noRoom: unknown }> {
+  let next: Account;
+  try {
+    next = (await ctx.logins.choose(harness, { exclude: tried })).account;
+  } catch (error) {
+    return { noRoom: error };
+  }
+  tried.add(accountKey(next));
+  const { carried, heldPrompt } = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
+  return { next, carried, heldPrompt };
+}
+
+/** Copies the session to `to` and switches the agent there; false when the session could not go along. */
+async function moveSession(
+  ctx: ChainContext,
+  harness: Harness,
+  from: Account,
+  to: Account,
+  reason: string,
+): Promise<{ carried: boolean; heldPrompt: boolean }> {
+  const { record } = ctx;
+  let heldPrompt = false;
+  let carried = true;
+  let said = "the session was copied, so the whole conversation goes on";
+  if (record.sessionId) {
+    try {
+      const copied = await harness.copySession({
+        fromHome: from.home,
+        toHome: to.home,
+        sessionId: record.sessionId,
+        cwd: record.worktree,
+      });
+      if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
+    } catch (error) {
+      carried = false;
+      said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
+      await ctx.update({ sessionId: undefined });
+    }
+  } else carried = false;
+  await ctx.log(record.turns, {
+    type: "account_switch",
+    from: from.label,
+    to: to.label,
+    reason: `${reason}; ${said}.`,
+  });
+  await ctx.update({ account: to.label });
+  return { carried, heldPrompt };
+}
+
+/**
+ * Whether a copied session file already holds the user's message (as the CLI wrote it, JSON-escaped).
+ * Claude Code and Codex write the message before the model answers, so even a turn limited at its
+ * first request leaves it there: sending it again would put it in the conversation twice.
+ */
+async function holdsText(file: string, text: string): Promise<boolean> {
+  const needle = JSON.stringify(text).slice(1, -1);
+  try {
+    return (await fs.readFile(file, "utf8")).includes(needle);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * No login has room: wait for the earliest reset and go on then (once per message), or say what
+ * the user can do when the wait is off, already spent, or impossible (every login signed out).
+ */
+async function onNoRoom(
+  ctx: ChainContext,
+  harness: Harness,
+  end: TurnEndEvent,
+  noRoom: unknown,
+  state: { continuation: boolean; resetGiven: boolean },
+): Promise<void> {
+  const { record, config } = ctx;
+  const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
+  const tail = elsewhere ?? "No other installed harness has room either.";
+  const limited = end.outcome === "limited" && noRoom instanceof OffrunError && noRoom.kind === "usage_limit";
+  if (ctx.resumed && limited) {
+    const message = `Still limited after the reset, so Offrun does not try again by itself (once per message). Send a message to try again. ${tail}`;
+    await ctx.log(record.turns, {
+      type: "reset_wait",
+      phase: "gave_up",
+      resumesAt: new Date().toISOString(),
+      account: record.account,
+      message,
+    });
+    await ctx.update({ status: "limited", lastError: message });
+    return;
+  }
+  let plan: ResetWaitPlan | undefined;
+  if (limited && config.failover.resumeAtReset) {
+    plan = planResetWait(await ctx.logins.candidates(harness), {
+      harnessName: harness.displayName,
+      resetGiven: state.resetGiven,
+      lastAccount: record.account,
+    });
+  }
+  if (!plan?.at) {
+    const why = plan?.message ?? describeError(noRoom);
+    await ctx.log(record.turns, { type: "notice", level: "warning", message: `${why} ${tail}` });
+    return;
+  }
+  await ctx.update({
+    status: "limited",
+    lastError: plan.message,
+    resume: {
+      at: plan.at,
+      account: plan.account,
+      prompt: ctx.prompt,
+      continuation: state.continuation,
+      resetGiven: plan.resetGiven,
+    },
+  });
+  await ctx.log(record.turns, {
+    type: "reset_wait",
+    phase: "waiting",
+    resumesAt: plan.at,
+    account: plan.account,
+    message: `${plan.message} ${elsewhere ? `Or now: ${elsewhere}` : ""}`.trim(),
+  });
+}
+
+/** Exponential backoff with jitter, capped; the cap plus its jitter stays below the turn timeout (checked in the config). */
+export function backoffMs(attempt: number, retry: ProjectConfig["retry"], random = Math.random): number {
+  const capped = Math.min(retry.baseSeconds * 2 ** (attempt - 1), retry.maxSeconds);
+  return Math.round(capped * (1 + RETRY_JITTER * random()) * 1000);
+}
+
+/** Waits, or stops early when the turn is stopped; true when the full pause passed. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,258 @@
+import { randomUUID } from "node:crypto";
+import type { Harness, TurnInput } from "../../harnesses/types.js";
+import { describeError, type ErrorKind } from "../foundation/errors.js";
+import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import { openMemoryTurn } from "../memory/turn.js";
+import { startPlannerCheck } from "./planner-check.js";
+import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
+import { liveRunner, oversizedEvent, runLiveTurn } from "./live-turn.js";
+import { trailingQuestion } from "../foundation/question.js";
+import { streamCommand } from "../foundation/process.js";
+
+/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
+export const ARGV_PROMPT_BYTES = 100_000;
+
+/** What one turn needs; `log` and `update` write in order through the supervisor's per-agent queue. */
+export interface TurnContext {
+  record: AgentRecord;
+  prompt: string;
+  harness: Harness;
+  binary: string;
+  config: ProjectConfig;
+  signal: AbortSignal;
+  /** The environment of the login's processes (its extra env included). */
+  env: NodeJS.ProcessEnv;
+  /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
+  accountHome?: string;
+  log(turn: number, event: ParsedEvent): Promise<void>;
+  update(changes: Partial<AgentRecord>): Promise<void>;
+  /** Quota readings and limit hits the stream reports, for the quota ledger. */
+  observe(event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>): Promise<void>;
+  /**
+   * The prompt is Offrun's continuation after a failover, not the user's words: the log shows it
+   * as Offrun's notice, so the conversation never shows a message the user did not send.
+   */
+  continuation?: boolean;
+}
+
+export interface TurnResult {
+  end: TurnEndEvent;
+  /** The CLI gave up on HTTP 429s that were not a usage limit: worth another try after a pause. */
+  rateLimited: boolean;
+  /** The turn did something before it ended (a tool call, or the agent's own words before a limit). */
+  progressed: boolean;
+  /** The kind of the last error the stream reported (not_logged_in, auth_expired, ...). */
+  errorKind?: ErrorKind;
+}
+
+/**
+ * Runs one turn: spawns the CLI, turns every stdout line into events that are appended to the
+ * chat log as they arrive, and ends with exactly one turn_end. Writes are queued in order and
+ * not awaited one by one; the first one that fails fails the turn when the process is done.
+ */
+export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
+  const { record, harness, config } = ctx;
+  const turn = record.turns + 1;
+  const resume = record.sessionId !== undefined;
+  const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
+  let writeError: unknown;
+  const writes: Promise<unknown>[] = [];
+  const write = (pending: Promise<void>) => {
+    writes.push(pending.catch((error: unknown) => (writeError ??= error)));
+  };
+
+  // Queued ahead of the turn_start event, so the log keeps its order, but the spawn does not wait for them.
+  write(
+    ctx.update({
+      status: "working",
+      turns: turn,
+      turnStartedAt: new Date().toISOString(),
+      lastError: undefined,
+      resume: undefined,
+      sessionId: record.sessionId ?? newSessionId,
+    }),
+  );
+  write(
+    ctx.log(
+      turn,
+      ctx.continuation
+        ? { type: "notice", level: "info", message: `Offrun asked the agent to go on: "${ctx.prompt}"` }
+        : { type: "user_message", text: ctx.prompt },
+    ),
+  );
+
+  // Memory is a help, not a precondition: a turn goes ahead without it, and the log says why.
+  const canWriteMemory = record.mode !== "plan" || harness.plannerWritesNothing !== true;
+  const memory = await openMemoryTurn(record, turn, resume, canWriteMemory).catch((error: unknown) => {
+    const message = `Project memory is unavailable this turn: ${describeError(error)}`;
+    write(ctx.log(turn, { type: "notice", level: "warning", message }));
+    return undefined;
+  });
+  const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
+  const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
+  const input: TurnInput = {
+    prompt,
+    promptViaStdin: Buffer.byteLength(prompt, "utf8") > ARGV_PROMPT_BYTES,
+    ...(memory ? { addDirs: memory.addDirs } : {}),
+    mode: record.mode,
+    cwd: record.worktree,
+    binary: ctx.binary,
+    ...(ctx.accountHome ? { accountHome: ctx.accountHome } : {}),
+    resumeSessionId: resume ? record.sessionId : undefined,
+    newSessionId,
+    model: record.model,
+    env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
+  };
+
+  const parser = harness.createParser();
+  let end: TurnEndEvent | undefined;
+  let lastRetry: string | undefined;
+  let rateLimited = false;
+  let limitHit = false;
+  let lastText: string | undefined;
+  let asked = false;
+  let progressed = false;
+  let errorKind: ErrorKind | undefined;
+  const openToolCalls = new Set<string>();
+  const handle = (events: ParsedEvent[]) => {
+    for (const event of events) {
+      if (end) return; // exactly one terminal event per turn
+      if (event.type === "turn_end" && event.outcome === "completed" && openToolCalls.size === 0 && lastText) {
+        // A turn that ends by asking the user something waits for them like an approval does.
+        const question = trailingQuestion(lastText);
+        if (question) {
+          asked = true;
+          write(ctx.log(turn, { type: "question", text: question }));
+        }
+      }
+      write(ctx.log(turn, event));
+      if (event.type === "session" && event.sessionId !== record.sessionId) {
+        write(ctx.update({ sessionId: event.sessionId }));
+      }
+      if (event.type === "retry") lastRetry = event.message;
+      if (event.type === "text") {
+        lastText = event.text;
+        // Words after a limit are the CLI's limit message, not the agent's work.
+        if (!limitHit) progressed = true;
+      }
+      if (event.type === "error") errorKind = event.kind;
+      if (event.type === "tool_call") {
+        progressed = true;
+        openToolCalls.add(event.id);
+        lastText = undefined;
+      }
+      if (event.type === "tool_result") openToolCalls.delete(event.id);
+      if (event.type === "error" && event.kind === "rate_limited") rateLimited = true;
+      if (event.type === "quota" || event.type === "limit_hit") {
+        if (event.type === "limit_hit") limitHit = true;
+        write(ctx.observe(event));
+      }
+      if (event.type === "turn_end") end = { ...event, at: new Date().toISOString(), turn };
+    }
+  };
+  const onSpawn = (pid: number | undefined) => {
+    write(
+      ctx.log(turn, { type: "turn_start", harness: harness.id, account: record.account, mode: record.mode, resume }),
+    );
+    write(ctx.update({ pid }));
+  };
+
+  const endKilled = (why: "timeout" | "idle" | "cancelled") => {
+    const ended = killedEnd(why, config);
+    if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
+    handle([ended]);
+  };
+
+  // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
+  const runner = liveRunner(harness, record);
+  const result = runner
+    ? await runLiveTurn(runner.live, {
+        turn,
+        input,
+        config,
+        signal: ctx.signal,
+        hooks: runner.hooks,
+        handle,
+        onSpawn,
+        onKilled: endKilled,
+      })
+    : await streamCommand(harness.turnCommand(input), {
+        timeoutMs: config.turnTimeoutMinutes * 60_000,
+        idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+        signal: ctx.signal,
+        onSpawn,
+        onLine: (line) => {
+          const events = parser.push(line);
+          handle(events);
+          // A CLI that only reports retries (offline, not logged in) is not making progress.
+          return events.length === 0 || events.some((e) => e.type !== "retry");
+        },
+        onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
+      });
+
+  if (result.killedBecause) endKilled(result.killedBecause);
+  else if (result.spawnError) {
+    handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
+  }
+  if (!runner)
+    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
+  if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
+  const final = end!;
+
+  await memory?.finish((event) => ctx.log(turn, event));
+  const plannerWarning = await planner?.finish();
+  if (plannerWarning) await ctx.log(turn, plannerWarning);
+  await ctx.update({
+    status: asked ? "needs-you" : statusAfter(final),
+    pid: undefined,
+    lastError: final.outcome === "completed" ? undefined : final.reason,
+  });
+  // Every line and every quota observation is on disk before the turn counts as over: the next
+  // step (a failover's pick) reads the limit this turn recorded.
+  await Promise.all(writes);
+  if (writeError !== undefined) throw writeError;
+  return {
+    end: final,
+    rateLimited: rateLimited && !limitHit && final.outcome === "failed",
+    progressed,
+    ...(errorKind ? { errorKind } : {}),
+  };
+}
+
+function statusAfter(end: TurnEndEvent): AgentStatus {
+  switch (end.outcome) {
+    case "completed":
+    case "cancelled":
+      return "idle";
+    case "limited":
+      return "limited";
+    case "failed":
+    case "interrupted":
+      return "failed";
+    default: {
+      const unreachable: never = end.outcome;
+      return unreachable;
+    }
+  }
+}
+
+type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
+
+function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig): TurnEndDraft {
+  switch (why) {
+    case "cancelled":
+      return { type: "turn_end", outcome: "cancelled", reason: "Stopped by the user." };
+    case "idle":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The CLI printed nothing for ${config.idleTimeoutMinutes} min (it may be stuck retrying), so Offrun ended it. Send a message to try again; raise idleTimeoutMinutes in .offrun/config.json if turns are legitimately quiet.`,
+      };
+    case "timeout":
+      return {
+        type: "turn_end",
+        outcome: "failed",
+        reason: `The turn ran longer than ${config.turnTimeoutMinutes} min, so Offrun ended it. Send a message to continue; raise turnTimeoutMinutes in .offrun/config.json for longer turns.`,
+      };
+  }
+}

@@ -1,0 +1,264 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import chokidar from "chokidar";
+import { listAccounts } from "../logins/accounts.js";
+import { listAgents, readChat } from "../agents/records.js";
+import { pendingFromLog } from "../agents/approvals.js";
+import { describeError } from "../foundation/errors.js";
+import type { AgentEvent } from "../foundation/events.js";
+import type { AgentRecord } from "../foundation/model.js";
+import { cut } from "../notify/classify.js";
+import { followChats, type ChatFollower } from "../notify/chat-tail.js";
+import type { NotificationRecord } from "../notify/notifier.js";
+import { projectPaths, userPaths } from "../foundation/paths.js";
+import { knownProjects } from "../foundation/project.js";
+import { cachedAccountQuota } from "../quota/pipeline.js";
+import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
+import { HARNESSES } from "../../harnesses/registry.js";
+import { countStatuses, type Snapshot, type SnapshotAgent, type SnapshotQuota } from "./snapshot.js";
+import { writeJsonAtomic } from "../foundation/store.js";
+
+/** Changes that come together (a turn's burst of chat lines) make one write. */
+const DEBOUNCE_MS = 150;
+/**
+ * Writes follow their sources (chat logs, records, the quota cache, notifications); this rare check
+ * only catches a change a file watcher missed, and writes nothing when the state is the same.
+ */
+const SAFETY_NET_MS = 5 * 60_000;
+const LAST_WORDS_MAX = 300;
+const NOTIFICATIONS_KEPT = 20;
+
+type Pending = SnapshotAgent["pending"][number];
+
+/** What the chat logs say of one agent beyond its record: its last words and what waits on the user. */
+interface ChatFacts {
+  lastWords?: string;
+  pending: Map<string, Pending>;
+}
+
+export interface SnapshotWriterOptions {
+  companion: { pid: number; version: string; startedAt: string };
+  /** The notifications offered so far, newest first (Notifier.recent). */
+  notifications: () => NotificationRecord[];
+  /** Tells of each new notification (Notifier.subscribe); returns the unsubscribe. */
+  subscribe?: (listener: () => void) => () => void;
+  log: (line: string) => void;
+  projects?: () => Promise<string[]>;
+  debounceMs?: number;
+  safetyNetMs?: number;
+}
+
+export interface SnapshotWriter {
+  /** Resolves once the first snapshot is written and every source is watched. */
+  ready: Promise<void>;
+  /** Asks for a write (debounced). */
+  changed(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps `~/.offrun/state.json` current: rewritten (debounced) when a chat log grows, an agent
+ * record or the quota cache changes, or a notification is offered (pushed by the notifier: an
+ * idle companion does no work at all, save a rare safety check). Agent records and the quota
+ * cache are small and re-read on each write; chat logs are read whole once at start, then only
+ * their appended events are followed.
+ */
+export async function writeSnapshots(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
+  const projectsOf = options.projects ?? knownProjects;
+  const facts = new Map<string, ChatFacts>();
+  const keyOf = (project: string, agent: string) => `${project}\u0000${agent}`;
+  let timer: NodeJS.Timeout | undefined;
+  let writing = Promise.resolve();
+  let closed = false;
+
+  let lastWritten: string | undefined;
+  const write = async (onlyIfChanged = false) => {
+    const snapshot = await build();
+    const content = JSON.stringify({ ...snapshot, writtenAt: "" });
+    if (onlyIfChanged && content === lastWritten) return;
+    await writeJsonAtomic(userPaths().state, snapshot);
+    lastWritten = content;
+  };
+  const changed = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      // A full disk is said in the log; the next change tries again.
+      writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+    }, options.debounceMs ?? DEBOUNCE_MS);
+  };
+
+  const build = async (): Promise<Snapshot> => {
+    const projects = await projectsOf().catch(() => []);
+    const agents: SnapshotAgent[] = [];
+    for (const project of projects) {
+      for (const record of await listAgents(project).catch(() => [])) {
+        agents.push(await describeAgent(record));
+      }
+    }
+    return {
+      version: 1,
+      writtenAt: new Date().toISOString(),
+      companion: options.companion,
+      counts: countStatuses(agents),
+      agents,
+      quota: await quota(),
+      notifications: options
+        .notifications()
+        .slice(0, NOTIFICATIONS_KEPT)
+        .map(({ kind, title, body, project, agent, at, outcome }) => ({
+          kind,
+          title,
+          body,
+          project,
+          agent,
+          at,
+          outcome,
+        })),
+    };
+  };
+
+  const describeAgent = async (record: AgentRecord): Promise<SnapshotAgent> => {
+    const key = keyOf(record.project, record.name);
+    let known = facts.get(key);
+    if (!known) {
+      // First sight of this agent: its log once; from then on only what is appended.
+      const events = (await readChat(record.project, record.name).catch(() => ({ entries: [] }))).entries;
+      known = { pending: new Map() };
+      for (const event of events) if (event.type === "text") known.lastWords = event.text;
+      for (const event of pendingFromLog(record, events)) addPending(known, event);
+      facts.set(key, known);
+    }
+    return {
+      project: record.project,
+      name: record.name,
+      harness: record.harness,
+      account: record.account,
+      mode: record.mode,
+      status: record.status,
+      turns: record.turns,
+      ...(record.turnStartedAt ? { turnStartedAt: record.turnStartedAt } : {}),
+      ...(record.resume ? { resume: { at: record.resume.at, account: record.resume.account } } : {}),
+      updatedAt: record.updatedAt,
+      branch: record.branch,
+      worktree: record.worktree,
+      port: record.port,
+      ...(known.lastWords ? { lastWords: cut(known.lastWords, LAST_WORDS_MAX) } : {}),
+      pending: record.status === "needs-you" ? [...known.pending.values()] : [],
+    };
+  };
+
+  const onEvent = (project: string, agent: string, event: AgentEvent) => {
+    const key = keyOf(project, agent);
+    const known = facts.get(key);
+    // An agent not yet described is read whole at the next write.
+    if (known) {
+      if (event.type === "turn_start") known.pending.clear();
+      if (event.type === "text") known.lastWords = event.text;
+      if (event.type === "decision") known.pending.delete(event.id);
+      addPending(known, event);
+    }
+    changed();
+  };
+
+  const follower: ChatFollower = await followChats({
+    projects: await projectsOf().catch(() => []),
+    onEvent: ({ project, agent, event }) => onEvent(project, agent, event),
+  });
+  // Agent records, the quota and sign-in caches and projects.json: any change means a new snapshot.
+  const quotaCache = path.join(userPaths().cache, "quota.json");
+  const signInCache = path.join(userPaths().cache, "sign-in.json");
+  // chokidar does not see a folder created after the watch began.
+  await fs.mkdir(userPaths().cache, { recursive: true });
+  const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
+  // The folder is part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so
+  // the first record of a project without agents is seen.
+  const watchProject = async (root: string) => {
+    await fs.mkdir(projectPaths(root).agents, { recursive: true }).catch(() => undefined);
+    files.add(projectPaths(root).agents);
+  };
+  for (const root of await projectsOf().catch(() => [])) await watchProject(root);
+  files.on("all", (_event, file) => {
+    if (file === userPaths().projects) {
+      void projectsOf()
+        .then(async (roots) => {
+          for (const root of roots) {
+            await watchProject(root);
+            await follower.addProject(root);
+          }
+        })
+        .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+    }
+    // The cache folder also holds offsets of other watchers: only the quota and sign-in caches are news here.
+    const news = file === quotaCache || file === signInCache;
+    if (news || (file.endsWith(".json") && !file.startsWith(userPaths().cache))) changed();
+  });
+
+  const unsubscribe = options.subscribe?.(changed);
+  const safetyNet = setInterval(() => {
+    if (closed || timer) return;
+    writing = writing
+      .then(() => write(true))
+      .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+  }, options.safetyNetMs ?? SAFETY_NET_MS);
+  safetyNet.unref();
+
+  const ready = (async () => {
+    await Promise.all([follower.ready, new Promise<void>((resolve) => files.once("ready", () => resolve()))]);
+    writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+    await writing;
+  })();
+
+  return {
+    ready,
+    changed,
+    close: async () => {
+      closed = true;
+      clearInterval(safetyNet);
+      unsubscribe?.();
+      if (timer) clearTimeout(timer);
+      await follower.close();
+      await files.close();
+      await writing;
+    },
+  };
+}
+
+function addPending(known: ChatFacts, event: AgentEvent): void {
+  if (event.type === "approval_request") {
+    known.pending.set(event.id, { id: event.id, kind: "approval", tool: event.tool, text: event.text ?? event.tool });
+  } else if (event.type === "question" && event.id !== undefined) {
+    known.pending.set(event.id, { id: event.id, kind: "question", text: event.text });
+  }
+}
+
+/**
+ * Every login's quota from the cache alone (no source is asked: that is the quota watcher's job),
+ * with its cached sign-in state and its CLI's quota coverage.
+ */
+async function quota(): Promise<SnapshotQuota[]> {
+  const accounts = await listAccounts().catch(() => []);
+  const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
+  const now = new Date();
+  const result: SnapshotQuota[] = [];
+  for (const account of accounts) {
+    const q = await cachedAccountQuota(account, now).catch(() => undefined);
+    if (!q) continue;
+    const signIn = signIns.get(signInKey(account));
+    const coverage = HARNESSES.find((h) => h.id === account.harness)?.quotaCoverage;
+    result.push({
+      harness: q.harness,
+      label: q.label,
+      windows: q.windows,
+      ...(q.blocking ? { blocking: q.blocking } : {}),
+      ...(q.limitedUntil ? { limitedUntil: q.limitedUntil } : {}),
+      ...(q.limitReason ? { limitReason: q.limitReason } : {}),
+      ...(q.source ? { source: q.source } : {}),
+      ...(q.observedAt ? { observedAt: q.observedAt } : {}),
+      ...(q.pace ? { pace: q.pace } : {}),
+      ...(signIn ? { signIn: { state: signIn.state, ...(signIn.note ? { note: signIn.note } : {}) } } : {}),
+      ...(coverage ? { coverage } : {}),
+    });
+  }
+  return result;
+}

@@ -1,0 +1,111 @@
+import fs from "node:fs/promises";
+import { z } from "zod";
+import { quotaWindowSchema } from "../foundation/events.js";
+import { paceSchema } from "../quota/pace.js";
+import { AGENT_STATUSES, MODES, type AgentStatus } from "../foundation/model.js";
+import { NOTIFICATION_KINDS } from "../notify/classify.js";
+import { userPaths } from "../foundation/paths.js";
+
+/**
+ * `~/.offrun/state.json`: what the companion knows, written atomically on every change, so a face
+ * (the Raycast menu bar) paints at once from one small file without a round trip. Times are kept
+ * as they are (turnStartedAt, updatedAt): the face computes elapsed time itself, so the file need
+ * not be rewritten every second.
+ */
+
+const pendingSchema = z.object({
+  id: z.string().optional(),
+  kind: z.enum(["approval", "question"]),
+  tool: z.string().optional(),
+  /** The command waiting for approval, or the question. */
+  text: z.string(),
+});
+
+export const snapshotAgentSchema = z.object({
+  project: z.string(),
+  name: z.string(),
+  harness: z.string(),
+  account: z.string(),
+  mode: z.enum(MODES),
+  status: z.enum(AGENT_STATUSES),
+  turns: z.number().int().nonnegative(),
+  turnStartedAt: z.string().optional(),
+  updatedAt: z.string(),
+  branch: z.string(),
+  worktree: z.string(),
+  port: z.number().int(),
+  /** The agent's last words in the chat log, cut to a few lines. */
+  lastWords: z.string().optional(),
+  /** What waits on the user while the status is needs-you. */
+  pending: z.array(pendingSchema),
+  /** Limited and waiting for a reset: when it goes on by itself, and on which login. */
+  resume: z.object({ at: z.string(), account: z.string() }).optional(),
+});
+export type SnapshotAgent = z.infer<typeof snapshotAgentSchema>;
+
+export const snapshotQuotaSchema = z.object({
+  harness: z.string(),
+  label: z.string(),
+  windows: z.array(quotaWindowSchema),
+  /** The fullest window: the one that decides whether the login has room. */
+  blocking: quotaWindowSchema.optional(),
+  limitedUntil: z.string().optional(),
+  limitReason: z.string().optional(),
+  source: z.string().optional(),
+  observedAt: z.string().optional(),
+  /** When the blocking window runs out at the login's recent rate. */
+  pace: paceSchema.optional(),
+  /** The cached sign-in state (a signed-out login shows as such, with its sign-in command). */
+  signIn: z.object({ state: z.enum(["signed-in", "signed-out", "unknown"]), note: z.string().optional() }).optional(),
+  /** "limits" for a CLI whose quota sources only know limit hits. */
+  coverage: z.enum(["percent", "limits"]).optional(),
+});
+export type SnapshotQuota = z.infer<typeof snapshotQuotaSchema>;
+
+export const snapshotNotificationSchema = z.object({
+  kind: z.enum(NOTIFICATION_KINDS),
+  title: z.string(),
+  body: z.string(),
+  project: z.string(),
+  agent: z.string(),
+  at: z.string(),
+  outcome: z.string(),
+});
+
+export const snapshotSchema = z.object({
+  version: z.literal(1),
+  writtenAt: z.string(),
+  companion: z.object({ pid: z.number().int(), version: z.string(), startedAt: z.string() }),
+  counts: z.record(z.enum(AGENT_STATUSES), z.number().int().nonnegative()),
+  agents: z.array(snapshotAgentSchema),
+  quota: z.array(snapshotQuotaSchema),
+  /** Newest first. */
+  notifications: z.array(snapshotNotificationSchema),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+/**
+ * The last snapshot, or undefined when there is none or it cannot be used (a face then asks the
+ * companion). One read and one parse: this is the faces' first paint.
+ */
+export async function readSnapshot(file = userPaths().state): Promise<Snapshot | undefined> {
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const parsed = snapshotSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many agents are in each status. */
+export function countStatuses(agents: readonly { status: AgentStatus }[]): Record<AgentStatus, number> {
+  const counts = Object.fromEntries(AGENT_STATUSES.map((status) => [status, 0])) as Record<AgentStatus, number>;
+  for (const agent of agents) counts[agent.status] += 1;
+  return counts;
+}

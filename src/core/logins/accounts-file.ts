@@ -1,0 +1,78 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { accountsFileSchema, type Account, type AccountEntry, type AccountsFile } from "../foundation/account-model.js";
+import { offrunHome, userPaths } from "../foundation/paths.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
+
+/** `~/.offrun/accounts.json`: read, changed under a lock, written atomically and user-only. */
+
+const FILE_MODE = 0o600;
+
+const FIX =
+  "Fix that field, or move the file aside and add the logins again with `offrun accounts add <harness> <label>`.";
+
+/** Where Offrun creates the homes of the logins it adds. */
+export function accountsRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(offrunHome(env), "accounts");
+}
+
+export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
+  const file = userPaths(offrunHome(env)).accounts;
+  const data = await readJsonFile(file, accountsFileSchema, FIX);
+  if (!data) return { version: 1, accounts: [] };
+  // Someone (a copy, an editor) may have left it readable by others: it names every login's home.
+  const stat = await fs.stat(file);
+  if ((stat.mode & 0o077) !== 0) await fs.chmod(file, FILE_MODE);
+  return data;
+}
+
+/** Reads, changes and writes accounts.json under a lock, so two `accounts add` never lose one. */
+export async function updateAccountsFile<T>(
+  env: NodeJS.ProcessEnv,
+  change: (file: AccountsFile) => Promise<{ file: AccountsFile; result: T }>,
+): Promise<T> {
+  const file = userPaths(offrunHome(env)).accounts;
+  return withFileLock(file, async () => {
+    const changed = await change(await readAccountsFile(env));
+    await writeJsonAtomic(file, changed.file, FILE_MODE);
+    return changed.result;
+  });
+}
+
+export function toAccount({ harness, label, home, adopted, env }: AccountEntry): Account {
+  return { harness, label, home, isDefault: false, adopted, env };
+}
+
+/** The file with the harness's default login moved from `from` to `to` (undefined: none) when it was `from`. */
+export function withDefault(
+  file: AccountsFile,
+  harness: string,
+  from: string | undefined,
+  to: string | undefined,
+): AccountsFile {
+  const defaults = { ...file.defaults };
+  if (from !== undefined && defaults[harness] !== from) return file;
+  if (to === undefined) delete defaults[harness];
+  else defaults[harness] = to;
+  return { ...file, defaults };
+}
+
+/** The file with a login's reserve moved from `from` to `to` (undefined: dropped), when it has one. */
+export function withReserveMoved(
+  file: AccountsFile,
+  harness: string,
+  from: string,
+  to: string | undefined,
+): AccountsFile {
+  const reserve = file.reserves?.[`${harness}/${from}`];
+  if (reserve === undefined) return file;
+  const reserves = { ...file.reserves };
+  delete reserves[`${harness}/${from}`];
+  if (to !== undefined) reserves[`${harness}/${to}`] = reserve;
+  return { ...file, reserves };
+}
+
+/** The default login of each harness that has one: harness id -> label. */
+export async function defaultAccounts(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  return { ...(await readAccountsFile(env)).defaults };
+}

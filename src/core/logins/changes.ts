@@ -1,0 +1,254 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { getHarness } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import { DEFAULT_ACCOUNT, type Account, type AccountEntry } from "../foundation/account-model.js";
+import { HOME_MODE, isDirectory } from "./env.js";
+import { findAccount, noSuchLogin } from "./lookup.js";
+import { accountsRoot, toAccount, updateAccountsFile, withDefault, withReserveMoved } from "./accounts-file.js";
+import { OffrunError } from "../foundation/errors.js";
+
+/** Changing the logins: add, remove, rename, and the one Start Agent preselects. */
+
+const LABEL = /^[a-z0-9_][a-z0-9_-]{0,31}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Offrun keeps no secret, so names that carry one are refused: the CLI's own login holds them.
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+
+/** Throws invalid_input unless `label` is a usable login name. */
+export function checkLabel(label: string): void {
+  if (label === DEFAULT_ACCOUNT) {
+    throw new OffrunError(
+      "invalid_input",
+      `'${DEFAULT_ACCOUNT}' is the CLI's own login, which always exists. Choose another label, such as 'work'.`,
+    );
+  }
+  if (!LABEL.test(label)) {
+    throw new OffrunError(
+      "invalid_input",
+      `'${label}' is not a valid login label: use up to 32 lowercase letters, digits, '-' and '_', not starting with '-'.`,
+    );
+  }
+}
+
+function checkEnv(harness: Harness, env: Record<string, string>): void {
+  for (const name of Object.keys(env)) {
+    if (!ENV_NAME.test(name)) {
+      throw new OffrunError("invalid_input", `'${name}' is not an environment variable name. Use KEY=VALUE.`);
+    }
+    if (name === harness.homeVariable) {
+      throw new OffrunError(
+        "invalid_input",
+        `${name} is the login's home, which Offrun sets itself. Use --home DIR to adopt an existing folder.`,
+      );
+    }
+    if (SECRET_NAME.test(name)) {
+      throw new OffrunError(
+        "invalid_input",
+        `Offrun does not store secrets, and ${name} looks like one. Sign in with the CLI's own login ` +
+          `(\`offrun accounts login ${harness.id} <label>\`), or set ${name} in your shell.`,
+      );
+    }
+  }
+}
+
+export interface AddAccountRequest {
+  harness: string;
+  label: string;
+  /** Adopt this existing folder as the login's home instead of creating one. */
+  home?: string;
+  /** Extra environment for the login's processes (a gateway's base URL, say); never a secret. */
+  env?: Record<string, string>;
+  /** The process environment (OFFRUN_HOME, HOME); defaults to process.env. */
+  processEnv?: NodeJS.ProcessEnv;
+}
+
+/** Adds a login: a new home of its own under ~/.offrun/accounts, or an existing folder adopted as it is. */
+export async function addAccount(request: AddAccountRequest): Promise<Account> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  checkLabel(request.label);
+  const extraEnv = request.env ?? {};
+  checkEnv(harness, extraEnv);
+  const adopted = request.home !== undefined;
+  const home = path.resolve(request.home ?? path.join(accountsRoot(processEnv), harness.id, request.label));
+  if (adopted && !(await isDirectory(home))) {
+    throw new OffrunError(
+      "not_found",
+      `${home} is not a folder. --home adopts an existing ${harness.displayName} home; leave it out to have Offrun create one.`,
+    );
+  }
+  if (adopted && home === path.resolve(harness.defaultHome(processEnv))) {
+    throw new OffrunError(
+      "invalid_input",
+      `${home} is the home of the Default login of ${harness.displayName}: use the login 'default' for it.`,
+    );
+  }
+  return updateAccountsFile(processEnv, async (file) => {
+    const same = file.accounts.filter((entry) => entry.harness === harness.id);
+    if (same.some((entry) => entry.label === request.label)) {
+      throw new OffrunError(
+        "conflict",
+        `${harness.displayName} already has a login '${request.label}'. Pick another label, or remove it first with \`offrun accounts rm ${harness.id} ${request.label}\`.`,
+      );
+    }
+    const sharing = same.find((entry) => path.resolve(entry.home) === home);
+    if (sharing) {
+      throw new OffrunError(
+        "conflict",
+        `${home} is already the home of login '${sharing.label}': two logins cannot share a home.`,
+      );
+    }
+    if (!adopted) {
+      // A home left by `accounts rm` without --purge is reused, with its sign-in.
+      await fs.mkdir(home, { recursive: true, mode: HOME_MODE });
+      await fs.chmod(home, HOME_MODE);
+    }
+    const entry: AccountEntry = {
+      harness: harness.id,
+      label: request.label,
+      home,
+      adopted,
+      env: extraEnv,
+      createdAt: new Date().toISOString(),
+    };
+    return { file: { ...file, accounts: [...file.accounts, entry] }, result: toAccount(entry) };
+  });
+}
+
+export interface RemoveAccountResult {
+  account: Account;
+  /** True when the home was deleted (--purge on a home Offrun made). */
+  deletedHome: boolean;
+  /** Why the home is still there, when it is. */
+  keptBecause?: "not-purged" | "adopted" | "outside-offrun";
+}
+
+/** Forgets a login. Its home is deleted only with `purge`, and only if Offrun made it. */
+export async function removeAccount(request: {
+  harness: string;
+  label: string;
+  purge?: boolean;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<RemoveAccountResult> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  if (request.label === DEFAULT_ACCOUNT) {
+    throw new OffrunError(
+      "invalid_input",
+      `The Default login of ${harness.displayName} is the CLI's own home (${harness.defaultHome(processEnv)}); Offrun does not remove it. Sign out with the CLI itself.`,
+    );
+  }
+  const account = await updateAccountsFile(processEnv, async (file) => {
+    const entry = file.accounts.find((e) => e.harness === harness.id && e.label === request.label);
+    if (!entry)
+      throw noSuchLogin(
+        harness,
+        request.label,
+        file.accounts.filter((e) => e.harness === harness.id),
+      );
+    const rest = file.accounts.filter((e) => e !== entry);
+    return {
+      file: withReserveMoved(
+        withDefault({ ...file, accounts: rest }, harness.id, request.label, undefined),
+        harness.id,
+        request.label,
+        undefined,
+      ),
+      result: toAccount(entry),
+    };
+  });
+  if (!request.purge) return { account, deletedHome: false, keptBecause: "not-purged" };
+  if (account.adopted) return { account, deletedHome: false, keptBecause: "adopted" };
+  // A hand-edited file could point an Offrun-made login anywhere: delete only inside our own folder.
+  const root = path.join(accountsRoot(processEnv), harness.id) + path.sep;
+  if (!path.resolve(account.home).startsWith(root)) {
+    return { account, deletedHome: false, keptBecause: "outside-offrun" };
+  }
+  await fs.rm(account.home, { recursive: true, force: true });
+  return { account, deletedHome: true };
+}
+
+/**
+ * Renames an added login. Its home stays where it is: on macOS Claude Code names its keychain
+ * entry after the home's path, so moving the folder would sign the login out.
+ */
+export async function renameAccount(request: {
+  harness: string;
+  label: string;
+  to: string;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account> {
+  const harness = getHarness(request.harness);
+  if (request.label === DEFAULT_ACCOUNT) {
+    throw new OffrunError(
+      "invalid_input",
+      `The Default login of ${harness.displayName} is the CLI's own home and keeps its name. Rename an added login.`,
+    );
+  }
+  checkLabel(request.to);
+  return updateAccountsFile(request.processEnv ?? process.env, async (file) => {
+    const same = file.accounts.filter((e) => e.harness === harness.id);
+    const entry = same.find((e) => e.label === request.label);
+    if (!entry) throw noSuchLogin(harness, request.label, same);
+    if (same.some((e) => e.label === request.to)) {
+      throw new OffrunError(
+        "conflict",
+        `${harness.displayName} already has a login '${request.to}'. Choose another name, or remove that login first.`,
+      );
+    }
+    const renamed: AccountEntry = { ...entry, label: request.to };
+    const accounts = file.accounts.map((e) => (e === entry ? renamed : e));
+    return {
+      file: withReserveMoved(
+        withDefault({ ...file, accounts }, harness.id, request.label, request.to),
+        harness.id,
+        request.label,
+        request.to,
+      ),
+      result: toAccount(renamed),
+    };
+  });
+}
+
+/** Sets (or, with undefined, clears) the login Start Agent preselects for a harness. */
+export async function setDefaultAccount(request: {
+  harness: string;
+  label: string | undefined;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account | undefined> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  const account = request.label === undefined ? undefined : await findAccount(harness, request.label, processEnv);
+  await updateAccountsFile(processEnv, async (file) => ({
+    file: withDefault(file, harness.id, undefined, account?.label),
+    result: undefined,
+  }));
+  return account;
+}
+
+/**
+ * Sets the room a login keeps back from automatic picks (0 clears it). A login below its reserve
+ * is passed by when Offrun chooses (start, failover, review, resume); pinning it still works.
+ */
+export async function setReserve(request: {
+  harness: string;
+  label: string;
+  percent: number;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<Account> {
+  const harness = getHarness(request.harness);
+  const processEnv = request.processEnv ?? process.env;
+  if (!Number.isFinite(request.percent) || request.percent < 0 || request.percent > 100) {
+    throw new OffrunError("invalid_input", `A reserve is a percentage from 0 to 100; '${request.percent}' is not.`);
+  }
+  const account = await findAccount(harness, request.label, processEnv);
+  const key = `${harness.id}/${account.label}`;
+  await updateAccountsFile(processEnv, async (file) => {
+    const reserves = { ...file.reserves };
+    if (request.percent === 0) delete reserves[key];
+    else reserves[key] = request.percent;
+    return { file: { ...file, reserves }, result: undefined };
+  });
+  return request.percent === 0 ? { ...account, reservePercent: 0 } : { ...account, reservePercent: request.percent };
+}

@@ -1,0 +1,59 @@
+import { getHarness, HARNESSES } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import { DEFAULT_ACCOUNT, type Account } from "../foundation/account-model.js";
+import { readAccountsFile, toAccount } from "./accounts-file.js";
+import { OffrunError } from "../foundation/errors.js";
+
+/** Finding logins: the Default one of each harness (the CLI's own home) and the added ones. */
+
+export function defaultAccount(harness: Harness, env: NodeJS.ProcessEnv = process.env): Account {
+  // "adopted": the Default home is the user's own, so Offrun never deletes it.
+  return {
+    harness: harness.id,
+    label: DEFAULT_ACCOUNT,
+    home: harness.defaultHome(env),
+    isDefault: true,
+    adopted: true,
+    env: {},
+  };
+}
+
+/** Every login, per harness in registry order: the Default one first, then the added ones. */
+export async function listAccounts(
+  harness?: string | Harness,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Account[]> {
+  // A Harness object also covers custom ACP agents, which getHarness (built-ins only) does not know.
+  const harnesses = harness === undefined ? HARNESSES : [typeof harness === "string" ? getHarness(harness) : harness];
+  const { accounts, reserves = {} } = await readAccountsFile(env);
+  const withReserve = (account: Account): Account => {
+    const reserve = reserves[`${account.harness}/${account.label}`];
+    return reserve ? { ...account, reservePercent: reserve } : account;
+  };
+  return harnesses.flatMap((harness) =>
+    [defaultAccount(harness, env), ...accounts.filter((entry) => entry.harness === harness.id).map(toAccount)].map(
+      withReserve,
+    ),
+  );
+}
+
+export async function findAccount(
+  harnessOrId: string | Harness,
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Account> {
+  const harness = typeof harnessOrId === "string" ? getHarness(harnessOrId) : harnessOrId;
+  const accounts = await listAccounts(harness, env);
+  const found = accounts.find((account) => account.label === label);
+  if (found) return found;
+  throw noSuchLogin(harness, label, accounts);
+}
+
+export function noSuchLogin(harness: Harness, label: string, accounts: { label: string }[]): OffrunError {
+  const labels = [DEFAULT_ACCOUNT, ...accounts.map((a) => a.label).filter((l) => l !== DEFAULT_ACCOUNT)];
+  return new OffrunError(
+    "not_found",
+    `${harness.displayName} has no login '${label}'. Its logins: ${labels.join(", ")}. ` +
+      `Add one with \`offrun accounts add ${harness.id} ${label}\`.`,
+  );
+}

@@ -1,0 +1,177 @@
+import path from "node:path";
+import { z } from "zod";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account, AccountIdentity } from "../foundation/account-model.js";
+import { accountProcessEnv, isDirectory } from "./env.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
+
+/**
+ * Whether a login can run at all, as a choice needs it: signed in, signed out, or unknown.
+ * "signed-out" needs a definite answer (the CLI's status command said so, a turn ended not logged
+ * in, the home does not exist); a login that authenticates through its environment or config is
+ * "unknown" when the status command knows no sign-in. Kept in `~/.offrun/cache/sign-in.json`,
+ * refreshed by the companion; never read from a credentials file.
+ */
+export const SIGN_IN_STATES = ["signed-in", "signed-out", "unknown"] as const;
+export type SignInState = (typeof SIGN_IN_STATES)[number];
+
+const entrySchema = z.object({
+  state: z.enum(SIGN_IN_STATES),
+  /** status: the CLI's status command or non-secret files; turn: how a turn on it ended; home: its folder is missing. */
+  source: z.enum(["status", "turn", "home"]),
+  checkedAt: z.string(),
+  /** What the CLI said, or why the state is unknown. */
+  note: z.string().optional(),
+  email: z.string().optional(),
+  detail: z.string().optional(),
+});
+export type SignInEntry = z.infer<typeof entrySchema>;
+
+const fileSchema = z.object({ version: z.literal(1), logins: z.record(z.string(), entrySchema) });
+
+/** A status command that hangs is cut off well before this by the adapter; this bounds the whole check. */
+const CHECK_BUDGET_MS = 15_000;
+
+function signInFile(): string {
+  return path.join(userPaths().cache, "sign-in.json");
+}
+
+export function signInKey(account: { harness: string; label: string }): string {
+  return `${account.harness}/${account.label}`;
+}
+
+async function readAll(): Promise<Record<string, SignInEntry>> {
+  // A cache: a damaged file is rebuilt by the next check, never a reason to fail.
+  const file = await readJsonFile(signInFile(), fileSchema).catch(() => undefined);
+  return file?.logins ?? {};
+}
+
+async function store(account: { harness: string; label: string }, entry: SignInEntry | undefined): Promise<void> {
+  const file = signInFile();
+  await withFileLock(file, async () => {
+    const logins = await readAll();
+    if (entry) logins[signInKey(account)] = entry;
+    else delete logins[signInKey(account)];
+    await writeJsonAtomic(file, { version: 1, logins }, 0o600);
+  });
+}
+
+/** The state an identity answer means. `signedIn: undefined` (could not say) is unknown, never signed out. */
+export function stateOf(identity: AccountIdentity): SignInState {
+  if (identity.signedIn === true) return "signed-in";
+  if (identity.signedIn === false) return "signed-out";
+  return "unknown";
+}
+
+/**
+ * What Offrun knows of a login's sign-in without asking its CLI: a missing home is signed out at
+ * once; otherwise the last check or turn; unknown when neither has said anything.
+ */
+export async function cachedSignIn(account: Account, known?: Record<string, SignInEntry>): Promise<SignInEntry> {
+  if (!account.isDefault && !(await isDirectory(account.home))) return missingHome(account);
+  const entry = (known ?? (await readAll()))[signInKey(account)];
+  return entry ?? { state: "unknown", source: "status", checkedAt: new Date(0).toISOString(), note: "not checked yet" };
+}
+
+/** Every login's cached state at once (one file read for many logins). */
+export async function cachedSignIns(accounts: readonly Account[]): Promise<Map<string, SignInEntry>> {
+  const known = await readAll();
+  const entries = await Promise.all(accounts.map((account) => cachedSignIn(account, known)));
+  return new Map(accounts.map((account, index) => [signInKey(account), entries[index]!]));
+}
+
+function missingHome(account: Account): SignInEntry {
+  return {
+    state: "signed-out",
+    source: "home",
+    checkedAt: new Date().toISOString(),
+    note: `its home ${account.home} does not exist`,
+  };
+}
+
+/**
+ * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. A turn's
+ * "not logged in" stands until the CLI says signed in: a status command that merely cannot tell
+ * (unknown) does not make a login that just failed to authenticate usable again.
+ */
+export async function checkSignIn(
+  account: Account,
+  harness: Harness,
+  binary: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<SignInEntry> {
+  // An added login's home is made when it is added: gone means signed out. The CLI's own home
+  // (the Default login) may simply not exist yet; its status command decides.
+  if (!account.isDefault && !(await isDirectory(account.home))) {
+    const entry = missingHome(account);
+    await store(account, entry).catch(() => undefined);
+    return entry;
+  }
+  const identity = await withBudget(
+    harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home),
+  );
+  const entry: SignInEntry = {
+    state: stateOf(identity),
+    source: "status",
+    checkedAt: new Date().toISOString(),
+    ...(identity.note ? { note: identity.note } : {}),
+    ...(identity.email ? { email: identity.email } : {}),
+    ...(identity.detail ? { detail: identity.detail } : {}),
+  };
+  const before = (await readAll())[signInKey(account)];
+  if (before?.source === "turn" && before.state === "signed-out" && entry.state === "unknown") return before;
+  await store(account, entry).catch(() => undefined);
+  return entry;
+}
+
+async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIdentity> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<AccountIdentity>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({ signedIn: undefined, note: `the sign-in check did not answer within ${CHECK_BUDGET_MS / 1000} s` }),
+      CHECK_BUDGET_MS,
+    );
+  });
+  try {
+    return await Promise.race([
+      pending.catch((error: unknown) => ({ signedIn: undefined, note: describeError(error) }) as AccountIdentity),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A turn on the login ended "not logged in" (or its sign-in expired): it is signed out until it signs in again. */
+export async function markSignedOut(account: { harness: string; label: string }, reason: string): Promise<void> {
+  await store(account, { state: "signed-out", source: "turn", checkedAt: new Date().toISOString(), note: reason });
+}
+
+/** A turn on the login got an answer from the model: whatever the cache said, it can run. */
+export async function markSignedIn(account: { harness: string; label: string }): Promise<void> {
+  const before = (await readAll())[signInKey(account)];
+  if (before?.state === "signed-in") return;
+  await store(account, {
+    state: "signed-in",
+    source: "turn",
+    checkedAt: new Date().toISOString(),
+    ...(before?.email ? { email: before.email } : {}),
+    ...(before?.detail ? { detail: before.detail } : {}),
+  });
+}
+
+/** A login was renamed or removed: its entry follows it, or goes. */
+export async function moveSignIn(harness: string, from: string, to: string | undefined): Promise<void> {
+  const file = signInFile();
+  await withFileLock(file, async () => {
+    const logins = await readAll();
+    const entry = logins[signInKey({ harness, label: from })];
+    if (!entry) return;
+    delete logins[signInKey({ harness, label: from })];
+    if (to !== undefined) logins[signInKey({ harness, label: to })] = entry;
+    await writeJsonAtomic(file, { version: 1, logins }, 0o600);
+  });
+}

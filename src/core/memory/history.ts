@@ -1,0 +1,134 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
+import { appendChat, listAgents, readAgent, readChat } from "../agents/records.js";
+import { OffrunError } from "../foundation/errors.js";
+import type { MemoryChangeEvent } from "../foundation/events.js";
+import { revertOnto } from "./diff.js";
+import { readBlob, readMemoryFile, scanMemory, sha256, storeBlob, updateRecorded } from "./snapshots.js";
+import { memoryRel } from "./turn.js";
+import { projectPaths } from "../foundation/paths.js";
+
+/** One memory change and the agent in whose turn (and chat log) it happened. */
+export interface MemoryHistoryEntry {
+  agent: string;
+  event: MemoryChangeEvent;
+}
+
+/**
+ * Every recorded memory change of the project, oldest first. With `agent`: the changes its turns
+ * made, and the changes other agents made to its files.
+ */
+export async function memoryHistory(root: string, agent?: string): Promise<MemoryHistoryEntry[]> {
+  // An agent's memory may outlive its record (or precede it, written by hand): either will do.
+  if (agent !== undefined && !(await isDirectory(path.join(projectPaths(root).memory, agent)))) {
+    await readAgent(root, agent);
+  }
+  const entries: MemoryHistoryEntry[] = [];
+  for (const record of await listAgents(root)) {
+    for (const event of (await readChat(root, record.name)).entries) {
+      if (event.type !== "memory_change") continue;
+      if (agent === undefined || record.name === agent || memoryRel(event.file).startsWith(`${agent}/`)) {
+        entries.push({ agent: record.name, event });
+      }
+    }
+  }
+  return entries.sort((a, b) => a.event.at.localeCompare(b.event.at));
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  return fs.stat(dir).then(
+    (stat) => stat.isDirectory(),
+    () => false,
+  );
+}
+
+export interface Reverted {
+  file: string;
+  /** reverted: the file was changed back; unchanged: it already read as before the change. */
+  outcome: "reverted" | "unchanged";
+}
+
+/**
+ * Undoes one memory change: the file goes back to what it was before, keeping edits made since
+ * on other lines. Refuses (conflict) when later edits touch the lines of the change, and then
+ * changes nothing. The revert is the user's: it is recorded so no agent's turn is credited with it.
+ */
+export async function revertMemoryChange(root: string, agent: string, id: string): Promise<Reverted> {
+  const record = await readAgent(root, agent);
+  const events = (await readChat(root, agent)).entries.filter(
+    (e): e is MemoryChangeEvent => e.type === "memory_change",
+  );
+  const event = events.find((e) => e.id === id);
+  if (!event) {
+    const ids = events.map((e) => e.id);
+    throw new OffrunError(
+      "not_found",
+      `${agent} has no memory change '${id}'. ${ids.length > 0 ? `Its changes: ${ids.join(", ")} (see \`offrun memory log ${agent}\`).` : "It has made no memory changes."}`,
+    );
+  }
+  const rel = memoryRel(event.file);
+  const outcome = await updateRecorded(root, async (recorded) => {
+    const current = await readMemoryFile(root, rel);
+    const before = event.before === undefined ? undefined : await readBlob(root, event.before);
+    const after = event.after === undefined ? undefined : await readBlob(root, event.after);
+    if (current === before) return "unchanged" as const;
+    const target = await revertedText(event, agent, current, before, after);
+    const full = path.join(projectPaths(root).memory, rel);
+    if (target === undefined) await fs.rm(full, { force: true });
+    else {
+      await fs.mkdir(path.dirname(full), { recursive: true });
+      await writeFileAtomic(full, target);
+      await storeBlob(root, sha256(target), target);
+    }
+    recorded[rel] = { sha: target === undefined ? null : sha256(target), at: new Date().toISOString() };
+    return "reverted" as const;
+  });
+  if (outcome === "reverted") {
+    await appendChat(root, agent, {
+      type: "notice",
+      level: "info",
+      message: `You reverted memory change ${id} (${event.file}).`,
+      at: new Date().toISOString(),
+      turn: record.turns,
+    });
+  }
+  return { file: event.file, outcome };
+}
+
+/** The file's text with the change undone (undefined: no file), or a conflict error. */
+async function revertedText(
+  event: MemoryChangeEvent,
+  agent: string,
+  current: string | undefined,
+  before: string | undefined,
+  after: string | undefined,
+): Promise<string | undefined> {
+  if (current === after) return before;
+  const refuse = (why: string) =>
+    new OffrunError(
+      "conflict",
+      `Cannot revert ${event.id}: ${event.file} ${why}, so undoing the change would lose those edits. Nothing was changed. Compare with \`offrun memory log ${agent}\` and fix it by hand with \`offrun memory edit ${agent}\`.`,
+    );
+  if (current === undefined) throw refuse("was deleted since");
+  // A file the change created has no earlier text to go back to except "no file".
+  if (before === undefined) throw refuse("was created by this change and edited since");
+  const merged = await revertOnto(current, after ?? "", before);
+  if (!merged.ok) throw refuse(`changed since in the same lines (${merged.conflicts} conflicting part(s))`);
+  return merged.text;
+}
+
+/**
+ * Records edits the user made outside any agent's turn (`offrun memory edit`), so that the next
+ * turn to end does not report them as the agent's.
+ */
+export async function recordUserEdits(root: string, before: Record<string, string>): Promise<string[]> {
+  const after = await scanMemory(root);
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => before[f] !== after[f]);
+  if (changed.length === 0) return [];
+  await updateRecorded(root, async (recorded) => {
+    const at = new Date().toISOString();
+    for (const rel of changed) recorded[rel] = { sha: after[rel] ?? null, at };
+  });
+  return changed;
+}
