@@ -7,7 +7,7 @@ import { z } from "zod";
 import { AGENT_STATUSES } from "../src/core/foundation/model.js";
 import { readSnapshot, type Snapshot } from "../src/core/companion/snapshot.js";
 import { buildMenuBar } from "../src/core/views/menu-bar.js";
-import { HARNESSES } from "../src/harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../src/harnesses/registry.js";
 
 /**
  * The menu bar's work from launch to its items being ready: read ~/.offrun/state.json and build
@@ -27,7 +27,7 @@ const snapshot: Snapshot = {
   agents: Array.from({ length: 50 }, (_, i) => ({
     project: `/work/project-${i % 5}`,
     name: `agent-${i}`,
-    harness: HARNESSES[i % 3]!.id,
+    harness: BUILTIN_HARNESSES[i % 3]!.id,
     account: `login-${i % 20}`,
     mode: "build" as const,
     status: AGENT_STATUSES[i % AGENT_STATUSES.length]!,
@@ -41,7 +41,7 @@ const snapshot: Snapshot = {
     pending: i % 6 === 0 ? [{ kind: "approval" as const, tool: "Bash", text: "npm install" }] : [],
   })),
   quota: Array.from({ length: 20 }, (_, i) => ({
-    harness: HARNESSES[i % 3]!.id,
+    harness: BUILTIN_HARNESSES[i % 3]!.id,
     label: `login-${i}`,
     windows: [
       { kind: "five_hour", usedPercent: (i * 7) % 100, resetsAt: iso(90), source: "stream", observedAt: iso(-i * 3) },
@@ -58,7 +58,7 @@ const snapshot: Snapshot = {
 
 /** One launch: a fresh process reads the snapshot and builds the view model once (cold JIT, cold zod). */
 async function once(file: string): Promise<void> {
-  const names = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
+  const names = new Map(BUILTIN_HARNESSES.map((h) => [h.id, h.displayName]));
   const start = performance.now();
   const read = await readSnapshot(file);
   if (!read) throw new Error("the snapshot was not read");
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     cold.push(z.object({ ms: z.number() }).parse(JSON.parse(run.stdout)).ms);
   }
   // The same work again in one warm process, for comparison.
-  const names = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
+  const names = new Map(BUILTIN_HARNESSES.map((h) => [h.id, h.displayName]));
   const warm: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const start = performance.now();

@@ -21,7 +21,7 @@ import { OffrunError } from "../core/foundation/errors.js";
 import { offrunHome, userPaths } from "../core/foundation/paths.js";
 import { runCommand } from "../core/foundation/process.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
-import { getHarness, HARNESSES } from "../harnesses/registry.js";
+import { findHarness, listHarnesses } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
@@ -30,12 +30,15 @@ import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun accounts`: every login of every harness, with who is signed in to it. */
 export async function accounts(options: GlobalOptions): Promise<void> {
+  const harnesses = new Map((await listHarnesses({ tolerant: true })).map((h) => [h.id, h] as const));
   const binaries = new Map(
-    await Promise.all(HARNESSES.map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const)),
+    await Promise.all(
+      [...harnesses.values()].map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const),
+    ),
   );
   const logins = await Promise.all(
     (await listAccounts()).map(async (account) => {
-      const harness = getHarness(account.harness);
+      const harness = harnesses.get(account.harness)!;
       // Asked now (and kept for the picker): a missing home is signed out without asking the CLI.
       const [signIn, quota] = await Promise.all([
         checkSignIn(account, harness, binaries.get(harness.id), process.env),
@@ -110,7 +113,7 @@ export async function add(harnessId: string, label: string, options: AddOptions)
     ...(options.home === undefined ? {} : { home: options.home }),
     env: parseEnvPairs(options.env),
   });
-  const created = `Added login '${account.label}' of ${getHarness(account.harness).displayName}, home ${account.home}${
+  const created = `Added login '${account.label}' of ${(await findHarness(account.harness)).displayName}, home ${account.home}${
     account.adopted ? " (adopted: Offrun never deletes it)" : ""
   }.`;
   if (options.login === false) {
@@ -134,7 +137,7 @@ export async function rm(
   options: GlobalOptions & { purge?: boolean },
 ): Promise<void> {
   const result = await removeAccount({ harness: harnessId, label, purge: options.purge === true });
-  const name = getHarness(harnessId).displayName;
+  const name = (await findHarness(harnessId)).displayName;
   const home = result.account.home;
   output(options, result, () => {
     const head = `Removed login '${label}' of ${name}.`;
@@ -153,12 +156,12 @@ export async function rm(
 
 export async function rename(harnessId: string, label: string, to: string, options: GlobalOptions): Promise<void> {
   const result = await renameLogin({ harness: harnessId, label, to });
+  const name = (await findHarness(harnessId)).displayName;
   const moved = result.agents.length > 0 ? ` Its agents (${result.agents.join(", ")}) go on under the new name.` : "";
   output(
     options,
     result,
-    () =>
-      `Renamed login '${label}' of ${getHarness(harnessId).displayName} to '${to}'; its home ${result.account.home} is unchanged.${moved}`,
+    () => `Renamed login '${label}' of ${name} to '${to}'; its home ${result.account.home} is unchanged.${moved}`,
   );
 }
 
@@ -174,7 +177,7 @@ export async function setDefault(
     );
   }
   const account = await setDefaultAccount({ harness: harnessId, label: options.clear ? undefined : label });
-  const name = getHarness(harnessId).displayName;
+  const name = (await findHarness(harnessId)).displayName;
   output(options, { harness: harnessId, default: account?.label ?? null }, () =>
     account
       ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --account.`
@@ -190,7 +193,7 @@ export async function reserve(
 ): Promise<void> {
   const value = Number(percent.replace(/%$/, ""));
   const account = await setReserve({ harness: harnessId, label, percent: value });
-  const name = getHarness(harnessId).displayName;
+  const name = (await findHarness(harnessId)).displayName;
   output(options, { harness: harnessId, label: account.label, reservePercent: account.reservePercent ?? 0 }, () =>
     value === 0
       ? `Login '${account.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
@@ -228,7 +231,7 @@ interface LoginResult {
  * command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
  */
 async function openLogin(account: Account): Promise<LoginResult> {
-  const harness = getHarness(account.harness);
+  const harness = await findHarness(account.harness);
   await ensureAccountHome(account);
   const binary = await locateBinary(harness.id, harness.binaryName);
   const spec = loginCommand(account, harness, binary ?? harness.binaryName);

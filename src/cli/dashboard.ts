@@ -6,14 +6,14 @@ import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/companion/client.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { runCommand } from "../core/foundation/process.js";
-import { HARNESSES } from "../harnesses/registry.js";
+import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, and every agent on this machine. */
 export async function dashboard(options: GlobalOptions): Promise<void> {
   const clis = await Promise.all(
-    HARNESSES.map(async (harness) => {
+    (await listHarnesses({ tolerant: true })).map(async (harness) => {
       const binary = await locateBinary(harness.id, harness.binaryName);
       let version: string | undefined;
       if (binary) {
@@ -22,7 +22,7 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
         );
         version = result?.stdout.trim().split("\n")[0] || undefined;
       }
-      const accounts = await listAccounts(harness.id);
+      const accounts = await listAccounts(harness);
       const logins = await Promise.all(
         accounts.map(async (account) => {
           const quota = await cachedAccountQuota(account);

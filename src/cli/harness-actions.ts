@@ -2,7 +2,7 @@ import { listAccounts } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { runCommand } from "../core/foundation/process.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import { HARNESSES, loadHarnesses } from "../harnesses/registry.js";
+import { isBuiltinHarness, listHarnesses } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
@@ -10,7 +10,7 @@ import { output, projectDir, type GlobalOptions } from "./output.js";
 export async function harnesses(options: GlobalOptions): Promise<void> {
   // Custom ACP agents come from ~/.offrun/harnesses.json and, inside a project, its config.
   const root = await findRepoRoot(projectDir(options)).catch(() => undefined);
-  const rows = await Promise.all((await loadHarnesses(root)).map(describe));
+  const rows = await Promise.all((await listHarnesses({ project: root })).map(describe));
   output(options, rows, () =>
     rows
       .map((h) => {
@@ -48,7 +48,7 @@ async function describe(harness: Harness) {
     homeVariable: harness.homeVariable,
     logins,
     interactiveApprovals: harness.live !== undefined,
-    custom: !HARNESSES.some((builtin) => builtin.id === harness.id),
+    custom: !isBuiltinHarness(harness.id),
     approvals: harness.approvals,
     quotaSources: harness.quotaSources.map((s) => s.id),
   };

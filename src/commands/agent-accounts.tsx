@@ -27,7 +27,6 @@ import {
 } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
 import { signInCommand } from "../core/views/login-quota.js";
-import { HARNESSES } from "../harnesses/registry.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv, preferences } from "./lib/preferences.js";
 
@@ -73,10 +72,13 @@ function SignedIn({ row }: { row: LoginRow }) {
   );
 }
 
-function AddLoginForm({ harness, onAdded }: { harness?: string; onAdded: () => void }) {
+/** The CLIs a login can be added to: every harness the registry lists, custom ACP agents included. */
+type CliChoice = { id: string; name: string };
+
+function AddLoginForm({ harness, clis, onAdded }: { harness?: string; clis: CliChoice[]; onAdded: () => void }) {
   const { pop } = useNavigation();
   const { handleSubmit, itemProps } = useForm<{ harness: string; label: string; home: string[] }>({
-    initialValues: { harness: harness ?? HARNESSES[0]!.id, label: "", home: [] },
+    initialValues: { harness: harness ?? clis[0]?.id ?? "", label: "", home: [] },
     validation: { label: FormValidation.Required },
     onSubmit: async (values) => {
       try {
@@ -104,8 +106,8 @@ function AddLoginForm({ harness, onAdded }: { harness?: string; onAdded: () => v
       }
     >
       <Form.Dropdown {...itemProps.harness} title="Agent CLI">
-        {HARNESSES.map((h) => (
-          <Form.Dropdown.Item key={h.id} value={h.id} title={h.displayName} />
+        {clis.map((h) => (
+          <Form.Dropdown.Item key={h.id} value={h.id} title={h.name} />
         ))}
       </Form.Dropdown>
       <Form.TextField
@@ -180,7 +182,17 @@ async function setDefault(account: Account, on: boolean, reload: () => void) {
   }
 }
 
-function LoginItem({ group, row, reload }: { group: HarnessLogins; row: LoginRow; reload: () => void }) {
+function LoginItem({
+  group,
+  row,
+  clis,
+  reload,
+}: {
+  group: HarnessLogins;
+  row: LoginRow;
+  clis: CliChoice[];
+  reload: () => void;
+}) {
   const { account, quota } = row;
   const isPreferred = group.defaultLogin === account.label;
   const signInAction = <Action title="Sign in with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />;
@@ -222,7 +234,7 @@ function LoginItem({ group, row, reload }: { group: HarnessLogins; row: LoginRow
             title="Add Login"
             icon={Icon.Plus}
             shortcut={Keyboard.Shortcut.Common.New}
-            target={<AddLoginForm harness={account.harness} onAdded={reload} />}
+            target={<AddLoginForm harness={account.harness} clis={clis} onAdded={reload} />}
           />
           <Action.ShowInFinder path={account.home} />
           <Action.CopyToClipboard title="Copy Home Path" content={account.home} />
@@ -259,6 +271,7 @@ export default function AgentAccounts() {
   const { data, isLoading, error, revalidate } = useCachedPromise(() => loadAccountsView(faceEnv()), [], {
     keepPreviousData: true,
   });
+  const clis = (data ?? []).map((group) => ({ id: group.id, name: group.name }));
   return (
     <List isLoading={isLoading} isShowingDetail searchBarPlaceholder="Filter logins">
       {error && !data ? <FailureView error={error} onRetry={revalidate} /> : null}
@@ -269,7 +282,7 @@ export default function AgentAccounts() {
           subtitle={group.binary ? group.binary : `Not installed: ${group.installHint}`}
         >
           {group.logins.map((row) => (
-            <LoginItem key={row.account.label} group={group} row={row} reload={revalidate} />
+            <LoginItem key={row.account.label} group={group} row={row} clis={clis} reload={revalidate} />
           ))}
         </List.Section>
       ))}

@@ -3,7 +3,7 @@ import { useCachedPromise } from "@raycast/utils";
 import { isAlive } from "../core/foundation/pids.js";
 import { readSnapshot } from "../core/companion/snapshot.js";
 import { buildMenuBar } from "../core/views/menu-bar.js";
-import { HARNESSES } from "../harnesses/registry.js";
+import { listHarnesses } from "../harnesses/registry.js";
 import { withCompanion } from "./lib/companion.js";
 import { describeError } from "./lib/failure.js";
 
@@ -12,10 +12,8 @@ import { describeError } from "./lib/failure.js";
  * companion when it is down. isLoading stays true until both are done, then Raycast unloads it.
  */
 
-const HARNESS_NAMES = new Map(HARNESSES.map((h) => [h.id, h.displayName]));
-
 async function loadMenu() {
-  const snapshot = await readSnapshot();
+  const [snapshot, harnesses] = await Promise.all([readSnapshot(), listHarnesses({ tolerant: true })]);
   let alive = snapshot !== undefined && isAlive(snapshot.companion.pid);
   let startError: string | undefined;
   if (!alive) {
@@ -28,7 +26,7 @@ async function loadMenu() {
   return {
     model: buildMenuBar(snapshot ?? (await readSnapshot()), {
       now: Date.now(),
-      harnessNames: HARNESS_NAMES,
+      harnessNames: new Map(harnesses.map((h) => [h.id, h.displayName])),
       companionAlive: alive,
     }),
     startError,

@@ -5,7 +5,7 @@ import { addAccount } from "../../src/core/logins/accounts.js";
 import { readAgent, readChat, writeAgent } from "../../src/core/agents/records.js";
 import { addToDraft, draftFile, readDraft } from "../../src/core/agents/draft.js";
 import { agentDeeplink } from "../../src/core/notify/deeplink.js";
-import { getHarness } from "../../src/harnesses/registry.js";
+import { findHarness } from "../../src/harnesses/registry.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";
 import { render, type Screen, type UiNode } from "../helpers/raycast-api-render.js";
@@ -121,7 +121,7 @@ test("Switch Login moves the agent and copies its Claude session into the other 
   expect(record.sessionId).toBeDefined();
   // The stub replays a stream but writes no session: put one where Claude Code keeps it.
   const folder = claudeProjectFolder(record.worktree);
-  const defaultHome = getHarness("claude").defaultHome(sandbox.box.env);
+  const defaultHome = (await findHarness("claude")).defaultHome(sandbox.box.env);
   const session = path.join(defaultHome, "projects", folder, `${record.sessionId}.jsonl`);
   await fs.mkdir(path.dirname(session), { recursive: true });
   await fs.writeFile(session, '{"type":"user","message":"task of upload"}\n');

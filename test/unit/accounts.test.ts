@@ -12,8 +12,8 @@ import {
 import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/index.js";
 import { parseCodexLoginStatus } from "../../src/harnesses/codex/identity.js";
-import { getHarness } from "../../src/harnesses/registry.js";
-import { HARNESSES } from "../../src/harnesses/registry.js";
+import { findHarness } from "../../src/harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -44,7 +44,7 @@ const mode = async (file: string) => (await fs.stat(file)).mode & 0o777;
 
 test("with no accounts.json every harness has just its Default login, the CLI's own home", async () => {
   const accounts = await listAccounts(undefined, { ...env, CODEX_HOME: "/somewhere/codex" });
-  expect(accounts.map((a) => a.harness)).toEqual(HARNESSES.map((h) => h.id));
+  expect(accounts.map((a) => a.harness)).toEqual(BUILTIN_HARNESSES.map((h) => h.id));
   expect(accounts.every((a) => a.label === "default" && a.isDefault)).toBe(true);
   expect(accounts.slice(0, 2).map((a) => [a.harness, a.home])).toEqual([
     ["claude", path.join(env.HOME!, ".claude")],
@@ -152,7 +152,7 @@ test("an invalid accounts.json names the file, the field and the fix", async () 
 
 test("extra env: kept for the login, but never the home variable or anything that looks like a secret", async () => {
   const account = await add("claude", "gw", { env: { ANTHROPIC_BASE_URL: "http://gw" } });
-  const claude = getHarness("claude");
+  const claude = await findHarness("claude");
   expect(accountProcessEnv(account, claude)).toEqual({
     CLAUDE_CONFIG_DIR: account.home,
     ANTHROPIC_BASE_URL: "http://gw",
@@ -167,13 +167,13 @@ test("extra env: kept for the login, but never the home variable or anything tha
 
 test("the login command is the CLI's own sign-in with the login's home set", async () => {
   const account = await add("codex", "work");
-  expect(loginCommand(account, getHarness("codex"), "/bin/codex")).toEqual({
+  expect(loginCommand(account, await findHarness("codex"), "/bin/codex")).toEqual({
     file: "/bin/codex",
     args: ["login"],
     env: { CODEX_HOME: account.home },
   });
   const claude = await add("claude", "work");
-  expect(loginCommand(claude, getHarness("claude"), "claude").args).toEqual(["auth", "login"]);
+  expect(loginCommand(claude, await findHarness("claude"), "claude").args).toEqual(["auth", "login"]);
 });
 
 test("Claude's project folder: every character but an ASCII letter or digit becomes '-', long names get a hash", () => {
@@ -204,7 +204,7 @@ test("copySession puts a session at the same relative path in the other home, an
   await fs.mkdir(path.join(path.dirname(claudeFile), "s1", "subagents"), { recursive: true });
   await fs.writeFile(claudeFile, '{"type":"user"}\n');
   await fs.writeFile(path.join(path.dirname(claudeFile), "s1", "subagents", "agent-1.jsonl"), "{}\n");
-  await getHarness("claude").copySession({ fromHome: from, toHome: to, sessionId: "s1", cwd });
+  await (await findHarness("claude")).copySession({ fromHome: from, toHome: to, sessionId: "s1", cwd });
   const copied = path.join(to, "projects", claudeProjectFolder(cwd));
   // Each copied line is marked, so quota readers do not count the first login's usage as the new one's.
   expect(await fs.readFile(path.join(copied, "s1.jsonl"), "utf8")).toBe('{"offrunCopied":true,"type":"user"}\n');
@@ -213,11 +213,13 @@ test("copySession puts a session at the same relative path in the other home, an
   const rollout = path.join(from, "sessions", "2026", "11", "30", "rollout-2026-11-30T01-02-03-t-1.jsonl");
   await fs.mkdir(path.dirname(rollout), { recursive: true });
   await fs.writeFile(rollout, "{}\n");
-  await getHarness("codex").copySession({ fromHome: from, toHome: to, sessionId: "t-1", cwd });
+  await (await findHarness("codex")).copySession({ fromHome: from, toHome: to, sessionId: "t-1", cwd });
   expect(await fs.readFile(path.join(to, path.relative(from, rollout)), "utf8")).toBe('{"offrunCopied":true}\n');
 
   for (const id of ["claude", "codex"]) {
-    const error = await failure(getHarness(id).copySession({ fromHome: from, toHome: to, sessionId: "nope", cwd }));
+    const error = await failure(
+      (await findHarness(id)).copySession({ fromHome: from, toHome: to, sessionId: "nope", cwd }),
+    );
     expect(isOffrunError(error, "not_found")).toBe(true);
   }
 });

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadCustomHarnessDefinitions } from "../../src/harnesses/acp/custom.js";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { loadHarnesses, resolveHarness } from "../../src/harnesses/registry.js";
+import { findHarness, listHarnesses } from "../../src/harnesses/registry.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -124,13 +124,13 @@ test("invalid JSON names the file", async () => {
 
 test("the registry lists built-ins and custom agents, and resolves a custom id to a live-only ACP harness", async () => {
   await write(projectFile(), { harnesses: [{ id: "kiro", displayName: "Kiro", command: "kiro-cli", args: ["acp"] }] });
-  const all = await loadHarnesses(project, env);
+  const all = await listHarnesses({ project, env });
   expect(all.map((h) => h.id)).toEqual(expect.arrayContaining(["claude", "codex", "grok", "kiro"]));
-  const kiro = await resolveHarness("kiro", project, env);
+  const kiro = await findHarness("kiro", { project, env });
   expect(kiro.displayName).toBe("Kiro");
   expect(kiro.live).toBeDefined();
   expect(() => kiro.turnCommand({ prompt: "x", mode: "build", cwd: "/", binary: "kiro-cli", env: {} })).toThrow(
     /runs only as a live turn/,
   );
-  await expect(resolveHarness("nope", project, env)).rejects.toThrow(/Unknown harness 'nope'.*kiro/);
+  await expect(findHarness("nope", { project, env })).rejects.toThrow(/Unknown harness 'nope'.*kiro/);
 });

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { getHarness } from "../../src/harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
 
 // Payloads as Offrun's hook received them from the real CLIs (test/fixtures/record-hooks.ts).
 const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "fixtures");
@@ -16,7 +16,7 @@ async function recorded(
 }
 
 const signal = (harness: string, payload: unknown, at = "2026-11-30T04:28:37.795Z") =>
-  getHarness(harness).hooks!.signal(payload, at);
+  BUILTIN_HARNESSES.find((h) => h.id === harness)!.hooks!.signal(payload, at);
 
 it("Claude Code's Stop is a finished turn with its last message", async () => {
   const { payload, receivedAt } = await recorded("claude", "2.1.332", "Stop");

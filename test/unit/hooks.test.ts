@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { hookStatus, installHook, uninstallHook } from "../../src/core/hooks/install.js";
-import { getHarness } from "../../src/harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
 import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 let sandbox: Sandbox;
@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 const request = (id: string) => ({
-  harness: getHarness(id),
+  harness: BUILTIN_HARNESSES.find((h) => h.id === id)!,
   account: { label: "default", home },
   hookArgv,
   env: sandbox.env,

@@ -1,4 +1,4 @@
-import { resolveHarness } from "../../harnesses/registry.js";
+import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import type { ParsedEvent } from "../foundation/events.js";
@@ -44,7 +44,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
   let binary: string;
   let config: ProjectConfig;
   try {
-    harness = await resolveHarness(record.harness, record.project, ctx.env);
+    harness = await findHarness(record.harness, { project: record.project, env: ctx.env });
     [binary, config] = await Promise.all([ctx.requireBinary(harness), loadProjectConfig(record.project)]);
   } catch (error) {
     await giveUp(ctx, `Could not go on after the reset: ${describeError(error)}`);

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_HARNESS_ID, resolveHarness } from "../../harnesses/registry.js";
+import { DEFAULT_HARNESS_ID, findHarness } from "../../harnesses/registry.js";
 import type { Decision, Harness } from "../../harnesses/types.js";
 import { appendChat, listAgents, readAgent, readChat, writeAgent } from "./records.js";
 import { buildHandoffPrompt } from "./handoff.js";
@@ -56,11 +56,10 @@ export class Supervisor {
     if (request.name !== undefined) validateAgentName(request.name);
     const root = await findRepoRoot(request.project);
     const config = await loadProjectConfig(root);
-    const harness = await resolveHarness(
-      request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID,
-      root,
-      this.env,
-    );
+    const harness = await findHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID, {
+      project: root,
+      env: this.env,
+    });
     // Independent file reads and a PATH search: done together, since each start pays for them.
     const [binary, login] = await Promise.all([
       this.requireBinary(harness),
@@ -148,7 +147,7 @@ export class Supervisor {
       );
     }
     const config = await loadProjectConfig(root);
-    const harness = await resolveHarness(record.harness, root, this.env);
+    const harness = await findHarness(record.harness, { project: root, env: this.env });
     const binary = await this.requireBinary(harness);
     if (record.resume) await this.endWait(record, "Your new message replaces the wait for the reset.");
     const firstTurn = record.turns + 1;
@@ -219,7 +218,7 @@ export class Supervisor {
       throw new OffrunError("invalid_input", `${record.name} was discarded; there is no worktree to hand off.`);
     }
     const config = await loadProjectConfig(root);
-    const harness = await resolveHarness(request.harness, root, this.env);
+    const harness = await findHarness(request.harness, { project: root, env: this.env });
     const binary = await this.requireBinary(harness);
     const login = await this.logins.choose(harness, { label: request.account, force: request.force });
     const prompt = await buildHandoffPrompt({

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { resolveHarness } from "../../harnesses/registry.js";
+import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { findAccount } from "../logins/accounts.js";
@@ -54,7 +54,7 @@ export interface ChainContext {
  */
 export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   const { record, config } = ctx;
-  const harness = await resolveHarness(record.harness, record.project, ctx.env);
+  const harness = await findHarness(record.harness, { project: record.project, env: ctx.env });
   const tried = new Set<string>();
   let retries = 0;
   let continuation = ctx.resumed?.continuation ?? false;

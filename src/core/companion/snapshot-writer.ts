@@ -14,7 +14,7 @@ import { projectPaths, userPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import { countStatuses, type Snapshot, type SnapshotAgent, type SnapshotQuota } from "./snapshot.js";
 import { writeJsonAtomic } from "../foundation/store.js";
 
@@ -237,6 +237,7 @@ function addPending(known: ChatFacts, event: AgentEvent): void {
  * with its cached sign-in state and its CLI's quota coverage.
  */
 async function quota(): Promise<SnapshotQuota[]> {
+  const harnesses = await listHarnesses({ tolerant: true });
   const accounts = await listAccounts().catch(() => []);
   const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
   const now = new Date();
@@ -245,7 +246,7 @@ async function quota(): Promise<SnapshotQuota[]> {
     const q = await cachedAccountQuota(account, now).catch(() => undefined);
     if (!q) continue;
     const signIn = signIns.get(signInKey(account));
-    const coverage = HARNESSES.find((h) => h.id === account.harness)?.quotaCoverage;
+    const coverage = harnesses.find((h) => h.id === account.harness)?.quotaCoverage;
     result.push({
       harness: q.harness,
       label: q.label,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import type { Harness, HarnessHooks } from "../../harnesses/types.js";
 import { OffrunError } from "../foundation/errors.js";
 import { offrunHome } from "../foundation/paths.js";
@@ -18,9 +18,12 @@ import { HOME_ARGUMENT } from "./hook-paths.js";
  * each CLI's file looks like is its adapter's `hooks`.
  */
 
-/** The harnesses whose CLIs take Offrun's hook. */
+/**
+ * The harnesses whose CLIs take Offrun's hook. Only built-ins have a hook surface: a custom ACP agent
+ * runs only inside Offrun, whose own stream of it notifies.
+ */
 export function hookHarnesses(): Harness[] {
-  return HARNESSES.filter((harness) => harness.hooks !== undefined);
+  return BUILTIN_HARNESSES.filter((harness) => harness.hooks !== undefined);
 }
 
 /**

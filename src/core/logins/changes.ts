@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { getHarness } from "../../harnesses/registry.js";
+import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { DEFAULT_ACCOUNT, type Account, type AccountEntry } from "../foundation/account-model.js";
 import { HOME_MODE, isDirectory } from "./env.js";
@@ -65,7 +65,7 @@ export interface AddAccountRequest {
 
 /** Adds a login: a new home of its own under ~/.offrun/accounts, or an existing folder adopted as it is. */
 export async function addAccount(request: AddAccountRequest): Promise<Account> {
-  const harness = getHarness(request.harness);
+  const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   checkLabel(request.label);
   const extraEnv = request.env ?? {};
@@ -131,7 +131,7 @@ export async function removeAccount(request: {
   purge?: boolean;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<RemoveAccountResult> {
-  const harness = getHarness(request.harness);
+  const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   if (request.label === DEFAULT_ACCOUNT) {
     throw new OffrunError(
@@ -179,7 +179,7 @@ export async function renameAccount(request: {
   to: string;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<Account> {
-  const harness = getHarness(request.harness);
+  const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   if (request.label === DEFAULT_ACCOUNT) {
     throw new OffrunError(
       "invalid_input",
@@ -217,7 +217,7 @@ export async function setDefaultAccount(request: {
   label: string | undefined;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<Account | undefined> {
-  const harness = getHarness(request.harness);
+  const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   const account = request.label === undefined ? undefined : await findAccount(harness, request.label, processEnv);
   await updateAccountsFile(processEnv, async (file) => ({
@@ -237,7 +237,7 @@ export async function setReserve(request: {
   percent: number;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<Account> {
-  const harness = getHarness(request.harness);
+  const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   if (!Number.isFinite(request.percent) || request.percent < 0 || request.percent > 100) {
     throw new OffrunError("invalid_input", `A reserve is a percentage from 0 to 100; '${request.percent}' is not.`);

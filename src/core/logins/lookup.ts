@@ -1,4 +1,4 @@
-import { getHarness, HARNESSES } from "../../harnesses/registry.js";
+import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { DEFAULT_ACCOUNT, type Account } from "../foundation/account-model.js";
 import { readAccountsFile, toAccount } from "./accounts-file.js";
@@ -23,8 +23,10 @@ export async function listAccounts(
   harness?: string | Harness,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Account[]> {
-  // A Harness object also covers custom ACP agents, which getHarness (built-ins only) does not know.
-  const harnesses = harness === undefined ? HARNESSES : [typeof harness === "string" ? getHarness(harness) : harness];
+  const harnesses =
+    harness === undefined
+      ? await listHarnesses({ env, tolerant: true })
+      : [typeof harness === "string" ? await findHarness(harness, { env }) : harness];
   const { accounts, reserves = {} } = await readAccountsFile(env);
   const withReserve = (account: Account): Account => {
     const reserve = reserves[`${account.harness}/${account.label}`];
@@ -42,7 +44,7 @@ export async function findAccount(
   label: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Account> {
-  const harness = typeof harnessOrId === "string" ? getHarness(harnessOrId) : harnessOrId;
+  const harness = typeof harnessOrId === "string" ? await findHarness(harnessOrId, { env }) : harnessOrId;
   const accounts = await listAccounts(harness, env);
   const found = accounts.find((account) => account.label === label);
   if (found) return found;

@@ -1,4 +1,4 @@
-import { HARNESSES } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { accountProcessEnv, findAccount, listAccounts } from "./accounts.js";
@@ -90,7 +90,7 @@ export class LoginPicker {
 
   /** "Codex has room (login work, 40% left)": for the message when every login of a harness is out. */
   async roomElsewhere(except: Harness, agent: string): Promise<string | undefined> {
-    for (const harness of HARNESSES) {
+    for (const harness of await listHarnesses({ env: this.env, tolerant: true })) {
       if (harness.id === except.id) continue;
       if (!(await locateBinary(harness.id, harness.binaryName, this.env))) continue;
       const candidates = await this.candidates(harness).catch(() => []);

@@ -1,4 +1,4 @@
-import { loadHarnesses } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import { listAccounts } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
@@ -19,7 +19,7 @@ export function watchSignIns(options: { env: NodeJS.ProcessEnv; log: (line: stri
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   const round = async () => {
-    const harnesses = await loadHarnesses(undefined, options.env).catch(() => []);
+    const harnesses = await listHarnesses({ env: options.env, tolerant: true });
     for (const harness of harnesses) {
       if (closed) return;
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);

@@ -1,4 +1,4 @@
-import { resolveHarness } from "../../harnesses/registry.js";
+import { findHarness } from "../../harnesses/registry.js";
 import { findAccount } from "./accounts.js";
 import { appendChat, readAgent, writeAgent } from "../agents/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
@@ -35,7 +35,7 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
   const root = await findRepoRoot(request.project);
   const record = await readAgent(root, request.name);
   refuseUnlessIdle(record);
-  const harness = await resolveHarness(record.harness, root, env);
+  const harness = await findHarness(record.harness, { project: root, env });
   const from = await findAccount(harness, record.account, env);
   const to = (await new LoginPicker(env).choose(harness, { label: request.account, force: request.force })).account;
   if (to.label === from.label) {

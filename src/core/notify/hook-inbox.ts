@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import chokidar from "chokidar";
 import { z } from "zod";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { describeError } from "../foundation/errors.js";
 import { hookInboxFile } from "../hooks/hook-paths.js";
 import { userPaths } from "../foundation/paths.js";
@@ -97,7 +97,8 @@ export async function followHookInbox(options: HookInboxOptions): Promise<HookIn
     const { harness: id, receivedAt, payload } = entry.data;
     const now = (options.now ?? Date.now)();
     if (!(now - Date.parse(receivedAt) < STALE_MS)) return;
-    const harness = HARNESSES.find((h) => h.id === id);
+    // Only built-in CLIs have hooks: a custom ACP agent runs inside Offrun, whose own stream notifies.
+    const harness = BUILTIN_HARNESSES.find((h) => h.id === id);
     if (!harness?.hooks) {
       options.log(`hooks: skipped a payload from unknown harness '${id}'`);
       return;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import chokidar from "chokidar";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness, TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../../harnesses/types.js";
 import { listAccounts } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
@@ -60,7 +60,9 @@ interface Followed {
  * only once it grows: until then it is a number (5,000 idle sessions are the usual case).
  */
 export async function watchTranscripts(options: TranscriptWatchOptions): Promise<TranscriptWatch> {
-  const harnesses = (options.harnesses ?? HARNESSES).filter((h) => h.transcripts);
+  const harnesses = (options.harnesses ?? (await listHarnesses({ env: options.env, tolerant: true }))).filter(
+    (h) => h.transcripts,
+  );
   const savePath = options.offsetsPath ?? offsetsFile();
   const saved = await loadOffsets(savePath);
   const folders =

@@ -1,4 +1,4 @@
-import { HARNESSES, loadHarnesses } from "../../harnesses/registry.js";
+import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
@@ -33,10 +33,10 @@ export async function quotaOfAllLogins(
   options: { fresh?: boolean; env?: NodeJS.ProcessEnv; now?: Date; projectRoot?: string } = {},
 ): Promise<AllLoginQuotas> {
   const env = options.env ?? process.env;
-  let harnesses: readonly Harness[] = HARNESSES;
+  let harnesses: readonly Harness[] = BUILTIN_HARNESSES;
   let customError: string | undefined;
   try {
-    harnesses = await loadHarnesses(options.projectRoot, env);
+    harnesses = await listHarnesses({ project: options.projectRoot, env });
   } catch (error) {
     customError = describeError(error); // the built-ins still answer
   }

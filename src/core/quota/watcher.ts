@@ -1,5 +1,5 @@
 import chokidar from "chokidar";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
@@ -82,9 +82,9 @@ export async function watchQuota(options: {
 
   /** Starts watching every login not watched yet (at start, and when accounts.json changes). */
   const watchNewLogins = async () => {
-    for (const harness of HARNESSES) {
+    for (const harness of await listHarnesses({ env: options.env, tolerant: true })) {
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-      for (const account of await listAccounts(harness.id, options.env).catch(() => [])) {
+      for (const account of await listAccounts(harness, options.env).catch(() => [])) {
         const key = `${harness.id}/${account.label}\u0000${account.home}`;
         if (watched.has(key)) continue;
         watched.add(key);

@@ -1,4 +1,4 @@
-import { HARNESSES, resolveHarness } from "../../harnesses/registry.js";
+import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { listAccounts } from "../logins/accounts.js";
@@ -42,7 +42,7 @@ export async function chooseReviewer(
   const model = wish.model ?? (wish.harness === undefined ? configured.model : undefined);
   const modelPart = model === undefined ? {} : { model };
   if (harnessId !== undefined) {
-    const harness = await resolveHarness(harnessId, record.project, env);
+    const harness = await findHarness(harnessId, { project: record.project, env });
     const binary = await requireBinary(harness, env);
     if (label !== undefined) {
       const picked = await logins.choose(harness, { label, force: wish.force });
@@ -50,14 +50,14 @@ export async function chooseReviewer(
     }
     return { harness, binary, ...modelPart, ...(await otherLoginFirst(record, harness, logins, wish.force)) };
   }
-  for (const harness of HARNESSES) {
+  for (const harness of await listHarnesses({ project: record.project, env, tolerant: true })) {
     if (harness.id === record.harness) continue;
     const binary = await locateBinary(harness.id, harness.binaryName, env);
     if (!binary || !(await hasUsedLogin(harness, env))) continue;
     const picked = await logins.choose(harness, {}).catch(() => undefined);
     if (picked) return { harness, binary, account: picked.account, ...modelPart };
   }
-  const harness = await resolveHarness(record.harness, record.project, env);
+  const harness = await findHarness(record.harness, { project: record.project, env });
   const binary = await requireBinary(harness, env);
   return { harness, binary, ...modelPart, ...(await otherLoginFirst(record, harness, logins, wish.force)) };
 }

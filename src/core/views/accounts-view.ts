@@ -5,7 +5,8 @@ import { defaultAccounts, listAccounts, loginCommand } from "../logins/accounts.
 import { locateBinary } from "../foundation/binaries.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../logins/sign-in.js";
-import { HARNESSES, getHarness } from "../../harnesses/registry.js";
+import { findHarness, listHarnesses } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 
 /**
@@ -33,7 +34,7 @@ export interface HarnessLogins {
 export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now()): Promise<HarnessLogins[]> {
   const defaults = await defaultAccounts(env);
   return Promise.all(
-    HARNESSES.map(async (harness) => {
+    (await listHarnesses({ env, tolerant: true })).map(async (harness) => {
       const [binary, accounts] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
         listAccounts(harness, env),
@@ -64,7 +65,7 @@ export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now())
  * time-boxed) and keeps the answer in the sign-in cache, so the next paint shows it at once.
  */
 export async function refreshSignIn(account: Account, env: NodeJS.ProcessEnv): Promise<SignInEntry> {
-  const harness = getHarness(account.harness);
+  const harness = await findHarness(account.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   return checkSignIn(account, harness, binary, env);
 }
@@ -77,8 +78,7 @@ function shellQuote(word: string): string {
  * A `.command` file that Terminal runs: the CLI's own sign-in with the login's home set. Offrun
  * never sees what the user types there.
  */
-export function loginScript(account: Account, binary: string): string {
-  const harness = getHarness(account.harness);
+export function loginScript(account: Account, harness: Harness, binary: string): string {
   const command = loginCommand(account, harness, binary);
   const exports = Object.entries(command.env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   return [
@@ -92,7 +92,7 @@ export function loginScript(account: Account, binary: string): string {
 
 /** Writes the sign-in script into `dir` (Raycast's support folder) and returns its path. */
 export async function writeLoginScript(dir: string, account: Account, env: NodeJS.ProcessEnv): Promise<string> {
-  const harness = getHarness(account.harness);
+  const harness = await findHarness(account.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   if (!binary) {
     const { OffrunError } = await import("../foundation/errors.js");
@@ -100,6 +100,6 @@ export async function writeLoginScript(dir: string, account: Account, env: NodeJ
   }
   await fs.mkdir(dir, { recursive: true });
   const file = path.join(dir, `login-${account.harness}-${account.label}.command`);
-  await fs.writeFile(file, loginScript(account, binary), { mode: 0o700 });
+  await fs.writeFile(file, loginScript(account, harness, binary), { mode: 0o700 });
   return file;
 }

@@ -7,7 +7,7 @@ import type { AgentRecord, AgentStatus } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { accountKey, type AccountQuota } from "../quota/ledger.js";
-import { HARNESSES } from "../../harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { splitJsonl } from "../foundation/store.js";
 import { elapsedShort } from "./format.js";
@@ -54,7 +54,7 @@ export type ContextWindowOf = (harness: string, model: string | undefined) => nu
 
 /** The built-in harnesses' own tables (custom ACP agents have none). */
 export const harnessContextWindow: ContextWindowOf = (harness, model) =>
-  HARNESSES.find((h) => h.id === harness)?.contextWindow?.(model);
+  BUILTIN_HARNESSES.find((h) => h.id === harness)?.contextWindow?.(model);
 
 /** Pure: the percentage of the window that the last call filled. */
 export function viewContext(use: ContextUse, window: number | undefined): ContextView {

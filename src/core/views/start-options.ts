@@ -7,7 +7,7 @@ import type { Mode } from "../foundation/model.js";
 import { knownProjects, loadProjectConfig } from "../foundation/project.js";
 import type { AccountQuota } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { loadHarnesses } from "../../harnesses/registry.js";
+import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { loginTitle, viewLoginQuota } from "./login-quota.js";
 
@@ -98,7 +98,7 @@ export async function loadStartOptions(
   const project = options.project ?? roots[0];
   const projects = roots.map((root) => ({ root, name: path.basename(root) }));
   if (project && !roots.includes(project)) projects.unshift({ root: project, name: path.basename(project) });
-  const harnesses = await loadHarnesses(project, env).catch(() => loadHarnesses(undefined, env));
+  const harnesses = await listHarnesses({ project, env, tolerant: true });
   const defaults = await defaultAccounts(env);
   const choices = await Promise.all(
     harnesses.map(async (harness) => {
