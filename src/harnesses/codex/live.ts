@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest, TurnInput } from "../types.js";
+import { AppServerClient, APP_SERVER_ARGS } from "./app-server-client.js";
 import { execItem, quotaEvents } from "./app-server-items.js";
 import { createCodexParser } from "./parser.js";
 
@@ -18,22 +19,13 @@ import { createCodexParser } from "./parser.js";
  * paths share one mapping (limits, failures, tool calls).
  */
 
-const APP_SERVER_ARGS = [
-  "app-server",
+const LIVE_ARGS = [
+  ...APP_SERVER_ARGS,
   "-c",
   "features.default_mode_request_user_input=true",
   "-c",
   "suppress_unstable_features_warning=true",
 ];
-
-const messageSchema = z.looseObject({
-  id: z.union([z.number(), z.string()]).optional(),
-  method: z.string().optional(),
-  params: z.unknown().optional(),
-  result: z.unknown().optional(),
-  error: z.looseObject({ message: z.string() }).optional(),
-});
-type Message = z.infer<typeof messageSchema>;
 
 const threadResultSchema = z.looseObject({ thread: z.looseObject({ id: z.string() }) });
 const turnResultSchema = z.looseObject({ turn: z.looseObject({ id: z.string() }) });
@@ -69,17 +61,16 @@ const userInputSchema = z.looseObject({
 export const codexLive = {
   async runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
     const env = input.accountHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.accountHome };
-    const child = io.spawn({ file: input.binary, args: APP_SERVER_ARGS, cwd: input.cwd, env });
+    const child = io.spawn({ file: input.binary, args: LIVE_ARGS, cwd: input.cwd, env });
     const turn = new AppServerTurn(child, io, input);
-    const reading = turn.read();
     let failure: string | undefined;
     try {
       await turn.run();
     } catch (error) {
       failure = error instanceof Error ? error.message : String(error);
     }
-    child.stdin.end(); // app-server exits at stdin EOF
-    await reading;
+    turn.client.end(); // app-server exits at stdin EOF
+    await turn.client.closed;
     // After the exit, so that a stop, timeout or idle kill is what the log says ended the turn.
     const exit = await child.exited;
     // A refused request (a thread this home does not have, say) fails the turn like exec would.
@@ -91,8 +82,7 @@ export const codexLive = {
 
 class AppServerTurn {
   readonly parser = createCodexParser();
-  private nextId = 1;
-  private readonly calls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  readonly client: AppServerClient;
   private readonly fileChanges = new Map<string, string[]>();
   private usage = { input: 0, cached: 0, output: 0 };
   private retries = 0;
@@ -102,14 +92,20 @@ class AppServerTurn {
   private readonly done = new Promise<void>((resolve) => (this.finished = resolve));
 
   constructor(
-    private readonly child: LiveProcess,
+    child: LiveProcess,
     private readonly io: LiveTurnIO,
     private readonly input: TurnInput,
-  ) {}
+  ) {
+    this.client = new AppServerClient(child, {
+      onNotification: (method, params) => this.notified(method, params),
+      onRequest: (id, method, params) => void this.answer(id, method, params),
+    });
+    // A process that ends early has failed every call still waiting; the turn is over then too.
+    void this.client.closed.then(() => this.finished());
+  }
 
   async run(): Promise<void> {
-    await this.call("initialize", { clientInfo: { name: "offrun", title: null, version: "1" }, capabilities: null });
-    this.send({ method: "initialized" });
+    await this.client.initialize();
     const settings = {
       cwd: this.input.cwd,
       approvalPolicy: "untrusted",
@@ -121,59 +117,21 @@ class AppServerTurn {
     };
     const thread = threadResultSchema.parse(
       this.input.resumeSessionId
-        ? await this.call("thread/resume", { threadId: this.input.resumeSessionId, ...settings })
-        : await this.call("thread/start", settings),
+        ? await this.client.call("thread/resume", { threadId: this.input.resumeSessionId, ...settings })
+        : await this.client.call("thread/start", settings),
     );
     this.threadId = thread.thread.id;
     this.pushLine({ type: "thread.started", thread_id: this.threadId });
     const text = { type: "text", text: this.input.prompt, text_elements: [] };
-    const started = turnResultSchema.parse(await this.call("turn/start", { threadId: this.threadId, input: [text] }));
+    const started = turnResultSchema.parse(
+      await this.client.call("turn/start", { threadId: this.threadId, input: [text] }),
+    );
     this.turnId = started.turn.id;
     await this.done;
   }
 
-  /** Reads stdout to its end; a process that ends early fails every call still waiting. */
-  async read(): Promise<void> {
-    for await (const chunk of this.child.stdout) {
-      let json: unknown;
-      try {
-        json = JSON.parse(String(chunk));
-      } catch {
-        continue; // not a protocol line
-      }
-      const message = messageSchema.safeParse(json);
-      if (message.success) this.dispatch(message.data);
-    }
-    for (const call of this.calls.values()) call.reject(new Error("codex app-server ended before answering."));
-    this.calls.clear();
-    this.finished();
-  }
-
   pushLine(line: Record<string, unknown>): void {
     this.io.emit(this.parser.push(JSON.stringify(line)));
-  }
-
-  private send(message: Record<string, unknown>): void {
-    if (!this.child.stdin.writableEnded) this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
-  }
-
-  private call(method: string, params: unknown): Promise<unknown> {
-    const id = this.nextId++;
-    this.send({ id, method, params });
-    return new Promise((resolve, reject) => this.calls.set(id, { resolve, reject }));
-  }
-
-  private dispatch(message: Message): void {
-    if (message.method === undefined && typeof message.id === "number") {
-      const call = this.calls.get(message.id);
-      this.calls.delete(message.id);
-      if (message.error) call?.reject(new Error(message.error.message));
-      else call?.resolve(message.result);
-    } else if (message.method !== undefined && message.id !== undefined) {
-      void this.answer(message.id, message.method, message.params);
-    } else if (message.method !== undefined) {
-      this.notified(message.method, message.params);
-    }
   }
 
   private notified(method: string, params: unknown): void {
@@ -233,7 +191,7 @@ class AppServerTurn {
 
   /** The server's requests: approvals and questions go to the user; anything else is refused. */
   private async answer(id: number | string, method: string, params: unknown): Promise<void> {
-    const reply = (result: unknown) => this.send({ id, result });
+    const reply = (result: unknown) => this.client.reply(id, result);
     const ask = async (request: Omit<PendingRequest, "id">): Promise<Decision | undefined> => {
       try {
         return await this.io.decide({ id: "", ...request });
@@ -284,14 +242,16 @@ class AppServerTurn {
           : {};
       reply({ answers });
     } else {
-      this.send({ id, error: { code: -32601, message: `Offrun does not handle ${method}.` } });
+      this.client.refuse(id, `Offrun does not handle ${method}.`);
     }
   }
 
   /** Adds the user's words to the running turn (the decline itself carries no reason). */
   private steer(message: string): void {
     const input = [{ type: "text", text: message, text_elements: [] }];
-    this.call("turn/steer", { threadId: this.threadId, expectedTurnId: this.turnId, input }).catch(() => undefined);
+    this.client
+      .call("turn/steer", { threadId: this.threadId, expectedTurnId: this.turnId, input })
+      .catch(() => undefined);
   }
 }
 

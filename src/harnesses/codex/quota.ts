@@ -1,10 +1,11 @@
 import path from "node:path";
-import { execa } from "execa";
 import { z } from "zod";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { QuotaWindow } from "../../core/foundation/events.js";
+import { spawnPiped } from "../../core/foundation/process.js";
 import { SessionScanner } from "../../core/foundation/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
+import { AppServerClient, AppServerError, APP_SERVER_ARGS } from "./app-server-client.js";
 import { CODEX_ROLLOUT_SOURCE, codexRolloutLineQuota } from "./rollout.js";
 
 /**
@@ -97,14 +98,6 @@ const rateLimitsResultSchema = z.object({
   rateLimits: z.object({ primary: appWindowSchema.nullable(), secondary: appWindowSchema.nullable() }),
 });
 const accountResultSchema = z.object({ account: z.object({ type: z.string() }).nullable() });
-/** A response to one of our requests; the server's own requests (with a method) are not answers. */
-const responseSchema = z.object({
-  id: z.number(),
-  method: z.undefined().optional(),
-  result: z.unknown().optional(),
-  error: z.object({ code: z.number(), message: z.string() }).optional(),
-});
-
 function appWindow(slot: "primary" | "secondary", window: z.infer<typeof appWindowSchema>, now: Date): QuotaWindow {
   const minutes = window.windowDurationMins ?? (slot === "primary" ? 300 : 10_080);
   const kind = minutes === 300 ? "five_hour" : minutes === 10_080 ? "seven_day" : `window_${minutes}m`;
@@ -120,9 +113,10 @@ function appWindow(slot: "primary" | "secondary", window: z.infer<typeof appWind
 }
 
 /**
- * Asks `codex app-server` (JSON-RPC, one JSON object per line on stdio): initialize, initialized,
+ * Asks `codex app-server` through the one client (app-server-client.ts): initialize, then
  * account/read, then account/rateLimits/read when the login is a ChatGPT one. The CLI makes the
- * network call with its own credentials; Offrun never sees them.
+ * network call with its own credentials; Offrun never sees them. The process runs through the
+ * core's runner, time-boxed as a whole and ended with its process group.
  */
 export async function readAppServerRateLimits(
   binary: string,
@@ -130,90 +124,45 @@ export async function readAppServerRateLimits(
   now: Date,
   timeoutMs = APP_SERVER_TIMEOUT_MS,
 ): Promise<QuotaReading | undefined> {
-  const child = execa(binary, ["app-server"], {
-    env,
-    extendEnv: false,
-    stdin: "pipe",
-    stderr: "ignore",
-    buffer: false,
-    reject: false,
-    timeout: timeoutMs,
-    forceKillAfterDelay: 2_000,
+  const child = spawnPiped({ file: binary, args: [...APP_SERVER_ARGS], env }, { timeoutMs, idleTimeoutMs: timeoutMs });
+  // Notifications (configWarning, remoteControl/status/changed) are not answers; requests are refused.
+  const client = new AppServerClient(child);
+  const ended = child.exited.then((result): never => {
+    throw result.killedBecause === "timeout" || result.killedBecause === "idle"
+      ? new OffrunError("timed_out", `codex app-server did not answer within ${timeoutMs / 1000} s.`)
+      : new OffrunError("process_failed", `codex app-server ended before answering (exit ${String(result.exitCode)}).`);
   });
-  const send = (message: Record<string, unknown>) => child.stdin?.write(`${JSON.stringify(message)}\n`);
-  const answer = new Promise<QuotaReading | undefined>((resolve, reject) => {
-    let pending = "";
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      pending += chunk;
-      for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
-        const line = pending.slice(0, nl);
-        pending = pending.slice(nl + 1);
-        let json: unknown;
-        try {
-          json = JSON.parse(line);
-        } catch {
-          continue; // not a protocol line
-        }
-        const response = responseSchema.safeParse(json);
-        if (!response.success) continue; // a notification (configWarning, remoteControl/status/changed)
-        const { id, result, error } = response.data;
-        if (error) {
-          // 0.171.0 without a ChatGPT login: "... authentication required to read rate limits".
-          if (/authentication required/i.test(error.message)) resolve(undefined);
-          else reject(new OffrunError("unreadable_output", `codex app-server refused ${id}: ${error.message}`));
-        } else if (id === 1) {
-          send({ jsonrpc: "2.0", method: "initialized" });
-          send({ jsonrpc: "2.0", id: 2, method: "account/read", params: {} });
-        } else if (id === 2) {
-          const account = accountResultSchema.safeParse(result);
-          if (account.data?.account?.type !== "chatgpt")
-            resolve(undefined); // API key or no login: no plan limits
-          else
-            send({
-              jsonrpc: "2.0",
-              id: 3,
-              method: "account/rateLimits/read",
-              params: { excludeResetCreditDetails: true },
-            });
-        } else if (id === 3) {
-          const limits = rateLimitsResultSchema.safeParse(result);
-          if (!limits.success) {
-            reject(new OffrunError("unreadable_output", "codex app-server answered rate limits in an unknown shape."));
-            return;
-          }
-          const { primary, secondary } = limits.data.rateLimits;
-          const windows = [
-            ...(primary ? [appWindow("primary", primary, now)] : []),
-            ...(secondary ? [appWindow("secondary", secondary, now)] : []),
-          ];
-          resolve(current(windows, now));
-        }
-      }
-    });
-    void child.then((result) =>
-      reject(
-        result.timedOut
-          ? new OffrunError("timed_out", `codex app-server did not answer within ${timeoutMs / 1000} s.`)
-          : new OffrunError(
-              "process_failed",
-              `codex app-server ended before answering (exit ${String(result.exitCode)}).`,
-            ),
-      ),
+  const ask = async (): Promise<QuotaReading | undefined> => {
+    await client.initialize();
+    const account = accountResultSchema.safeParse(await client.call("account/read", {}));
+    if (account.data?.account?.type !== "chatgpt") return undefined; // API key or no login: no plan limits
+    const limits = rateLimitsResultSchema.safeParse(
+      await client.call("account/rateLimits/read", { excludeResetCreditDetails: true }),
     );
-  });
-  send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { clientInfo: { name: "offrun", title: null, version: "1" }, capabilities: null },
-  });
+    if (!limits.success) {
+      throw new OffrunError("unreadable_output", "codex app-server answered rate limits in an unknown shape.");
+    }
+    const { primary, secondary } = limits.data.rateLimits;
+    const windows = [
+      ...(primary ? [appWindow("primary", primary, now)] : []),
+      ...(secondary ? [appWindow("secondary", secondary, now)] : []),
+    ];
+    return current(windows, now);
+  };
   try {
-    return await answer;
+    return await Promise.race([ask(), ended]);
+  } catch (error) {
+    // 0.171.0 without a ChatGPT login: "... authentication required to read rate limits".
+    if (error instanceof AppServerError) {
+      if (/authentication required/i.test(error.message)) return undefined;
+      throw new OffrunError("unreadable_output", `codex app-server refused ${error.method}: ${error.message}`);
+    }
+    throw error;
   } finally {
-    child.stdin?.end(); // the app-server exits at stdin EOF; the kill is for one that does not
+    client.end(); // the app-server exits at stdin EOF; the kill is for one that does not
     child.kill();
-    await child;
+    ended.catch(() => undefined);
+    await child.exited;
   }
 }
 
