@@ -205,7 +205,8 @@ describe("Claude Code: logins added with their own homes, no default home", () =
           const shown = JSON.parse((await run("show", "waits", "--json")).stdout) as Shown;
           return shown.agent.status === "idle" ? shown : undefined;
         },
-        60_000,
+        // The CLI names the reset's minute: the wait can run to that minute's end plus the jitter.
+        100_000,
         "the agent to go on after the reset",
       );
       expect(done.events.filter((e) => e.type === "reset_wait").map((e) => e.phase)).toEqual(["waiting", "resumed"]);
@@ -219,7 +220,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
       await fresh.cleanup();
       await server.close();
     }
-  }, 120_000);
+  }, 180_000);
 });
 
 describe("Codex: a limit after the first tool call", () => {

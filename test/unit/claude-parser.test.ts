@@ -272,6 +272,14 @@ describe("parseClaudeLimitText", () => {
     ).toBe("2026-07-02T07:50:00.000Z");
   });
 
+  // Broke in CI: a reset 12 s away, read 20 s later, printed the minute just begun; it became tomorrow.
+  test("a reset in the minute that is still running is this minute, not tomorrow", () => {
+    const late = new Date("2026-11-30T01:45:20Z");
+    expect(parseClaudeLimitText("You've hit your 5-hour limit · resets 1:45am (UTC)", late)?.resetsAt).toBe(
+      "2026-11-30T01:45:00.000Z",
+    );
+  });
+
   test("a reset time already past today rolls to the next day", () => {
     const later = new Date("2026-11-30T04:00:00Z");
     expect(parseClaudeLimitText("You've hit your 5-hour limit · resets 3:19am (UTC)", later)?.resetsAt).toBe(

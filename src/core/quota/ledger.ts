@@ -15,6 +15,8 @@ const readingSchema = z.object({
   windows: z.array(quotaWindowSchema),
   limitedUntil: z.string().optional(),
   observedAt: z.string(),
+  /** When Offrun wrote it down (the windows' observedAt is when the stream said it). */
+  recordedAt: z.string().optional(),
 });
 
 const attemptSchema = z.object({
@@ -47,6 +49,8 @@ const entrySchema = z.object({
   limitedUntil: z.string().optional(),
   limitReason: z.string().optional(),
   last: accountQuotaSchema.optional(),
+  /** The stream observation (its recordedAt) the pipeline had in hand when it made `last`; "" for none. */
+  lastSawObserved: z.string().optional(),
   /** Recent readings of the blocking window, oldest first, for the pace (bounded: see pace.ts). */
   history: z.array(paceReadingSchema).optional(),
 });
@@ -101,7 +105,7 @@ export async function recordObserved(
 ): Promise<void> {
   await updateLedgerEntry(account, (entry) => ({
     ...entry,
-    observed: reading,
+    observed: { ...reading, recordedAt: new Date().toISOString() },
     history: withReading(entry.history, blockingWindow(reading.windows)),
   }));
 }
@@ -137,10 +141,12 @@ export async function markHealthy(account: { harness: string; label: string }): 
   });
 }
 
-export async function storeReading(quota: AccountQuota): Promise<void> {
+/** A full reading; `sawObserved` names the stream observation the pipeline read before it asked the sources. */
+export async function storeReading(quota: AccountQuota, sawObserved?: string): Promise<void> {
   await updateLedgerEntry(quota, (entry) => ({
     ...entry,
     last: quota,
+    lastSawObserved: sawObserved ?? "",
     history: withReading(entry.history, quota.blocking),
   }));
 }

@@ -63,7 +63,8 @@ export async function readAccountQuota(request: QuotaRequest): Promise<AccountQu
     }
   }
   const quota = summarize(request.account, answer, entry, attempts, now);
-  await storeReading(quota).catch(() => undefined); // a cache write failing must not hide the answer
+  const saw = entry.observed?.recordedAt ?? entry.observed?.observedAt;
+  await storeReading(quota, saw).catch(() => undefined); // a cache write failing must not hide the answer
   return quota;
 }
 
@@ -76,8 +77,16 @@ export async function cachedAccountQuota(account: Account, now = new Date()): Pr
   const fromLast = entry.last
     ? { reading: { windows: entry.last.windows }, source: entry.last.source ?? "cache" }
     : undefined;
+  // A full reading that was made without this very observation in hand (the watcher saw the
+  // session file grow and read the ledger before the stream's figures were written down) must not
+  // hide them: its usage estimate is stamped "now", later than the exact figures it never saw.
+  const observedKey = (o: LedgerEntry["observed"]) => o?.recordedAt ?? o?.observedAt;
   const newerObserved =
-    entry.observed && (!entry.last?.observedAt || entry.observed.observedAt > entry.last.observedAt)
+    entry.observed &&
+    (!entry.last ||
+      (entry.lastSawObserved !== undefined
+        ? observedKey(entry.observed) !== entry.lastSawObserved
+        : !entry.last.observedAt || entry.observed.observedAt > entry.last.observedAt))
       ? { reading: entry.observed, source: "stream" }
       : undefined;
   return summarize(account, newerObserved ?? fromLast, entry, entry.last?.attempts ?? [], now);

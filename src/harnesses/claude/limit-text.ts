@@ -65,6 +65,8 @@ export function parseClaudeLimitText(text: string, now: Date): ClaudeLimitText |
   return { severity: "limit", window: windowOf(hit[1] ?? hit[2] ?? ""), resetsAt: resets };
 }
 
+const MINUTE_MS = 60_000;
+
 /** Finds "resets <when> (<zone>)" and turns it into an ISO time. */
 function resetsAtIn(text: string, now: Date): string | undefined {
   const match = /resets (?:at )?([^·∙•()]+?)\s*(?:\(([^)]+)\))?\s*(?:[·∙•]|$)/i.exec(text);
@@ -83,9 +85,11 @@ function resetsAtIn(text: string, now: Date): string | undefined {
 
   const today = wallClock(now, zone);
   if (monthName === undefined) {
-    // Only a time: today in that zone, or tomorrow when that time has passed already.
+    // Only a time: today in that zone, or tomorrow when that time has passed already. The text
+    // names the minute the reset falls in, so a time within the last minute is this one, not
+    // tomorrow's (a reset 12 s away, read 20 s later, printed the minute that had just begun).
     let at = zonedToUtc({ ...today, hour, minute }, zone);
-    if (at <= now.getTime()) at = zonedToUtc({ ...today, day: today.day + 1, hour, minute }, zone);
+    if (at <= now.getTime() - MINUTE_MS) at = zonedToUtc({ ...today, day: today.day + 1, hour, minute }, zone);
     return new Date(at).toISOString();
   }
   const month = MONTHS.indexOf(monthName.toLowerCase()) + 1;
@@ -95,7 +99,7 @@ function resetsAtIn(text: string, now: Date): string | undefined {
     return new Date(zonedToUtc({ year: Number(yearText), month, day, hour, minute }, zone)).toISOString();
   // A date without a year is the next such date (a reset is never in the past).
   let at = zonedToUtc({ year: today.year, month, day, hour, minute }, zone);
-  if (at <= now.getTime()) at = zonedToUtc({ year: today.year + 1, month, day, hour, minute }, zone);
+  if (at <= now.getTime() - MINUTE_MS) at = zonedToUtc({ year: today.year + 1, month, day, hour, minute }, zone);
   return new Date(at).toISOString();
 }
 
