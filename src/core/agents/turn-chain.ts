@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
@@ -9,6 +8,7 @@ import type { LoginPicker } from "../logins/picker.js";
 import { RETRY_JITTER, type AgentRecord, type ProjectConfig } from "../foundation/model.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
+import { moveSession, moveToNextLogin } from "./session-move.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 
@@ -59,6 +59,10 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   let retries = 0;
   let continuation = ctx.resumed?.continuation ?? false;
   let resetGiven = true;
+  // A login of this chain hit its limit: when the last one tried then turns out signed out, the
+  // agent still waits for that reset (seen in CI: a limit, then an unknown Default login that was
+  // not signed in, and no wait at all).
+  let limitSeen = false;
   if (ctx.resumed && ctx.resumed.account !== record.account) {
     const from = await findAccount(harness, record.account, ctx.env);
     const to = await findAccount(harness, ctx.resumed.account, ctx.env);
@@ -77,6 +81,7 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
       return end;
     }
     const signedOut = isSignedOut(result);
+    if (end.outcome === "limited") limitSeen = true;
     if (end.outcome === "limited" || signedOut) {
       if (signedOut) {
         await markSignedOut(account, end.reason ?? "a turn ended not logged in").catch(() => undefined);
@@ -89,9 +94,10 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
       const why = signedOut ? "is not signed in" : "hit its usage limit";
       const moved = await moveToNextLogin(ctx, harness, account, tried, why);
       if ("noRoom" in moved) {
-        await onNoRoom(ctx, harness, end, moved.noRoom, {
+        await onNoRoom(ctx, harness, moved.noRoom, {
           continuation: continuation || result.progressed,
           resetGiven,
+          limitSeen,
         });
         return end;
       }
@@ -180,94 +186,19 @@ async function observe(
 }
 
 /**
- * Moves the conversation to the next login with room: the CLI's own session file is copied into
- * that login's home (the whole history, tool calls included) and the agent is switched to it.
- * Returns why not when no login has room.
- */
-async function moveToNextLogin(
-  ctx: ChainContext,
-  harness: Harness,
-  from: Account,
-  tried: Set<string>,
-  why: string,
-): Promise<{ next: Account; carried: boolean; heldPrompt: boolean } | { noRoom: unknown }> {
-  let next: Account;
-  try {
-    next = (await ctx.logins.choose(harness, { exclude: tried })).account;
-  } catch (error) {
-    return { noRoom: error };
-  }
-  tried.add(accountKey(next));
-  const { carried, heldPrompt } = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
-  return { next, carried, heldPrompt };
-}
-
-/** Copies the session to `to` and switches the agent there; false when the session could not go along. */
-async function moveSession(
-  ctx: ChainContext,
-  harness: Harness,
-  from: Account,
-  to: Account,
-  reason: string,
-): Promise<{ carried: boolean; heldPrompt: boolean }> {
-  const { record } = ctx;
-  let heldPrompt = false;
-  let carried = true;
-  let said = "the session was copied, so the whole conversation goes on";
-  if (record.sessionId) {
-    try {
-      const copied = await harness.copySession({
-        fromHome: from.home,
-        toHome: to.home,
-        sessionId: record.sessionId,
-        cwd: record.worktree,
-      });
-      if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
-    } catch (error) {
-      carried = false;
-      said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
-      await ctx.update({ sessionId: undefined });
-    }
-  } else carried = false;
-  await ctx.log(record.turns, {
-    type: "account_switch",
-    from: from.label,
-    to: to.label,
-    reason: `${reason}; ${said}.`,
-  });
-  await ctx.update({ account: to.label });
-  return { carried, heldPrompt };
-}
-
-/**
- * Whether a copied session file already holds the user's message (as the CLI wrote it, JSON-escaped).
- * Claude Code and Codex write the message before the model answers, so even a turn limited at its
- * first request leaves it there: sending it again would put it in the conversation twice.
- */
-async function holdsText(file: string, text: string): Promise<boolean> {
-  const needle = JSON.stringify(text).slice(1, -1);
-  try {
-    return (await fs.readFile(file, "utf8")).includes(needle);
-  } catch {
-    return false;
-  }
-}
-
-/**
  * No login has room: wait for the earliest reset and go on then (once per message), or say what
  * the user can do when the wait is off, already spent, or impossible (every login signed out).
  */
 async function onNoRoom(
   ctx: ChainContext,
   harness: Harness,
-  end: TurnEndEvent,
   noRoom: unknown,
-  state: { continuation: boolean; resetGiven: boolean },
+  state: { continuation: boolean; resetGiven: boolean; limitSeen: boolean },
 ): Promise<void> {
   const { record, config } = ctx;
   const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
   const tail = elsewhere ?? "No other installed harness has room either.";
-  const limited = end.outcome === "limited" && noRoom instanceof OffrunError && noRoom.kind === "usage_limit";
+  const limited = state.limitSeen && noRoom instanceof OffrunError && noRoom.kind === "usage_limit";
   if (ctx.resumed && limited) {
     const message = `Still limited after the reset, so Offrun does not try again by itself (once per message). Send a message to try again. ${tail}`;
     await ctx.log(record.turns, {
