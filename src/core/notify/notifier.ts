@@ -3,6 +3,7 @@ import notifier from "node-notifier";
 import { z } from "zod";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { KeyedQueue } from "../foundation/queue.js";
 import { readJsonFile } from "../foundation/store.js";
 import { NOTIFICATION_KINDS, type AgentNotification, type NotificationKind } from "./classify.js";
 import { agentDeeplink, raycastIsInstalled } from "./deeplink.js";
@@ -49,6 +50,7 @@ export interface NotifierOptions {
  * settings file is read on every offer (notifications are rare), so a change needs no restart.
  */
 export class Notifier {
+  private readonly inOrder = new KeyedQueue();
   private readonly seen = new Set<string>();
   private readonly lastByAgent = new Map<string, number>();
   private readonly history: NotificationRecord[] = [];
@@ -86,8 +88,16 @@ export class Notifier {
     }
   }
 
-  /** Offers one notification; resolves once it was delivered (or why not). Never throws. */
-  async offer(notification: AgentNotification): Promise<NotificationRecord> {
+  /**
+   * Offers one notification; resolves once it was delivered (or why not). Never throws. Offers are
+   * delivered one after another in the order they came: two turn ends of one session a moment
+   * apart must not reach the notification centre the wrong way round (seen under load).
+   */
+  offer(notification: AgentNotification): Promise<NotificationRecord> {
+    return this.inOrder.run("offer", () => this.offerNow(notification));
+  }
+
+  private async offerNow(notification: AgentNotification): Promise<NotificationRecord> {
     const key = [notification.project, notification.agent, notification.kind, notification.turn, notification.requestId]
       .map((part) => String(part ?? ""))
       .join("\u0000");
