@@ -1,6 +1,13 @@
+import { findHarness } from "../../harnesses/registry.js";
 import type { AgentEvent } from "../foundation/events.js";
+import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
+import { loadProjectConfig } from "../foundation/project.js";
 import { diffWorktree } from "../git/diff.js";
-import type { AgentRecord } from "../foundation/model.js";
+import type { LoginPicker } from "../logins/picker.js";
+import { requireAgentBinary } from "./binary.js";
+import type { AgentJournal } from "./journal.js";
+import { readChat } from "./records.js";
+import type { HandoffRequest } from "./requests.js";
 
 /** Room for each part of the handoff, so the whole stays well inside any model's context. */
 const CONVERSATION_CHARS = 30_000;
@@ -53,4 +60,44 @@ function tail(text: string, max: number): string {
 
 function head(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n(rest left out)`;
+}
+
+/**
+ * Moves an idle agent's record to the other CLI and login and logs the handoff; returns the
+ * handoff prompt and what its first turn runs with. The new CLI starts its own session; the old
+ * one's stays in its home.
+ */
+export async function handOver(options: {
+  root: string;
+  record: AgentRecord;
+  request: HandoffRequest;
+  env: NodeJS.ProcessEnv;
+  logins: LoginPicker;
+  journal: AgentJournal;
+}): Promise<{ prompt: string; binary: string; config: ProjectConfig; warnings: string[] }> {
+  const { root, record, request, journal } = options;
+  const config = await loadProjectConfig(root);
+  const harness = await findHarness(request.harness, { project: root, env: options.env });
+  const binary = await requireAgentBinary(harness, options.env);
+  const login = await options.logins.choose(harness, { label: request.account, force: request.force });
+  const prompt = await buildHandoffPrompt({
+    record,
+    events: (await readChat(root, record.name)).entries,
+    toHarness: harness.id,
+    message: request.message,
+  });
+  const fromHarness = record.harness;
+  await journal.update(record, {
+    harness: harness.id,
+    account: login.account.label,
+    sessionId: undefined,
+    model: request.model,
+  });
+  await journal.log(record, record.turns, {
+    type: "handoff",
+    fromHarness,
+    toHarness: harness.id,
+    account: login.account.label,
+  });
+  return { prompt, binary, config, warnings: login.warning ? [login.warning] : [] };
 }

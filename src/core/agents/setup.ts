@@ -1,9 +1,12 @@
 import { listAgents, writeAgent } from "./records.js";
-import { OffrunError } from "../foundation/errors.js";
+import { describeError, OffrunError } from "../foundation/errors.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { allocatePort } from "../foundation/ports.js";
+import { createWorktree } from "../git/worktrees.js";
+import { prepareMemory } from "../memory/turn.js";
+import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "./requests.js";
 
 /**
@@ -48,4 +51,40 @@ export async function reserveAgent(options: {
   };
   await writeAgent(record);
   return record;
+}
+
+/**
+ * Checks out the new agent's worktree and records where it is. The memory lives in the main
+ * checkout, not the worktree: its files and snapshot are made while git checks the worktree out,
+ * so the first turn only confirms them. A failure is logged on the agent (failed) and rethrown.
+ */
+export async function setUpWorktree(options: {
+  root: string;
+  record: AgentRecord;
+  base: string | undefined;
+  config: ProjectConfig;
+  journal: AgentJournal;
+}): Promise<void> {
+  const { root, record, journal } = options;
+  try {
+    const [created] = await Promise.all([
+      createWorktree({
+        root,
+        agent: record.name,
+        base: options.base,
+        config: options.config,
+        port: record.port,
+        logFile: projectPaths(root).log(record.name),
+      }),
+      prepareMemory(root, record.name).catch(() => undefined),
+    ]);
+    Object.assign(record, { worktree: created.path, branch: created.branch, base: created.baseCommit });
+    if (created.baseRef) record.baseRef = created.baseRef;
+    await writeAgent(record);
+  } catch (error) {
+    const kind = error instanceof OffrunError ? error.kind : "process_failed";
+    await journal.update(record, { status: "failed", lastError: describeError(error) });
+    await journal.log(record, 0, { type: "error", kind, message: describeError(error) });
+    throw error;
+  }
 }

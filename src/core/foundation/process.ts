@@ -1,7 +1,11 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { execa } from "execa";
 import { OffrunError } from "./errors.js";
+import { LineSplitter } from "./lines.js";
 import { signalGroup } from "./pids.js";
+import { FORCE_KILL_AFTER_MS, watchdog, type KilledBecause } from "./watchdog.js";
+
+export { LineSplitter, MAX_LINE_CHARS, OVERSIZED_HEAD_CHARS } from "./lines.js";
 
 /** A command as a file and an argv array: never a shell string. */
 export interface Command {
@@ -29,8 +33,6 @@ export interface RunResult {
   timedOut: boolean;
   failed: boolean;
 }
-
-const FORCE_KILL_AFTER_MS = 2_000;
 
 /** Runs a short command to completion; never throws for a non-zero exit, only for a missing binary. */
 export async function runCommand(command: Command, options: RunOptions = {}): Promise<RunResult> {
@@ -77,126 +79,12 @@ export interface StreamResult {
   exitCode: number | undefined;
   signal: string | undefined;
   /** Why Offrun ended the process, if it did. */
-  killedBecause?: "timeout" | "idle" | "cancelled";
+  killedBecause?: KilledBecause;
   stderrTail: string;
   spawnError?: string;
 }
 
 const STDERR_TAIL_BYTES = 8_000;
-/** A stdout line longer than this is cut: a CLI that dumps a huge blob on one line must not exhaust memory. */
-export const MAX_LINE_CHARS = 10 * 1024 * 1024;
-/** How much of a cut line is kept for the log. */
-export const OVERSIZED_HEAD_CHARS = 64 * 1024;
-
-/**
- * Splits text on "\n" only (not readline: U+2028 inside JSON is not a line end). A line that grows
- * past MAX_LINE_CHARS is never held whole: its head is kept, the rest is counted and dropped up to
- * the next newline, and `onOversized` gets the head and the full length.
- */
-export class LineSplitter {
-  private pending = "";
-  private cut: { head: string; size: number } | undefined;
-
-  constructor(
-    private readonly onLine: (line: string) => void,
-    private readonly onOversized: (head: string, size: number) => void,
-  ) {}
-
-  push(chunk: string): void {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf("\n", start);
-      const piece = newline < 0 ? chunk.slice(start) : chunk.slice(start, newline);
-      if (this.cut) this.cut.size += piece.length;
-      else {
-        this.pending += piece;
-        if (this.pending.length > MAX_LINE_CHARS) {
-          this.cut = { head: this.pending.slice(0, OVERSIZED_HEAD_CHARS), size: this.pending.length };
-          this.pending = "";
-        }
-      }
-      if (newline < 0) return;
-      this.endLine();
-      start = newline + 1;
-    }
-  }
-
-  /** The last line, when the stream ended without a newline. */
-  end(): void {
-    if (this.cut || this.pending !== "") this.endLine();
-  }
-
-  private endLine(): void {
-    const cut = this.cut;
-    const line = this.pending;
-    this.cut = undefined;
-    this.pending = "";
-    if (cut) this.onOversized(cut.head, cut.size);
-    else this.onLine(line);
-  }
-}
-
-/** The child and the kill that ends its whole process group: shared by one-way and piped turns. */
-function watchdog(
-  pid: number | undefined,
-  options: { timeoutMs: number; idleTimeoutMs: number; signal?: AbortSignal },
-) {
-  let killedBecause: StreamResult["killedBecause"];
-  const killTree = (why: NonNullable<StreamResult["killedBecause"]>) => {
-    if (killedBecause) return;
-    killedBecause = why;
-    signalGroup(pid, "SIGTERM");
-    setTimeout(() => signalGroup(pid, "SIGKILL"), FORCE_KILL_AFTER_MS).unref();
-  };
-  let idleTimer: NodeJS.Timeout | undefined;
-  let totalTimer: NodeJS.Timeout | undefined;
-  let totalLeftMs = options.timeoutMs;
-  let totalSince = Date.now();
-  let paused = 0;
-  // Once stopped, nothing may arm a clock again: a live turn's last events report progress after
-  // the process exited, and a timer firing minutes later would signal a process group whose id
-  // may by then belong to someone else.
-  let stopped = false;
-  const progress = () => {
-    clearTimeout(idleTimer);
-    if (paused === 0 && !stopped) idleTimer = setTimeout(() => killTree("idle"), options.idleTimeoutMs);
-  };
-  const runTotal = () => {
-    totalSince = Date.now();
-    totalTimer = setTimeout(() => killTree("timeout"), totalLeftMs);
-  };
-  const onAbort = () => killTree("cancelled");
-  progress();
-  runTotal();
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort);
-  return {
-    killTree,
-    progress,
-    killedBecause: () => killedBecause,
-    /** Time spent waiting for the user counts against neither clock. */
-    pause() {
-      paused += 1;
-      if (paused > 1) return;
-      clearTimeout(idleTimer);
-      clearTimeout(totalTimer);
-      totalLeftMs -= Date.now() - totalSince;
-    },
-    resume() {
-      paused = Math.max(0, paused - 1);
-      if (paused > 0 || stopped) return;
-      runTotal();
-      progress();
-    },
-    stop() {
-      stopped = true;
-      clearTimeout(idleTimer);
-      clearTimeout(totalTimer);
-      options.signal?.removeEventListener("abort", onAbort);
-    },
-  };
-}
-
 /**
  * Runs a long process (an agent turn) with stdin closed, hands every stdout line to `onLine`
  * as it arrives, and ends the whole process group on timeout, idle or cancel.

@@ -1,0 +1,56 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { ParsedEvent } from "../foundation/events.js";
+import type { AgentRecord } from "../foundation/model.js";
+import { projectPaths } from "../foundation/paths.js";
+import { isAlive, signalGroup } from "../foundation/pids.js";
+import { knownProjects } from "../foundation/project.js";
+import { git } from "../git/repo.js";
+import { removeScratch } from "../review/scratch.js";
+import { listAgents } from "./records.js";
+
+export interface RecoveryHooks {
+  /** True when this companion runs a turn of the agent (it is not orphaned). */
+  isRunning(root: string, name: string): boolean;
+  /** Arms the wait of an agent limited until a reset. */
+  scheduleWait(root: string, name: string, at: string): void;
+  log(record: AgentRecord, turn: number, event: ParsedEvent): Promise<void>;
+  update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void>;
+}
+
+/**
+ * After a crash or kill -9 of an earlier companion: any agent still marked working has no
+ * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted. A wait
+ * for a reset outlives the companion that armed it, so it is armed again. Review scratch
+ * worktrees that companion left behind are removed. Returns `root:name` of each agent recovered.
+ */
+export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
+  const recovered: string[] = [];
+  for (const root of await knownProjects()) {
+    for (const record of await listAgents(root).catch(() => [])) {
+      if (record.resume && record.status === "limited") hooks.scheduleWait(root, record.name, record.resume.at);
+      if ((record.status !== "working" && record.status !== "needs-you") || hooks.isRunning(root, record.name))
+        continue;
+      if (record.pid !== undefined && isAlive(record.pid)) signalGroup(record.pid, "SIGTERM");
+      const reason = "The companion stopped during this turn. Send a message to continue the same session.";
+      await hooks.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });
+      await hooks.update(record, { status: "failed", lastError: reason, pid: undefined });
+      recovered.push(`${root}:${record.name}`);
+    }
+    // Reviews run only in a companion and requests wait for recovery: a scratch left now is the last one's.
+    await removeLeftoverScratches(root).catch(() => undefined);
+  }
+  return recovered;
+}
+
+/** The `.worktrees/.review-*` scratches of a project: folders still there, and ones git still lists. */
+async function removeLeftoverScratches(root: string): Promise<void> {
+  const dir = projectPaths(root).worktrees;
+  const isScratch = (p: string) => path.dirname(p) === dir && path.basename(p).startsWith(".review-");
+  const folders = (await fs.readdir(dir).catch(() => [])).map((name) => path.join(dir, name));
+  const listed = (await git(root, ["worktree", "list", "--porcelain", "-z"])).stdout
+    .split("\0")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
+  for (const scratch of new Set([...folders, ...listed].filter(isScratch))) await removeScratch(root, scratch);
+}

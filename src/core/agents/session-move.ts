@@ -1,0 +1,80 @@
+import fs from "node:fs/promises";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../foundation/account-model.js";
+import { describeError } from "../foundation/errors.js";
+import { accountKey } from "../quota/ledger.js";
+import type { ChainContext } from "./turn-chain.js";
+
+/**
+ * Moves the conversation to the next login with room: the CLI's own session file is copied into
+ * that login's home (the whole history, tool calls included) and the agent is switched to it.
+ * Returns why not when no login has room.
+ */
+export async function moveToNextLogin(
+  ctx: ChainContext,
+  harness: Harness,
+  from: Account,
+  tried: Set<string>,
+  why: string,
+): Promise<{ next: Account; carried: boolean; heldPrompt: boolean } | { noRoom: unknown }> {
+  let next: Account;
+  try {
+    next = (await ctx.logins.choose(harness, { exclude: tried })).account;
+  } catch (error) {
+    return { noRoom: error };
+  }
+  tried.add(accountKey(next));
+  const { carried, heldPrompt } = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
+  return { next, carried, heldPrompt };
+}
+
+/** Copies the session to `to` and switches the agent there; false when the session could not go along. */
+export async function moveSession(
+  ctx: ChainContext,
+  harness: Harness,
+  from: Account,
+  to: Account,
+  reason: string,
+): Promise<{ carried: boolean; heldPrompt: boolean }> {
+  const { record } = ctx;
+  let heldPrompt = false;
+  let carried = true;
+  let said = "the session was copied, so the whole conversation goes on";
+  if (record.sessionId) {
+    try {
+      const copied = await harness.copySession({
+        fromHome: from.home,
+        toHome: to.home,
+        sessionId: record.sessionId,
+        cwd: record.worktree,
+      });
+      if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
+    } catch (error) {
+      carried = false;
+      said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
+      await ctx.update({ sessionId: undefined });
+    }
+  } else carried = false;
+  await ctx.log(record.turns, {
+    type: "account_switch",
+    from: from.label,
+    to: to.label,
+    reason: `${reason}; ${said}.`,
+  });
+  await ctx.update({ account: to.label });
+  return { carried, heldPrompt };
+}
+
+/**
+ * Whether a copied session file already holds the user's message (as the CLI wrote it, JSON-escaped).
+ * Claude Code and Codex write the message before the model answers, so even a turn limited at its
+ * first request leaves it there: sending it again would put it in the conversation twice.
+ */
+async function holdsText(file: string, text: string): Promise<boolean> {
+  const needle = JSON.stringify(text).slice(1, -1);
+  try {
+    return (await fs.readFile(file, "utf8")).includes(needle);
+  } catch {
+    return false;
+  }
+}
