@@ -126,7 +126,7 @@ afterEach(async () => {
 });
 
 (onLinux ? test : test.skip)(
-  "no Offrun process opens a credentials file during any account command",
+  `no Offrun process opens a credentials file during any account command${onLinux ? "" : " [skipped: strace runs only on Linux]"}`,
   async () => {
     const strace = await execa("strace", ["-V"], { reject: false }).catch(() => undefined);
     if (!strace || strace.exitCode !== 0) throw new Error("strace is needed for this test: apt-get install strace");

@@ -25,7 +25,10 @@ function canMount(): boolean {
   }
 }
 
-const itWithMount = canMount() ? test : test.skip;
+/** Skipped, saying why in its name, where this user cannot mount a tmpfs (CI runs as root and can). */
+const itWithMount: (name: string, fn: () => Promise<void>, timeout?: number) => void = canMount()
+  ? test
+  : (name, fn, timeout) => test.skip(`${name} [skipped: this user cannot mount a tmpfs; run as root]`, fn, timeout);
 let box: Sandbox;
 let companion: ResultPromise | undefined;
 let stderr = "";

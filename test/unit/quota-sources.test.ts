@@ -209,14 +209,14 @@ describe("codex-rollout", () => {
 
 describe("codex-app-server", () => {
   const appServer = source(codexSources, "codex-app-server");
-  const hasCli = fs.existsSync(CODEX_BIN);
 
   test("is skipped without a binary", async () => {
     expect(await appServer.read(context(login("codex", CODEX_HOME), new Date(), appServer.id))).toBeUndefined();
   });
 
   // 0.171.0 answers account/rateLimits/read only for a ChatGPT login; it makes the call itself.
-  (hasCli ? test : test.skip)("has no data for an API-key login (checked with the real 0.171.0)", async () => {
+  // The test setup installs the pinned CLI (scripts/install-test-clis.mjs): no skip when it is missing.
+  test("has no data for an API-key login (checked with the real 0.171.0)", async () => {
     const codexHome = path.join(root, "codex-home");
     fs.mkdirSync(codexHome);
     const env = { PATH: process.env.PATH, HOME: root, CODEX_HOME: codexHome };
