@@ -1,21 +1,14 @@
 import fs from "node:fs/promises";
-import { z } from "zod";
 import type { CompanionClient } from "../core/companion/client.js";
 import { readAgent, readChat } from "../core/agents/records.js";
 import { OffrunError } from "../core/foundation/errors.js";
-import { agentEventSchema, type TurnEndEvent } from "../core/foundation/events.js";
-import { agentRecordSchema, type AgentRecord, type Mode } from "../core/foundation/model.js";
+import type { TurnEndEvent } from "../core/foundation/events.js";
+import type { AgentRecord, Mode } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { renderEvent } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** start, send and stop: the commands that act through the companion. */
-
-const startedSchema = z.object({
-  agent: agentRecordSchema,
-  warnings: z.array(z.string()),
-  firstTurn: z.number().int().positive(),
-});
 
 export interface StartOptions extends GlobalOptions {
   promptFile?: string;
@@ -38,19 +31,17 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       agent: record,
       warnings,
       firstTurn,
-    } = startedSchema.parse(
-      await client.request("agent.start", {
-        project: projectDir(options),
-        prompt,
-        harness: options.harness,
-        mode: parseMode(options.mode),
-        name: options.name,
-        base: options.base,
-        model: options.model,
-        account: options.account,
-        force: options.force,
-      }),
-    );
+    } = await client.call("agent.start", {
+      project: projectDir(options),
+      prompt,
+      harness: options.harness,
+      mode: parseMode(options.mode),
+      name: options.name,
+      base: options.base,
+      model: options.model,
+      account: options.account,
+      force: options.force,
+    });
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
     if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(options, record, () =>
@@ -70,9 +61,11 @@ export async function send(
 ): Promise<void> {
   const prompt = await readPrompt(words, options);
   await withCompanion(async (client) => {
-    const { agent: record, firstTurn } = startedSchema.parse(
-      await client.request("agent.send", { project: projectDir(options), name, prompt }),
-    );
+    const { agent: record, firstTurn } = await client.call("agent.send", {
+      project: projectDir(options),
+      name,
+      prompt,
+    });
     if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(options, record, () => `Sent to ${record.name}. Follow with: offrun show ${record.name}`);
   });
@@ -88,17 +81,15 @@ export async function handoff(
       agent: record,
       warnings,
       firstTurn,
-    } = startedSchema.parse(
-      await client.request("agent.handoff", {
-        project: projectDir(options),
-        name,
-        harness: options.harness,
-        account: options.account,
-        force: options.force,
-        model: options.model,
-        message: words.length > 0 ? words.join(" ") : undefined,
-      }),
-    );
+    } = await client.call("agent.handoff", {
+      project: projectDir(options),
+      name,
+      harness: options.harness,
+      account: options.account,
+      force: options.force,
+      model: options.model,
+      message: words.length > 0 ? words.join(" ") : undefined,
+    });
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
     if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(
@@ -110,9 +101,7 @@ export async function handoff(
 }
 
 export async function stop(name: string, options: GlobalOptions): Promise<void> {
-  const record = agentRecordSchema.parse(
-    await withCompanion((client) => client.request("agent.stop", { project: projectDir(options), name })),
-  );
+  const record = await withCompanion((client) => client.call("agent.stop", { project: projectDir(options), name }));
   output(options, record, () => `${record.name} is ${record.status}.`);
 }
 
@@ -173,9 +162,7 @@ async function waitAndReport(
   record: AgentRecord,
   firstTurn: number,
 ): Promise<void> {
-  const waited = agentEventSchema
-    .nullable()
-    .parse(await client.request("agent.wait", { project: projectDir(options), name: record.name }));
+  const waited = await client.call("agent.wait", { project: projectDir(options), name: record.name });
   const latest = await readAgent(record.project, record.name);
   const chat = await readChat(record.project, record.name);
   // Every turn this request led to: a failover or a retry sends the message again as a new turn.

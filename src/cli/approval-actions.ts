@@ -1,16 +1,8 @@
-import { z } from "zod";
 import { OffrunError } from "../core/foundation/errors.js";
-import { agentRecordSchema } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** approve and answer: the user's decision goes to the companion, which hands it to the running CLI. */
-
-const decidedSchema = z.object({
-  agent: agentRecordSchema,
-  request: z.object({ id: z.string(), kind: z.enum(["approval", "question"]), text: z.string() }).loose(),
-  remembered: z.string().optional(),
-});
 
 export async function approve(
   name: string,
@@ -22,17 +14,15 @@ export async function approve(
   if (options.reason !== undefined && !options.deny) {
     throw new OffrunError("invalid_input", "--reason goes with --deny (it tells the agent why).");
   }
-  const decided = decidedSchema.parse(
-    await withCompanion((client) =>
-      client.request("agent.approve", {
-        project: projectDir(options),
-        name,
-        requestId: options.request,
-        deny: options.deny,
-        always: options.always,
-        reason: options.reason,
-      }),
-    ),
+  const decided = await withCompanion((client) =>
+    client.call("agent.approve", {
+      project: projectDir(options),
+      name,
+      requestId: options.request,
+      deny: options.deny,
+      always: options.always,
+      reason: options.reason,
+    }),
   );
   output(options, decided, () => {
     const what = `${decided.request.id} (${decided.request.text})`;
@@ -49,10 +39,8 @@ export async function answer(
 ): Promise<void> {
   const text = words.join(" ").trim();
   if (text === "") throw new OffrunError("invalid_input", `Say the answer: offrun answer ${name} "your answer".`);
-  const decided = decidedSchema.parse(
-    await withCompanion((client) =>
-      client.request("agent.answer", { project: projectDir(options), name, requestId: options.request, text }),
-    ),
+  const decided = await withCompanion((client) =>
+    client.call("agent.answer", { project: projectDir(options), name, requestId: options.request, text }),
   );
   output(options, decided, () => `Answered ${decided.request.id}; ${name} goes on.`);
 }

@@ -98,7 +98,7 @@ export async function stop(options: GlobalOptions): Promise<void> {
   const info = await tryPing();
   if (!info) return output(options, { stopped: false }, () => "Companion was not running.");
   const client = await CompanionClient.connect();
-  await client.request("shutdown", {}).catch(() => undefined);
+  await client.call("shutdown", {}).catch(() => undefined);
   client.close();
   const deadline = Date.now() + 15_000;
   while (isAlive(info.pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

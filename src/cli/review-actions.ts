@@ -1,27 +1,11 @@
-import { z } from "zod";
 import { readAgent } from "../core/agents/records.js";
 import { draftFile, readDraft } from "../core/agents/draft.js";
-import { agentEventSchema, type ReviewEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 import { renderReview } from "./review-format.js";
 
 /** review (through the companion, which runs the reviewer) and draft (reads a file). */
-
-const reviewEventSchema = agentEventSchema.refine(
-  (e): e is ReviewEvent => e.type === "review",
-  "expected a review event",
-);
-const finishedSchema = z.object({
-  review: reviewEventSchema,
-  draft: z.string().optional(),
-  warnings: z.array(z.string()),
-});
-const startedSchema = z.object({
-  reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
-  warnings: z.array(z.string()),
-});
 
 export interface ReviewOptions extends GlobalOptions {
   harness?: string;
@@ -37,7 +21,7 @@ export async function review(name: string, options: ReviewOptions): Promise<void
   // --request-fixes needs the findings, so it waits for them.
   const wait = Boolean(options.wait || options.requestFixes);
   const answer = await withCompanion((client) =>
-    client.request("agent.review", {
+    client.call("agent.review", {
       project,
       name,
       harness: options.harness,
@@ -48,14 +32,14 @@ export async function review(name: string, options: ReviewOptions): Promise<void
       wait,
     }),
   );
-  if (!wait) {
-    const started = startedSchema.parse(answer);
+  if (!("review" in answer)) {
+    const started = answer;
     if (!options.json) for (const warning of started.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
     const who = `${started.reviewer.harness} · ${started.reviewer.account}`;
     output(options, started, () => `Reviewing ${name} with ${who}. The review appears in: offrun show ${name}`);
     return;
   }
-  const finished = finishedSchema.parse(answer);
+  const finished = answer;
   const event = finished.review;
   if (!options.json) for (const warning of finished.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
   output(options, finished, () =>

@@ -63,7 +63,7 @@ export async function discard(
   options: GlobalOptions & { force?: boolean; deleteBranch?: boolean },
 ): Promise<void> {
   const project = projectDir(options);
-  if (options.force) await withCompanion((client) => client.request("agent.stop", { project, name }));
+  if (options.force) await withCompanion((client) => client.call("agent.stop", { project, name }));
   const result = await agentDiscard(project, name, {
     force: Boolean(options.force),
     deleteBranch: Boolean(options.deleteBranch),

@@ -12,8 +12,7 @@ import {
 } from "@raycast/api";
 import { FormValidation, useCachedPromise, useCachedState, useForm } from "@raycast/utils";
 import { useEffect, useRef } from "react";
-import { z } from "zod";
-import { agentRecordSchema, type Mode } from "../core/foundation/model.js";
+import type { Mode } from "../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
 import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
 import { withCompanion } from "./lib/companion.js";
@@ -32,8 +31,6 @@ export interface StartValues {
   name: string;
   base: string;
 }
-
-const startedSchema = z.object({ agent: agentRecordSchema, warnings: z.array(z.string()) });
 
 /** The value of the login dropdown that leaves the choice to Offrun at dispatch. */
 export const PICK_FOR_ME = "";
@@ -100,7 +97,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       });
       const toast = await showToast({ style: Toast.Style.Animated, title: "Starting agent…" });
       try {
-        const started = startedSchema.parse(await withCompanion((client) => client.request("agent.start", request)));
+        const started = await withCompanion((client) => client.call("agent.start", request));
         setLastProject(request.project);
         toast.style = Toast.Style.Success;
         toast.title = `Started ${started.agent.name}`;

@@ -23,7 +23,7 @@ async function run(title: string, done: string, work: () => Promise<unknown>): P
 
 export function sendMessage(record: AgentRecord, prompt: string) {
   return run(`Sending to ${record.name}…`, `Sent to ${record.name}`, () =>
-    withCompanion((c) => c.request("agent.send", { project: record.project, name: record.name, prompt })),
+    withCompanion((c) => c.call("agent.send", { project: record.project, name: record.name, prompt })),
   );
 }
 
@@ -35,34 +35,34 @@ export function approve(
   const verb = options.deny ? "Denied" : "Approved";
   return run(`${verb.slice(0, -1)}ing…`, `${verb} for ${record.name}`, () =>
     withCompanion((c) =>
-      c.request("agent.approve", { project: record.project, name: record.name, requestId, ...options }),
+      c.call("agent.approve", { project: record.project, name: record.name, requestId, ...options }),
     ),
   );
 }
 
 export function answer(record: AgentRecord, requestId: string | undefined, text: string) {
   return run("Answering…", `Answered ${record.name}`, () =>
-    withCompanion((c) => c.request("agent.answer", { project: record.project, name: record.name, requestId, text })),
+    withCompanion((c) => c.call("agent.answer", { project: record.project, name: record.name, requestId, text })),
   );
 }
 
 export function stop(record: AgentRecord) {
   return run(`Stopping ${record.name}…`, `Stopped ${record.name}`, () =>
-    withCompanion((c) => c.request("agent.stop", { project: record.project, name: record.name })),
+    withCompanion((c) => c.call("agent.stop", { project: record.project, name: record.name })),
   );
 }
 
 /** Another CLI: the companion's handoff, in the same worktree, with a new session built from the conversation. */
 export function handOff(record: AgentRecord, harness: string) {
   return run(`Handing ${record.name} to ${harness}…`, `${record.name} continues on ${harness}`, () =>
-    withCompanion((c) => c.request("agent.handoff", { project: record.project, name: record.name, harness })),
+    withCompanion((c) => c.call("agent.handoff", { project: record.project, name: record.name, harness })),
   );
 }
 
 /** Another login of the same CLI: its session is copied there and the next message resumes it (refused mid-turn). */
 export function switchLogin(record: AgentRecord, account: string) {
   return run(`Moving ${record.name} to login ${account}…`, `${record.name} is on login ${account}`, () =>
-    withCompanion((c) => c.request("agent.switch", { project: record.project, name: record.name, account })),
+    withCompanion((c) => c.call("agent.switch", { project: record.project, name: record.name, account })),
   );
 }
 

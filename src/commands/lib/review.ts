@@ -1,16 +1,11 @@
 import { Toast, showToast } from "@raycast/api";
-import { z } from "zod";
-import { agentEventSchema } from "../../core/foundation/events.js";
+import type { ReviewFinished } from "../../core/companion/protocol.js";
+import { OffrunError } from "../../core/foundation/errors.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { withCompanion } from "./companion.js";
 import { showFailure } from "./failure.js";
 
-const reviewResultSchema = z.object({
-  review: agentEventSchema,
-  draft: z.string().optional(),
-  warnings: z.array(z.string()),
-});
-export type ReviewOutcome = z.infer<typeof reviewResultSchema>;
+export type ReviewOutcome = ReviewFinished;
 
 /**
  * Reviews an agent's changes with the configured reviewer through the companion (it runs the
@@ -27,11 +22,15 @@ export async function reviewAgentWithProgress(
     message: "Read-only, with another login",
   });
   try {
-    const result = reviewResultSchema.parse(
-      await withCompanion((c) =>
-        c.request("agent.review", { project: record.project, name: record.name, wait: true, requestFixes }),
-      ),
+    const result = await withCompanion((c) =>
+      c.call("agent.review", { project: record.project, name: record.name, wait: true, requestFixes }),
     );
+    if (!("review" in result)) {
+      throw new OffrunError(
+        "unreadable_output",
+        "The companion answered agent.review without the review it waited for.",
+      );
+    }
     const review = result.review;
     if (review.type !== "review" || review.outcome !== "completed") {
       toast.style = Toast.Style.Failure;

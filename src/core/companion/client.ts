@@ -1,17 +1,17 @@
 import fs from "node:fs/promises";
 import net from "node:net";
 import rpc from "vscode-jsonrpc/node.js";
-import type { z } from "zod";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Command } from "../foundation/process.js";
 import {
-  pingResultSchema,
+  replies,
   RPC_OFFRUN_ERROR,
   rpcErrorDataSchema,
   type MethodName,
   type MethodParams,
   type PingResult,
+  type Reply,
 } from "./protocol.js";
 
 const CONNECT_TIMEOUT_MS = 2_000;
@@ -53,32 +53,32 @@ export class CompanionClient {
     return new CompanionClient(socket, connection);
   }
 
-  async request<M extends MethodName>(method: M, params: MethodParams<M>): Promise<unknown> {
+  /**
+   * Sends one request and parses the reply with its schema in protocol.ts: a reply of another
+   * shape (a companion of another version, say) is an Offrun error that names the method.
+   */
+  async call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>> {
+    let result: unknown;
     try {
-      return await this.connection.sendRequest(method, params);
+      result = await this.connection.sendRequest(method, params);
     } catch (error) {
       throw toOffrunError(error);
     }
-  }
-
-  async requestParsed<S extends z.ZodTypeAny, M extends MethodName>(
-    method: M,
-    params: MethodParams<M>,
-    schema: S,
-  ): Promise<z.output<S>> {
-    const result = await this.request(method, params);
-    const parsed = schema.safeParse(result);
+    const parsed = replies[method].safeParse(result);
     if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
       throw new OffrunError(
         "unreadable_output",
-        `The companion answered ${method} with something unexpected: ${parsed.error.message}`,
+        `The companion answered ${method} with something unexpected${where}: ${issue?.message ?? "invalid"}. If it is another version of Offrun, run \`offrun companion stop\` and try again.`,
+        { cause: parsed.error },
       );
     }
-    return parsed.data;
+    return parsed.data as Reply<M>;
   }
 
   ping(): Promise<PingResult> {
-    return this.requestParsed("ping", {}, pingResultSchema);
+    return this.call("ping", {});
   }
 
   close(): void {
@@ -138,15 +138,7 @@ export async function ensureCompanion(launch: Command): Promise<CompanionClient>
 export async function startCompanionDetached(launch: Command): Promise<void> {
   const paths = userPaths();
   await fs.mkdir(paths.home, { recursive: true });
-  // Loaded here, not at the top: only a client that finds the companion down needs execa.
-  const { execa } = await import("execa");
-  const child = execa(launch.file, launch.args, {
-    cwd: launch.cwd ?? paths.home,
-    env: launch.env,
-    detached: true,
-    stdio: "ignore",
-    reject: false,
-    cleanup: false,
-  });
-  child.unref();
+  // Loaded here, not at the top: only a client that finds the companion down needs the runner (execa).
+  const { spawnDetached } = await import("../foundation/process.js");
+  spawnDetached({ ...launch, cwd: launch.cwd ?? paths.home });
 }

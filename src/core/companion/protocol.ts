@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { MODES } from "../foundation/model.js";
+import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
+import { agentRecordSchema, MODES } from "../foundation/model.js";
 
 /** Requests the faces send to the companion. Every request is validated with these schemas. */
 export const methods = {
@@ -74,6 +75,57 @@ export const pingResultSchema = z.object({
   running: z.number(),
 });
 export type PingResult = z.infer<typeof pingResultSchema>;
+
+/** A turn was started (start, send, handoff): the agent, warnings for the user, and the turn that began. */
+const startedSchema = z.object({
+  agent: agentRecordSchema,
+  warnings: z.array(z.string()),
+  firstTurn: z.number().int().positive(),
+});
+/** An approval or answer reached the running turn. */
+const decidedSchema = z.object({
+  agent: agentRecordSchema,
+  request: z.object({ id: z.string(), kind: z.enum(["approval", "question"]), text: z.string() }).loose(),
+  remembered: z.string().optional(),
+});
+const reviewEventSchema = agentEventSchema.refine(
+  (e): e is ReviewEvent => e.type === "review",
+  "expected a review event",
+);
+/** A review that ran to its end (`wait`), and the draft its findings left when fixes were requested. */
+export const reviewFinishedSchema = z.object({
+  review: reviewEventSchema,
+  draft: z.string().optional(),
+  warnings: z.array(z.string()),
+});
+export type ReviewFinished = z.infer<typeof reviewFinishedSchema>;
+/** A review that was started and runs on in the companion. */
+export const reviewStartedSchema = z.object({
+  reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
+  warnings: z.array(z.string()),
+});
+
+/**
+ * What the companion answers to each request, beside the requests themselves (as the ACP SDK
+ * types both directions in one place). The client parses every reply with these, so a face gets
+ * typed values or an Offrun error naming the method, never a raw ZodError.
+ */
+export const replies = {
+  ping: pingResultSchema,
+  "agent.start": startedSchema,
+  "agent.send": startedSchema,
+  "agent.handoff": startedSchema,
+  "agent.switch": z.object({ agent: agentRecordSchema, from: z.string(), to: z.string(), sessionCopied: z.boolean() }),
+  "agent.stop": agentRecordSchema,
+  /** The turn's terminal event, or null when no turn ran in the companion. */
+  "agent.wait": agentEventSchema.nullable(),
+  "agent.approve": decidedSchema,
+  "agent.answer": decidedSchema,
+  /** Finished with `wait`, else started. */
+  "agent.review": z.union([reviewFinishedSchema, reviewStartedSchema]),
+  shutdown: z.object({ ok: z.boolean() }),
+} as const satisfies Record<MethodName, z.ZodType>;
+export type Reply<M extends MethodName> = z.output<(typeof replies)[M]>;
 
 /** Error codes on the wire; `data.kind` carries the OffrunError kind so faces can switch on it. */
 export const RPC_OFFRUN_ERROR = -32001;

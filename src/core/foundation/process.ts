@@ -240,3 +240,21 @@ export async function runInteractive(
     ...(result.failed ? { message: result.shortMessage } : {}),
   };
 }
+
+/**
+ * Starts a process that outlives this one (the companion, started by a face): its own process
+ * group and session, no stdio, not waited for. The one spawn without a timeout, since it is a
+ * service; it stops on `offrun companion stop`.
+ */
+export function spawnDetached(command: Command): void {
+  const child = execa(command.file, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    extendEnv: command.env === undefined,
+    detached: true,
+    stdio: "ignore",
+    reject: false,
+    cleanup: false,
+  });
+  child.unref();
+}
