@@ -152,3 +152,27 @@ describe("the wait when every login is limited", () => {
     expect(plan.message).toMatch(/none has a reset time ahead/);
   });
 });
+
+// Broke in CI: logins added in their own homes and ~/.claude never made; a tie between unknowns
+// went to the Default login, which was not signed in, and cost the failover a whole turn.
+test("a Default login whose home was never made ranks below an added login nobody has checked yet", () => {
+  const neverUsed = candidate("default", undefined);
+  neverUsed.signIn = { state: "unknown", source: "home", checkedAt: now.toISOString(), note: "never used" };
+  expect(pick([neverUsed, candidate("solo", undefined)]).account.label).toBe("solo");
+  // Still usable when it is all there is: unknown is not signed out.
+  expect(pick([neverUsed]).account.label).toBe("default");
+});
+
+// Broke in CI: a reset seconds away passed while the failover tried a signed-out login, and no
+// wait was planned at all.
+test("a limit whose reset passed during the failover is due now: the wait is only the jitter", () => {
+  const plan = planResetWait([candidate("solo", undefined)], {
+    harnessName: "Claude Code",
+    resetGiven: true,
+    lastAccount: "default",
+    lastLimit: { account: "solo", until: new Date(now.getTime() - 1000).toISOString() },
+    now,
+    random: () => 0,
+  });
+  expect(plan).toMatchObject({ account: "solo", at: new Date(now.getTime() + RESET_JITTER_MS.min).toISOString() });
+});

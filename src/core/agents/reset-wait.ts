@@ -31,14 +31,24 @@ export function planResetWait(
     resetGiven: boolean;
     /** The login whose limit ended the last turn. */
     lastAccount?: string;
+    /**
+     * The last limit this message hit. When its reset has already passed (it came while the
+     * failover ran), that login is due now: the wait is just the jitter.
+     */
+    lastLimit?: { account: string; until: string };
     now?: Date;
     random?: () => number;
   },
 ): ResetWaitPlan {
   const now = options.now ?? new Date();
   const random = options.random ?? Math.random;
-  const first = earliestReset(candidates, now);
-  const label = candidates.find((c) => c.quota.limitedUntil === first)?.account.label ?? "";
+  const passed =
+    options.lastLimit && Date.parse(options.lastLimit.until) <= now.getTime() ? options.lastLimit : undefined;
+  const first = earliestReset(candidates, now) ?? (passed ? now.toISOString() : undefined);
+  const label =
+    candidates.find((c) => c.quota.limitedUntil !== undefined && c.quota.limitedUntil === first)?.account.label ??
+    passed?.account ??
+    "";
   const all = `Every ${options.harnessName} login is limited`;
   if (!first) {
     return {

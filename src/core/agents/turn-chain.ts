@@ -2,7 +2,7 @@ import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { findAccount } from "../logins/accounts.js";
-import { describeError, OffrunError } from "../foundation/errors.js";
+import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
 import { RETRY_JITTER, type AgentRecord, type ProjectConfig } from "../foundation/model.js";
@@ -62,7 +62,7 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
   // A login of this chain hit its limit: when the last one tried then turns out signed out, the
   // agent still waits for that reset (seen in CI: a limit, then an unknown Default login that was
   // not signed in, and no wait at all).
-  let limitSeen = false;
+  let limitSeen: { account: string; until: string } | undefined;
   if (ctx.resumed && ctx.resumed.account !== record.account) {
     const from = await findAccount(harness, record.account, ctx.env);
     const to = await findAccount(harness, ctx.resumed.account, ctx.env);
@@ -73,7 +73,10 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
     const account = await findAccount(harness, record.account, ctx.env);
     tried.add(accountKey(account));
     const prompt = continuation ? CONTINUATION_PROMPT : ctx.prompt;
-    const result = await runOn(ctx, harness, account, prompt, continuation, (given) => (resetGiven = given));
+    const result = await runOn(ctx, harness, account, prompt, continuation, (given, until) => {
+      resetGiven = given;
+      limitSeen = { account: account.label, until };
+    });
     const { end } = result;
     if (ctx.signal.aborted || end.outcome === "cancelled") return end;
     if (end.outcome === "completed") {
@@ -81,7 +84,6 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
       return end;
     }
     const signedOut = isSignedOut(result);
-    if (end.outcome === "limited") limitSeen = true;
     if (end.outcome === "limited" || signedOut) {
       if (signedOut) {
         await markSignedOut(account, end.reason ?? "a turn ended not logged in").catch(() => undefined);
@@ -139,7 +141,7 @@ async function runOn(
   account: Account,
   prompt: string,
   continuation: boolean,
-  onLimit: (resetGiven: boolean) => void,
+  onLimit: (resetGiven: boolean, until: string) => void,
 ): Promise<TurnResult> {
   const release = ctx.logins.hold(account);
   ctx.onDispatched?.();
@@ -167,7 +169,7 @@ async function runOn(
 async function observe(
   account: Account,
   event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>,
-  onLimit: (resetGiven: boolean) => void,
+  onLimit: (resetGiven: boolean, until: string) => void,
 ): Promise<void> {
   const now = Date.now();
   if (event.type === "quota") {
@@ -180,8 +182,8 @@ async function observe(
   if (reset !== undefined && reset <= now && now - reset < MINUTE_MS) reset += MINUTE_MS;
   // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
   const given = reset !== undefined && reset > now;
-  onLimit(given);
   const until = new Date(given ? reset! : now + UNKNOWN_RESET_MS).toISOString();
+  onLimit(given, until);
   await markLimited(account, until, event.message);
 }
 
@@ -193,12 +195,15 @@ async function onNoRoom(
   ctx: ChainContext,
   harness: Harness,
   noRoom: unknown,
-  state: { continuation: boolean; resetGiven: boolean; limitSeen: boolean },
+  /** `limitSeen`: the last limit a login of this message hit, and its reset. */
+  state: { continuation: boolean; resetGiven: boolean; limitSeen?: { account: string; until: string } },
 ): Promise<void> {
   const { record, config } = ctx;
   const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
   const tail = elsewhere ?? "No other installed harness has room either.";
-  const limited = state.limitSeen && noRoom instanceof OffrunError && noRoom.kind === "usage_limit";
+  // A login of this message hit its limit: wait for a reset, even when the last login tried was
+  // signed out, or the reset passed while the failover ran (a reset seconds away, a slow machine).
+  const limited = state.limitSeen !== undefined;
   if (ctx.resumed && limited) {
     const message = `Still limited after the reset, so Offrun does not try again by itself (once per message). Send a message to try again. ${tail}`;
     await ctx.log(record.turns, {
@@ -217,6 +222,7 @@ async function onNoRoom(
       harnessName: harness.displayName,
       resetGiven: state.resetGiven,
       lastAccount: record.account,
+      ...(state.limitSeen ? { lastLimit: state.limitSeen } : {}),
     });
   }
   if (!plan?.at) {

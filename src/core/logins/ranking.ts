@@ -3,7 +3,7 @@ import type { Account } from "../foundation/account-model.js";
 import { OffrunError } from "../foundation/errors.js";
 import { accountKey, type AccountQuota } from "../quota/ledger.js";
 import { headroom } from "../quota/pipeline.js";
-import type { SignInEntry } from "./sign-in.js";
+import { isNeverUsed, type SignInEntry } from "./sign-in.js";
 
 /** Above this share used in every login, a start comes with a warning. */
 export const CROWDED_PERCENT = 90;
@@ -46,7 +46,13 @@ export function pickAccount(
 ): Pick {
   const now = options.now ?? new Date();
   const ranking: Pick["ranking"] = [];
-  const usable: { candidate: Candidate; score: number; room: number | undefined; signedIn: boolean }[] = [];
+  const usable: {
+    candidate: Candidate;
+    score: number;
+    room: number | undefined;
+    signedIn: boolean;
+    neverUsed: boolean;
+  }[] = [];
   for (const candidate of candidates) {
     const key = accountKey(candidate.account);
     const room = headroom(candidate.quota, now);
@@ -64,11 +70,20 @@ export function pickAccount(
     if (skipped) continue;
     // Unknown headroom ranks below any login known to have room.
     const score = (room ?? 0) - busy * IN_FLIGHT_PENALTY + (room === undefined ? 0 : resetBonus(candidate.quota, now));
-    usable.push({ candidate, room, score, signedIn: candidate.signIn?.state === "signed-in" });
+    usable.push({
+      candidate,
+      room,
+      score,
+      signedIn: candidate.signIn?.state === "signed-in",
+      neverUsed: isNeverUsed(candidate.signIn),
+    });
   }
+  // Signed in first; a Default login whose home was never made last (with logins added in their
+  // own homes and ~/.claude never used, a tie went to the Default login, which was not signed in).
   usable.sort(
     (a, b) =>
       Number(b.signedIn) - Number(a.signedIn) ||
+      Number(a.neverUsed) - Number(b.neverUsed) ||
       b.score - a.score ||
       Number(b.candidate.account.isDefault) - Number(a.candidate.account.isDefault),
   );

@@ -70,9 +70,22 @@ export function stateOf(identity: AccountIdentity): SignInState {
  * once; otherwise the last check or turn; unknown when neither has said anything.
  */
 export async function cachedSignIn(account: Account, known?: Record<string, SignInEntry>): Promise<SignInEntry> {
-  if (!account.isDefault && !(await isDirectory(account.home))) return missingHome(account);
+  const homeExists = await isDirectory(account.home);
+  if (!account.isDefault && !homeExists) return missingHome(account);
   const entry = (known ?? (await readAll()))[signInKey(account)];
-  return entry ?? { state: "unknown", source: "status", checkedAt: new Date(0).toISOString(), note: "not checked yet" };
+  if (entry) return entry;
+  // The CLI's own home, never made: its status command decides (an API key in the environment
+  // may sign it in), and until it has, it is unknown and never used, which picks rank last.
+  if (!homeExists) return { state: "unknown", source: "home", checkedAt: new Date(0).toISOString(), note: NEVER_USED };
+  return { state: "unknown", source: "status", checkedAt: new Date(0).toISOString(), note: "not checked yet" };
+}
+
+/** The note of a Default login whose home does not exist yet. */
+export const NEVER_USED = "its home does not exist yet: never used";
+
+/** Whether a cached state says the login's home was never made (a Default login never used). */
+export function isNeverUsed(entry: SignInEntry | undefined): boolean {
+  return entry?.state === "unknown" && entry.source === "home";
 }
 
 /** Every login's cached state at once (one file read for many logins). */
@@ -92,9 +105,10 @@ function missingHome(account: Account): SignInEntry {
 }
 
 /**
- * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. A turn's
- * "not logged in" stands until the CLI says signed in: a status command that merely cannot tell
- * (unknown) does not make a login that just failed to authenticate usable again.
+ * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. What a turn
+ * showed stands until the CLI gives a definite answer: a status command that merely cannot tell
+ * (unknown) neither makes a login that just failed to authenticate usable again, nor demotes one
+ * that just ran.
  */
 export async function checkSignIn(
   account: Account,
@@ -121,7 +135,11 @@ export async function checkSignIn(
     ...(identity.detail ? { detail: identity.detail } : {}),
   };
   const before = (await readAll())[signInKey(account)];
-  if (before?.source === "turn" && before.state === "signed-out" && entry.state === "unknown") return before;
+  // A status command that cannot tell never overrides what a turn proved: a turn that got an answer
+  // (signed in) or failed to authenticate (signed out). Seen under load: Codex with its key from
+  // config.toml answered "unknown" just after a turn had succeeded, and the picker then ranked
+  // that login below one with less room.
+  if (before?.source === "turn" && entry.state === "unknown") return before;
   await store(account, entry).catch(() => undefined);
   return entry;
 }

@@ -1,0 +1,39 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Account } from "../../src/core/foundation/account-model.js";
+import { cachedSignIn, checkSignIn, markSignedIn, markSignedOut } from "../../src/core/logins/sign-in.js";
+import { codexHarness } from "../../src/harnesses/codex/index.js";
+import type { Harness } from "../../src/harnesses/types.js";
+
+// Broke under load in CI: Codex with its key from config.toml, whose status command cannot tell
+// ("unknown"), answered just after a turn had succeeded on the login; the unknown replaced the
+// turn's "signed in" and the picker ranked that login below one with less room.
+
+/** Codex's adapter whose status command cannot tell, as 0.171.0 with a key from config.toml. */
+const cannotTell: Harness = { ...codexHarness, identity: async () => ({ signedIn: undefined, note: "cannot tell" }) };
+
+async function login(label: string): Promise<Account> {
+  const home = path.join(process.env.TMPDIR!, label);
+  await fs.mkdir(home, { recursive: true });
+  return { harness: "codex", label, home, isDefault: false, adopted: false, env: {} };
+}
+
+test("a status command that cannot tell leaves a turn's 'signed in' as it was", async () => {
+  const work = await login("work");
+  await markSignedIn(work);
+  expect((await checkSignIn(work, cannotTell, "/bin/codex", process.env)).state).toBe("signed-in");
+  expect((await cachedSignIn(work)).state).toBe("signed-in");
+});
+
+test("nor does it make a login a turn found signed out usable again", async () => {
+  const old = await login("old");
+  await markSignedOut(old, "Not logged in");
+  expect((await checkSignIn(old, cannotTell, "/bin/codex", process.env)).state).toBe("signed-out");
+});
+
+test("a definite answer from the status command replaces what a turn showed", async () => {
+  const back = await login("back");
+  await markSignedOut(back, "Not logged in");
+  const signsIn: Harness = { ...codexHarness, identity: async () => ({ signedIn: true }) };
+  expect((await checkSignIn(back, signsIn, "/bin/codex", process.env)).state).toBe("signed-in");
+});
