@@ -31,6 +31,8 @@ async function main() {
     GIT_CONFIG_GLOBAL: path.join(dir, "gitconfig"),
     // A stand-in harness binary: the benchmark measures Offrun up to the spawn, not the model.
     OFFRUN_CLAUDE_BIN: path.join(dir, "fake-claude"),
+    // The companion writes where each start's time went (src/core/agents/start-trace.ts).
+    OFFRUN_START_TRACE: path.join(dir, "start-trace.jsonl"),
   };
   await Promise.all(["home", "tmp", "oh"].map((d) => fs.mkdir(path.join(dir, d), { recursive: true })));
   await fs.writeFile(env.GIT_CONFIG_GLOBAL!, "[user]\n\tname = Bench\n\temail = bench@offrun.invalid\n");
@@ -54,6 +56,7 @@ async function main() {
   await offrun(["companion", "start"]);
   const gitTimes: number[] = [];
   const warm: number[] = [];
+  const spawnedAt = new Map<string, { t0: number; at: number }>();
   for (let i = 0; i < RUNS; i++) {
     await sync();
     const t0 = performance.now();
@@ -84,30 +87,59 @@ async function main() {
         .find((event) => event.type === "turn_start");
       if (!spawned) await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    spawnedAt.set(name, { t0, at: Date.parse(spawned.at) });
     return Date.parse(spawned.at) - t0;
   }
 
   const g = median(gitTimes);
   const w = median(warm);
   const rows = [
-    ["git worktree add (baseline)", g, 1],
-    ["offrun start -> spawn, companion running", w, w / g],
-    ["offrun start -> spawn, companion cold", cold, cold / g],
+    ["git worktree add (baseline)", gitTimes, 1],
+    ["offrun start -> spawn, companion running", warm, w / g],
+    ["offrun start -> spawn, companion cold", [cold], cold / g],
   ] as const;
-  console.log(`\n${FILES} files, median of ${RUNS} interleaved runs (cold: 1 run)`);
-  console.log(`git runs (ms):    ${gitTimes.map((t) => t.toFixed(0)).join(" ")}`);
-  console.log(`offrun runs (ms): ${warm.map((t) => t.toFixed(0)).join(" ")}\n`);
-  console.log(`${"measure".padEnd(44)}${"ms".padStart(10)}${"ratio".padStart(10)}`);
-  for (const [label, ms, ratio] of rows)
-    console.log(`${label.padEnd(44)}${ms.toFixed(0).padStart(10)}${ratio.toFixed(2).padStart(10)}`);
-  const added = w - g;
+  console.log(`\n${FILES} files, ${RUNS} interleaved runs (cold: 1 run)`);
   console.log(
-    `\nOffrun adds ${added.toFixed(0)} ms to git's own time (target: at most 150 ms): ${added <= 150 ? "met" : "NOT met"}`,
+    `${"measure".padEnd(44)}${"min".padStart(8)}${"median".padStart(8)}${"max".padStart(8)}${"ratio".padStart(8)}`,
+  );
+  for (const [label, times, ratio] of rows)
+    console.log(`${label.padEnd(44)}${stats(times)}${ratio.toFixed(2).padStart(8)}`);
+
+  // Where Offrun's part goes, per step, over the warm runs.
+  const traces = (await fs.readFile(env.OFFRUN_START_TRACE!, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { agent: string; steps: Record<string, number>; handedOnAt: number });
+  const perStep = new Map<string, number[]>();
+  const add = (step: string, ms: number) => perStep.set(step, [...(perStep.get(step) ?? []), ms]);
+  for (const trace of traces.filter((t) => t.agent.startsWith("bench-") && t.agent !== "bench-cold")) {
+    const run = spawnedAt.get(trace.agent);
+    if (!run) continue;
+    const inCompanion = Object.values(trace.steps).reduce((a, b) => a + b, 0);
+    const toSpawn = run.at - trace.handedOnAt;
+    // The CLI's own start, its request and the reply (all that is not the companion's or the turn's).
+    add("offrun CLI: node start, connect, request", run.at - run.t0 - inCompanion - toSpawn);
+    for (const [step, ms] of Object.entries(trace.steps)) add(`companion: ${step}`, ms);
+    add("turn: memory check, argv, spawn", toSpawn);
+  }
+  console.log(`\nwhere start -> spawn goes (ms, ${perStep.values().next().value?.length ?? 0} warm runs)`);
+  console.log(`${"step".padEnd(44)}${"min".padStart(8)}${"median".padStart(8)}${"max".padStart(8)}`);
+  for (const [step, times] of perStep) console.log(`${step.padEnd(44)}${stats(times)}`);
+  const added = w - g;
+  const addedRuns = warm.map((t, i) => t - gitTimes[i]!);
+  console.log(
+    `\nOffrun adds ${added.toFixed(0)} ms to git's own time (medians; per run min ${Math.min(...addedRuns).toFixed(0)}, max ${Math.max(...addedRuns).toFixed(0)}; target: at most 150 ms): ${added <= 150 ? "met" : "NOT met"}`,
   );
   await fs.rm(dir, { recursive: true, force: true });
 }
 
-function median(values: number[]): number {
+/** min, median and max, each right-aligned in 8 columns. */
+function stats(values: readonly number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [sorted[0]!, median(sorted), sorted.at(-1)!].map((v) => v.toFixed(0).padStart(8)).join("");
+}
+
+function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

@@ -17,6 +17,7 @@ import { recoverAgents } from "./recovery.js";
 import type { Decided, HandoffRequest, Started, StartRequest } from "./requests.js";
 import { resumeAfterReset } from "./resume.js";
 import { RunningTurns } from "./running-turns.js";
+import { StartTrace } from "./start-trace.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
 
 /**
@@ -41,6 +42,7 @@ export class Supervisor {
   }
 
   async start(request: StartRequest): Promise<Started> {
+    const trace = new StartTrace(this.env);
     checkPrompt(request.prompt);
     if (request.name !== undefined) validateAgentName(request.name);
     const root = await findRepoRoot(request.project);
@@ -49,21 +51,26 @@ export class Supervisor {
       project: root,
       env: this.env,
     });
+    trace.mark("repository, config and harness");
     // Independent file reads and a PATH search: done together, since each start pays for them.
     const [binary, login] = await Promise.all([
       this.requireBinary(harness),
       this.logins.choose(harness, { label: request.account, force: request.force }),
       ensureProjectDirs(root),
     ]);
+    trace.mark("binary, login pick, folders");
 
     // Reserve name and port under one lock so that concurrent starts never collide.
     const record = await this.queue.run(`project:${root}`, () =>
       reserveAgent({ root, request, harness: harness.id, account: login.account.label, config }),
     );
 
+    trace.mark("name and port reserved");
     await setUpWorktree({ root, record, base: request.base, config, journal: this.journal });
+    trace.mark("git worktree, setup, memory");
     const firstTurn = record.turns + 1;
     this.turns.begin(record, request.prompt, binary, config);
+    trace.finish(record.name);
     const warnings = login.warning ? [login.warning] : [];
     for (const message of warnings) await this.log(record, 1, { type: "notice", level: "warning", message });
     // Off the path to the spawn: only the dashboard and recovery read the list of projects.
