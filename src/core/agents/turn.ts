@@ -5,9 +5,9 @@ import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import { openMemoryTurn } from "../memory/turn.js";
 import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
-import { liveRunner, oversizedEvent, runLiveTurn } from "./live-turn.js";
+import { runCli } from "./cli-run.js";
+import { liveRunner } from "./live-turn.js";
 import { trailingQuestion } from "../foundation/question.js";
-import { streamCommand } from "../foundation/process.js";
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
 export const ARGV_PROMPT_BYTES = 100_000;
@@ -104,7 +104,6 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
   };
 
-  const parser = harness.createParser();
   let end: TurnEndEvent | undefined;
   let lastRetry: string | undefined;
   let rateLimited = false;
@@ -157,46 +156,23 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     write(ctx.update({ pid }));
   };
 
-  const endKilled = (why: "timeout" | "idle" | "cancelled") => {
-    const ended = killedEnd(why, config);
-    if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
-    handle([ended]);
-  };
-
   // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
   const runner = liveRunner(harness, record);
-  const result = runner
-    ? await runLiveTurn(runner.live, {
-        turn,
-        input,
-        config,
-        signal: ctx.signal,
-        hooks: runner.hooks,
-        handle,
-        onSpawn,
-        onKilled: endKilled,
-      })
-    : await streamCommand(harness.turnCommand(input), {
-        timeoutMs: config.turnTimeoutMinutes * 60_000,
-        idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
-        signal: ctx.signal,
-        onSpawn,
-        onLine: (line) => {
-          const events = parser.push(line);
-          handle(events);
-          // A CLI that only reports retries (offline, not logged in) is not making progress.
-          return events.length === 0 || events.some((e) => e.type !== "retry");
-        },
-        onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
-      });
-
-  if (result.killedBecause) endKilled(result.killedBecause);
-  else if (result.spawnError) {
-    handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
-  }
-  if (!runner)
-    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: result.stderrTail }));
-  if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The CLI ended without a result." }]);
+  await runCli({
+    harness,
+    input,
+    config,
+    signal: ctx.signal,
+    ...(runner ? { live: { ...runner, turn } } : {}),
+    handle,
+    onSpawn,
+    killedEnd: (why) => {
+      const ended = killedEnd(why, config);
+      if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
+      return ended;
+    },
+    noResult: "The CLI ended without a result.",
+  });
   const final = end!;
 
   await memory?.finish((event) => ctx.log(turn, event));

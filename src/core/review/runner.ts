@@ -3,10 +3,10 @@ import type { Harness, TurnInput } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
-import { runLiveTurn, oversizedEvent } from "../agents/live-turn.js";
+import { runCli } from "../agents/cli-run.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
-import { streamCommand, type StreamResult } from "../foundation/process.js";
+import type { KilledBecause } from "../foundation/watchdog.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { ARGV_PROMPT_BYTES } from "../agents/turn.js";
@@ -111,7 +111,6 @@ async function runOnce(request: ReviewerRequest, account: Account) {
     outputSchema: request.outputSchema,
     env: request.logins.processEnv(account, harness),
   };
-  const parser = harness.createParser(input);
   let stderr = "";
   let end: TurnEndDraft | undefined;
   let finalText: string | undefined;
@@ -148,51 +147,40 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       if (event.type === "turn_end") end = event;
     }
   };
-  const killed = (why: NonNullable<StreamResult["killedBecause"]>) =>
-    handle([
-      { type: "turn_end", outcome: why === "cancelled" ? "cancelled" : "failed", reason: killedReason(why, config) },
-    ]);
-  const timeouts = {
-    timeoutMs: config.turnTimeoutMinutes * 60_000,
-    idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
+  await runCli({
+    harness,
+    input,
+    config,
     signal: request.signal,
-  };
-  // ACP agents have no one-way mode: every request they make is refused, since a reviewer only reads.
-  const result =
-    harness.liveOnly && harness.live
-      ? await runLiveTurn(harness.live, {
-          turn: 1,
-          input,
-          config,
-          signal: request.signal,
-          hooks: { ask: async () => ({ kind: "deny", reason: "A reviewer is read-only." }) },
-          handle,
-          onSpawn: () => undefined,
-          onKilled: killed,
-        })
-      : await streamCommand(harness.turnCommand(input), {
-          ...timeouts,
-          onLine: (line) => {
-            const events = parser.push(line);
-            handle(events);
-            return events.length === 0 || events.some((e) => e.type !== "retry");
+    // ACP agents have no one-way mode: every request they make is refused, since a reviewer only reads.
+    ...(harness.liveOnly && harness.live
+      ? {
+          live: {
+            live: harness.live,
+            turn: 1,
+            hooks: { ask: async () => ({ kind: "deny", reason: "A reviewer is read-only." }) },
           },
-          onOversizedLine: (head, size) => handle([oversizedEvent(head, size)]),
-          onStderr: (chunk) => {
-            stderr = (stderr + chunk).slice(-STDERR_KEPT_CHARS);
-          },
-        });
-  if (result.killedBecause) killed(result.killedBecause);
-  else if (result.spawnError) handle([{ type: "error", kind: "process_failed", message: result.spawnError }]);
-  if (!(harness.liveOnly && harness.live)) {
-    handle(parser.finish({ exitCode: result.exitCode, signal: result.signal, stderrTail: stderr }));
-  }
-  if (!end) handle([{ type: "turn_end", outcome: "failed", reason: "The reviewer's CLI ended without a result." }]);
+        }
+      : {}),
+    // Codex learns of the writes its sandbox refused from its rollout, read at the end.
+    parserReadsInput: true,
+    handle,
+    onStderr: (chunk) => {
+      stderr = (stderr + chunk).slice(-STDERR_KEPT_CHARS);
+    },
+    stderrTail: () => stderr,
+    killedEnd: (why) => ({
+      type: "turn_end",
+      outcome: why === "cancelled" ? "cancelled" : "failed",
+      reason: killedReason(why, config),
+    }),
+    noResult: "The reviewer's CLI ended without a result.",
+  });
   await Promise.all(writes);
   return { end: end!, finalText, denials, tokens };
 }
 
-function killedReason(why: NonNullable<StreamResult["killedBecause"]>, config: ProjectConfig): string {
+function killedReason(why: KilledBecause, config: ProjectConfig): string {
   switch (why) {
     case "cancelled":
       return "The review was stopped.";
