@@ -20,7 +20,10 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
   const release = await lockfile.lock(path.dirname(file), {
     lockfilePath: `${file}.lock`,
     stale: 10_000,
-    retries: { retries: 100, minTimeout: 10, maxTimeout: 100 },
+    // Waits longer than `stale` (about 15 s), so a writer always gets the lock in the end, even
+    // behind a killed holder; randomized, so many writers at once do not retry in step (a face's
+    // write starved behind the companion's quota writes once, under load: "already being held").
+    retries: { retries: 150, minTimeout: 10, maxTimeout: 100, randomize: true },
     // proper-lockfile throws from a timer when it finds its lock gone (another process judged it
     // stale): that would end the companion and every agent it runs. The write itself is atomic, so
     // the worst outcome is one lost update of a cache.
