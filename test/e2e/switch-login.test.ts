@@ -1,10 +1,8 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
 import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
-import { writeStubCli, fixture } from "../helpers/stub-cli.js";
 
 // `offrun switch`: the user moves an agent to another login of the same CLI. The real Claude Code
 // runs against one fake server per login; the second login must receive the whole conversation.
@@ -98,34 +96,5 @@ describe("offrun switch with the real Claude Code", () => {
     const unknown = await offrun("switch", "mover", "--account", "nobody");
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("no login 'nobody'");
-  });
-});
-
-describe("offrun switch while a turn runs", () => {
-  let box: Sandbox;
-  afterAll(async () => box.cleanup());
-
-  test("is refused, and the agent stays on its login", async () => {
-    box = await makeSandbox("offrun-sw2-");
-    const repo = await makeRepo(path.join(box.dir, "repo"), box.env);
-    const stub = await writeStubCli(path.join(box.dir, "stub", "claude"), {
-      replay: fixture("claude", "2.1.332", "text-reply"),
-      before: ["sleep 30"],
-    });
-    const env = { ...box.env, OFFRUN_CLAUDE_BIN: stub };
-    const run = (...args: string[]) => runOffrun(args, { env, cwd: repo });
-    // The Default login has been used (a home that does not exist is signed out, and never picked).
-    await fs.mkdir(path.join(box.home, ".claude"), { recursive: true });
-    expect((await run("accounts", "add", "claude", "work", "--no-login")).exitCode).toBe(0);
-    expect((await run("start", "--name", "busy", "a long task")).exitCode).toBe(0);
-
-    const refused = await run("switch", "busy", "--account", "work");
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain("in the middle of a turn");
-    const record = JSON.parse(await fs.readFile(path.join(repo, ".offrun", "agents", "busy.json"), "utf8")) as {
-      account: string;
-    };
-    expect(record.account).toBe("default");
-    await run("stop", "busy");
   });
 });
