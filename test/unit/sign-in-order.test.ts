@@ -37,3 +37,18 @@ test("a definite answer from the status command replaces what a turn showed", as
   const signsIn: Harness = { ...codexHarness, identity: async () => ({ signedIn: true }) };
   expect((await checkSignIn(back, signsIn, "/bin/codex", process.env)).state).toBe("signed-in");
 });
+
+// Broke in CI: the companion's first sign-in round, slow under load, answered "signed in" for a
+// login whose turn had just been refused (401) while the check ran, and the next pick took it again.
+test("a check that started before a turn found the login signed out does not put it back", async () => {
+  const beta = await login("beta");
+  const slowSignedIn: Harness = {
+    ...codexHarness,
+    identity: async () => {
+      await markSignedOut(beta, "Not logged in"); // the turn's answer arrives while the CLI is asked
+      return { signedIn: true };
+    },
+  };
+  expect((await checkSignIn(beta, slowSignedIn, "/bin/codex", process.env)).state).toBe("signed-out");
+  expect((await cachedSignIn(beta)).state).toBe("signed-out");
+});

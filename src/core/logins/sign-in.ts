@@ -123,6 +123,7 @@ export async function checkSignIn(
     await store(account, entry).catch(() => undefined);
     return entry;
   }
+  const startedAt = new Date().toISOString();
   const identity = await withBudget(
     harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home),
   );
@@ -140,6 +141,10 @@ export async function checkSignIn(
   // config.toml answered "unknown" just after a turn had succeeded, and the picker then ranked
   // that login below one with less room.
   if (before?.source === "turn" && entry.state === "unknown") return before;
+  // Nor does an answer to a question asked before the turn's: a check that started before a
+  // turn was refused (401) says what the credentials looked like then (seen in CI: the
+  // companion's first round, slow under load, put a login a turn had just found signed out back in).
+  if (before?.source === "turn" && before.checkedAt >= startedAt) return before;
   await store(account, entry).catch(() => undefined);
   return entry;
 }
