@@ -30,14 +30,13 @@ import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun accounts`: every login of every harness, with who is signed in to it. */
 export async function accounts(options: GlobalOptions): Promise<void> {
-  const harnesses = new Map((await listHarnesses({ tolerant: true })).map((h) => [h.id, h] as const));
+  const registered = await listHarnesses({ tolerant: true });
+  const harnesses = new Map(registered.map((h) => [h.id, h] as const));
   const binaries = new Map(
-    await Promise.all(
-      [...harnesses.values()].map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const),
-    ),
+    await Promise.all(registered.map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const)),
   );
   const logins = await Promise.all(
-    (await listAccounts()).map(async (account) => {
+    (await listAccounts(registered)).map(async (account) => {
       const harness = harnesses.get(account.harness)!;
       // Asked now (and kept for the picker): a missing home is signed out without asking the CLI.
       const [signIn, quota] = await Promise.all([

@@ -238,7 +238,7 @@ function addPending(known: ChatFacts, event: AgentEvent): void {
  */
 async function quota(): Promise<SnapshotQuota[]> {
   const harnesses = await listHarnesses({ tolerant: true });
-  const accounts = await listAccounts().catch(() => []);
+  const accounts = await listAccounts(harnesses).catch(() => []);
   const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
   const now = new Date();
   const result: SnapshotQuota[] = [];

@@ -103,7 +103,6 @@ export async function streamCommand(command: Command, options: StreamOptions): P
   });
   options.onSpawn?.(child.pid);
   const dog = watchdog(child.pid, options);
-  let stderrTail = "";
   const lines = new LineSplitter(
     (line) => {
       if (line.trim() !== "" && options.onLine(line) !== false) dog.progress();
@@ -115,19 +114,37 @@ export async function streamCommand(command: Command, options: StreamOptions): P
   );
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => lines.push(chunk));
-  child.stderr?.setEncoding("utf8");
   // stderr does not count as progress: CLIs log their endless reconnect attempts there.
-  child.stderr?.on("data", (chunk: string) => {
-    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
-    options.onStderr?.(chunk);
-  });
+  const stderrTail = keepStderrTail(child, options.onStderr);
 
   const result = await child;
   dog.stop();
   lines.end();
-  // The CLI may have left children in its group (a dev server it started): end them too.
-  signalGroup(child.pid, "SIGTERM");
+  return ended(child.pid, result, dog, stderrTail());
+}
 
+type Child = ReturnType<typeof execa>;
+
+/** Follows the child's stderr: each chunk goes to `onStderr`, and the last 8 KB are kept. */
+function keepStderrTail(child: Child, onStderr?: (chunk: string) => void): () => string {
+  let tail = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    tail = (tail + chunk).slice(-STDERR_TAIL_BYTES);
+    onStderr?.(chunk);
+  });
+  return () => tail;
+}
+
+/** After the exit (clocks stopped): ends what the CLI left in its group, and says how the process ended. */
+function ended(
+  pid: number | undefined,
+  result: Awaited<Child>,
+  dog: ReturnType<typeof watchdog>,
+  stderrTail: string,
+): StreamResult {
+  // The CLI may have left children in its group (a dev server it started): end them too.
+  signalGroup(pid, "SIGTERM");
   const spawnError = result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
   return {
     exitCode: result.exitCode,
@@ -176,30 +193,16 @@ export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLin
     (line) => stdout.write(line),
     (head, size) => options.onOversizedLine?.(head, size),
   );
-  let stderrTail = "";
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => lines.push(chunk));
-  child.stderr?.setEncoding("utf8");
-  child.stderr?.on("data", (chunk: string) => {
-    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
-    options.onStderr?.(chunk);
-  });
+  const stderrTail = keepStderrTail(child, options.onStderr);
   // A child that exits while we write must not crash the companion with EPIPE.
   child.stdin?.on("error", () => undefined);
   const exited = child.then((result) => {
     dog.stop();
     lines.end();
     stdout.end();
-    signalGroup(child.pid, "SIGTERM");
-    const spawnError =
-      result.failed && result.exitCode === undefined && !result.signal ? result.shortMessage : undefined;
-    return {
-      exitCode: result.exitCode,
-      signal: result.signal,
-      killedBecause: dog.killedBecause(),
-      stderrTail,
-      spawnError,
-    };
+    return ended(child.pid, result, dog, stderrTail());
   });
   return {
     stdin: child.stdin ?? new PassThrough(),

@@ -18,15 +18,22 @@ export function defaultAccount(harness: Harness, env: NodeJS.ProcessEnv = proces
   };
 }
 
-/** Every login, per harness in registry order: the Default one first, then the added ones. */
+/**
+ * Every login, per harness in registry order: the Default one first, then the added ones. Of one
+ * harness, of a list a caller already has from the registry (so it is read once), or of all.
+ */
 export async function listAccounts(
-  harness?: string | Harness,
+  harness?: string | Harness | readonly Harness[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Account[]> {
   const harnesses =
     harness === undefined
       ? await listHarnesses({ env, tolerant: true })
-      : [typeof harness === "string" ? await findHarness(harness, { env }) : harness];
+      : typeof harness === "string"
+        ? [await findHarness(harness, { env })]
+        : "id" in harness
+          ? [harness]
+          : harness;
   const { accounts, reserves = {} } = await readAccountsFile(env);
   const withReserve = (account: Account): Account => {
     const reserve = reserves[`${account.harness}/${account.label}`];

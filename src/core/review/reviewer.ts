@@ -2,8 +2,8 @@ import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { listAccounts } from "../logins/accounts.js";
+import { requireAgentBinary } from "../agents/binary.js";
 import { locateBinary } from "../foundation/binaries.js";
-import { OffrunError } from "../foundation/errors.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { accountKey, readLedgerEntry } from "../quota/ledger.js";
@@ -98,11 +98,9 @@ async function hasUsedLogin(harness: Harness, env: NodeJS.ProcessEnv): Promise<b
   return false;
 }
 
-async function requireBinary(harness: Harness, env: NodeJS.ProcessEnv): Promise<string> {
-  const binary = await locateBinary(harness.id, harness.binaryName, env);
-  if (binary) return binary;
-  throw new OffrunError(
-    "not_installed",
-    `${harness.displayName} (\`${harness.binaryName}\`) is not installed or not on PATH, so it cannot review. Install it with \`${harness.installHint}\`, or pick another reviewer with --harness.`,
-  );
+function requireBinary(harness: Harness, env: NodeJS.ProcessEnv): Promise<string> {
+  return requireAgentBinary(harness, env, {
+    purpose: ", so it cannot review",
+    then: ", or pick another reviewer with --harness",
+  });
 }

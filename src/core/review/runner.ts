@@ -10,9 +10,8 @@ import type { KilledBecause } from "../foundation/watchdog.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { ARGV_PROMPT_BYTES } from "../agents/turn.js";
+import { UNKNOWN_RESET_MS } from "../agents/turn-chain.js";
 
-/** A login whose limit message named no reset time is treated as out for this long (as turn-chain.ts does). */
-const UNKNOWN_RESET_MS = 60 * 60_000;
 /**
  * How much of the reviewer's stderr its parser gets. More than process.ts keeps (8 KB): a CLI may
  * tell a refused write only on stderr, early, and later log lines must not push it out.
