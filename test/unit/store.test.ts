@@ -59,7 +59,7 @@ test("JSONL is split on newline only, so U+2028 inside a string is not a line en
 
 test("atomic JSON writes leave no temp file behind and can set a mode", async () => {
   const file = path.join(dir, "nested", "state.json");
-  await writeJsonAtomic(file, { ok: true }, 0o600);
+  await writeJsonAtomic(file, { ok: true }, { mode: 0o600 });
   expect(JSON.parse(await fs.readFile(file, "utf8"))).toEqual({ ok: true });
   expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
   expect(await fs.readdir(path.dirname(file))).toEqual(["state.json"]);

@@ -17,7 +17,7 @@ export async function readAgent(root: string, name: string): Promise<AgentRecord
 }
 
 export async function writeAgent(record: AgentRecord): Promise<void> {
-  await writeJsonAtomic(projectPaths(record.project).agent(record.name), record);
+  await writeJsonAtomic(projectPaths(record.project).agent(record.name), record, { fsync: false });
 }
 
 export interface AgentListing {

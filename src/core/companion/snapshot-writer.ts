@@ -76,7 +76,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     const snapshot = await build();
     const content = JSON.stringify({ ...snapshot, writtenAt: "" });
     if (onlyIfChanged && content === lastWritten) return;
-    await writeJsonAtomic(userPaths().state, snapshot);
+    await writeJsonAtomic(userPaths().state, snapshot, { fsync: false });
     lastWritten = content;
   };
   const changed = () => {

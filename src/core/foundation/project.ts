@@ -19,7 +19,11 @@ export async function rememberProject(root: string, now = new Date()): Promise<v
   const file = userPaths().projects;
   const current = (await readKnownProjectsFile()) ?? { version: 1 as const, projects: [] };
   const others = current.projects.filter((p) => p.root !== root);
-  await writeJsonAtomic(file, { version: 1, projects: [{ root, lastUsedAt: now.toISOString() }, ...others] });
+  await writeJsonAtomic(
+    file,
+    { version: 1, projects: [{ root, lastUsedAt: now.toISOString() }, ...others] },
+    { fsync: false },
+  );
 }
 
 async function readKnownProjectsFile() {

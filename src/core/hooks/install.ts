@@ -234,7 +234,7 @@ async function readHooksFile(env: NodeJS.ProcessEnv): Promise<HooksFile> {
 }
 
 async function writeHooksFile(env: NodeJS.ProcessEnv, hooks: HooksFile): Promise<void> {
-  await writeJsonAtomic(hooksFilePath(env), hooks, FILE_MODE);
+  await writeJsonAtomic(hooksFilePath(env), hooks, { mode: FILE_MODE });
 }
 
 async function updateHooksFile<T>(

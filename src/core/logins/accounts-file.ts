@@ -34,7 +34,7 @@ export async function updateAccountsFile<T>(
   const file = userPaths(offrunHome(env)).accounts;
   return withFileLock(file, async () => {
     const changed = await change(await readAccountsFile(env));
-    await writeJsonAtomic(file, changed.file, FILE_MODE);
+    await writeJsonAtomic(file, changed.file, { mode: FILE_MODE });
     return changed.result;
   });
 }

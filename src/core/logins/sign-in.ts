@@ -29,6 +29,9 @@ const entrySchema = z.object({
 });
 export type SignInEntry = z.infer<typeof entrySchema>;
 
+/** A cache: private, and not flushed to disk on every write (see WriteOptions). */
+const CACHE_WRITE = { mode: 0o600, fsync: false };
+
 const fileSchema = z.object({ version: z.literal(1), logins: z.record(z.string(), entrySchema) });
 
 /** A status command that hangs is cut off well before this by the adapter; this bounds the whole check. */
@@ -54,7 +57,7 @@ async function store(account: { harness: string; label: string }, entry: SignInE
     const logins = await readAll();
     if (entry) logins[signInKey(account)] = entry;
     else delete logins[signInKey(account)];
-    await writeJsonAtomic(file, { version: 1, logins }, 0o600);
+    await writeJsonAtomic(file, { version: 1, logins }, CACHE_WRITE);
   });
 }
 
@@ -195,6 +198,6 @@ export async function moveSignIn(harness: string, from: string, to: string | und
     if (!entry) return;
     delete logins[signInKey({ harness, label: from })];
     if (to !== undefined) logins[signInKey({ harness, label: to })] = entry;
-    await writeJsonAtomic(file, { version: 1, logins }, 0o600);
+    await writeJsonAtomic(file, { version: 1, logins }, CACHE_WRITE);
   });
 }

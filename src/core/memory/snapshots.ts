@@ -117,7 +117,7 @@ export async function readBaseline(root: string, agent: string): Promise<Baselin
 }
 
 export async function writeBaseline(root: string, agent: string, baseline: Baseline): Promise<void> {
-  await writeJsonAtomic(snapshotPaths(root).baseline(agent), baseline);
+  await writeJsonAtomic(snapshotPaths(root).baseline(agent), baseline, { fsync: false });
 }
 
 /** Keeps the snapshots out of git, like the chat logs they belong to (idempotent). */
@@ -134,7 +134,7 @@ export async function updateRecorded<T>(root: string, fn: (recorded: Recorded) =
   return withFileLock(file, async () => {
     const current = (await readJsonFile(file, recordedSchema).catch(() => undefined))?.files ?? {};
     const result = await fn(current);
-    await writeJsonAtomic(file, { version: 1, files: current });
+    await writeJsonAtomic(file, { version: 1, files: current }, { fsync: false });
     return result;
   });
 }

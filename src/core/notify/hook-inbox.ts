@@ -132,7 +132,9 @@ export async function followHookInbox(options: HookInboxOptions): Promise<HookIn
 
   const saveState = async () => {
     // A cache: failing to save costs at most a repeat after a restart, never the companion.
-    await writeJsonAtomic(stateFile, state).catch((error: unknown) => options.log(`hooks: ${describeError(error)}`));
+    await writeJsonAtomic(stateFile, state, { fsync: false }).catch((error: unknown) =>
+      options.log(`hooks: ${describeError(error)}`),
+    );
   };
 
   /** Renames a fully read inbox aside, and drains and deletes that copy after the grace period. */

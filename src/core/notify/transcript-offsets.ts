@@ -73,7 +73,7 @@ export class OffsetSaver {
 
   private write(): Promise<void> {
     this.writing = this.writing
-      .then(() => writeJsonAtomic(this.file, { version: 1, files: this.snapshot() }))
+      .then(() => writeJsonAtomic(this.file, { version: 1, files: this.snapshot() }, { fsync: false }))
       // A full disk is said in the log (once until a save works again); the next change tries again.
       .then(
         () => {

@@ -94,7 +94,7 @@ export async function updateLedgerEntry(
     const ledger = await readLedger();
     const key = accountKey(account);
     ledger.accounts[key] = change(ledger.accounts[key] ?? {});
-    await writeJsonAtomic(file, ledger);
+    await writeJsonAtomic(file, ledger, { fsync: false });
   });
 }
 
@@ -166,6 +166,6 @@ export async function renameLedgerEntry(harness: string, from: string, to: strin
     ledger.accounts[accountKey({ harness, label: to })] = entry.last
       ? { ...entry, last: { ...entry.last, label: to } }
       : entry;
-    await writeJsonAtomic(file, ledger);
+    await writeJsonAtomic(file, ledger, { fsync: false });
   });
 }
