@@ -186,7 +186,7 @@ describe("Codex app-server", () => {
 
     world.server.script({ kind: "text", text: "Still here." });
     const next = await offrun("send", "--wait", "cx", "what did you run?");
-    expect(next.exitCode).toBe(0);
+    expect({ exitCode: next.exitCode, stderr: next.stderr }).toEqual({ exitCode: 0, stderr: "" });
     expect(next.stdout).toContain("Still here.");
     expect(lastBody()).toContain("install the deps");
     expect(lastBody()).toContain("approved.txt");

@@ -11,6 +11,8 @@ import { runTurnChain, type ChainContext } from "./turn-chain.js";
 interface RunningTurn {
   controller: AbortController;
   done: Promise<TurnEndEvent>;
+  /** The chain is done with the message and only writes how it ended. */
+  closing: boolean;
 }
 
 /**
@@ -39,6 +41,11 @@ export class RunningTurns {
 
   has(root: string, name: string): boolean {
     return this.running.has(agentKey(root, name));
+  }
+
+  /** Whether the agent's chain is done with its message and only closing (a short wait, never a turn). */
+  closing(root: string, name: string): boolean {
+    return this.running.get(agentKey(root, name))?.closing === true;
   }
 
   /** Resolves when the agent's turn ends; at once (undefined) when none runs here. */
@@ -84,6 +91,10 @@ export class RunningTurns {
       logins: this.options.logins,
       log,
       update,
+      onClosing: () => {
+        const running = this.running.get(agent);
+        if (running) running.closing = true;
+      },
       ...resume,
     })
       .catch((error: unknown) => this.failTurn(record, error))
@@ -92,7 +103,7 @@ export class RunningTurns {
         // The chain planned a wait for the reset: arm it here, where it can be cancelled.
         if (record.resume) this.waits.schedule(record.project, record.name, record.resume.at);
       });
-    this.running.set(agent, { controller, done });
+    this.running.set(agent, { controller, done, closing: false });
     return done;
   }
 

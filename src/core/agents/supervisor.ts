@@ -94,6 +94,7 @@ export class Supervisor {
   async whileIdle<T>(project: string, name: string, task: () => Promise<T>): Promise<T> {
     const root = await findRepoRoot(project);
     return this.queue.run(turnsKey(root, name), async () => {
+      await this.closing(root, name);
       if (this.turns.has(root, name)) {
         throw new OffrunError(
           "invalid_input",
@@ -106,6 +107,7 @@ export class Supervisor {
 
   private async sendNow(root: string, name: string, prompt: string): Promise<Started> {
     const record = await readAgent(root, name);
+    await this.closing(root, name);
     if (this.turns.has(root, name)) {
       const waiting = this.turns.pending.list(key(root, name)).length > 0;
       throw new OffrunError(
@@ -171,6 +173,7 @@ export class Supervisor {
 
   private async handoffNow(root: string, request: HandoffRequest): Promise<Started> {
     const record = await readAgent(root, request.name);
+    await this.closing(root, record.name);
     if (this.turns.has(root, record.name)) {
       throw new OffrunError("invalid_input", `${record.name} is still working. \`offrun stop ${record.name}\` first.`);
     }
@@ -188,6 +191,15 @@ export class Supervisor {
     const firstTurn = record.turns + 1;
     this.turns.begin(record, prompt, binary, config);
     return { agent: record, warnings, firstTurn };
+  }
+
+  /**
+   * A chain that is writing how the message ended is over for the user, only closing (notes on its
+   * login, the status write): waits for it, so a message sent the moment the agent shows idle is
+   * not refused as "still working" (seen in CI, under load).
+   */
+  private async closing(root: string, name: string): Promise<void> {
+    if (this.turns.closing(root, name)) await this.turns.wait(root, name);
   }
 
   /** Ends the running turn (the CLI's whole process group). Safe to call when nothing runs. */

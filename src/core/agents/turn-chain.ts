@@ -5,7 +5,7 @@ import { findAccount } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
-import { RETRY_JITTER, type AgentRecord, type ProjectConfig } from "../foundation/model.js";
+import { RETRY_JITTER, type AgentRecord, type AgentStatus, type ProjectConfig } from "../foundation/model.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { moveSession, moveToNextLogin } from "./session-move.js";
@@ -42,6 +42,8 @@ export interface ChainContext {
   resumed?: { continuation: boolean; account: string };
   /** Called once, when the first turn has taken its login (a queue of resumes waits for it). */
   onDispatched?: () => void;
+  /** Called once, when the chain is done with the message and only writes how it ended. */
+  onClosing?: () => void;
 }
 
 /**
@@ -51,8 +53,27 @@ export interface ChainContext {
  * transient 429 is tried again after a capped, jittered pause. Each login is tried at most once per
  * message, so a failover never loops. When no login has room, the agent waits for the earliest
  * reset (see reset-wait.ts) unless this message already did.
+ *
+ * The agent's status after the message is written last, once the notes on its logins are on disk:
+ * a record that said idle while the chain still ran would invite a message that is then refused.
  */
 export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
+  const notes: Promise<unknown>[] = [];
+  // What a turn says about its login (signed in, healthy) is kept alongside the next step, not
+  // before it: a failover does not wait for these writes.
+  const note = (pending: Promise<void>) => notes.push(pending.catch(() => undefined));
+  const { end, status } = await carry(ctx, note);
+  ctx.onClosing?.();
+  await Promise.all(notes);
+  if (status) await ctx.update({ status });
+  return end;
+}
+
+/** The chain itself; `status` is what the agent's status becomes, unless the chain already wrote it. */
+async function carry(
+  ctx: ChainContext,
+  note: (pending: Promise<void>) => void,
+): Promise<{ end: TurnEndEvent; status?: AgentStatus }> {
   const { record, config } = ctx;
   const harness = await findHarness(record.harness, { project: record.project, env: ctx.env });
   const tried = new Set<string>();
@@ -77,31 +98,32 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
       resetGiven = given;
       limitSeen = { account: account.label, until };
     });
-    const { end } = result;
-    if (ctx.signal.aborted || end.outcome === "cancelled") return end;
+    const { end, status } = result;
+    if (ctx.signal.aborted || end.outcome === "cancelled") return { end, status };
     if (end.outcome === "completed") {
-      await Promise.all([markHealthy(account), markSignedIn(account)]).catch(() => undefined);
-      return end;
+      note(markHealthy(account));
+      note(markSignedIn(account));
+      return { end, status };
     }
     const signedOut = isSignedOut(result);
     if (end.outcome === "limited" || signedOut) {
       if (signedOut) {
-        await markSignedOut(account, end.reason ?? "a turn ended not logged in").catch(() => undefined);
+        note(markSignedOut(account, end.reason ?? "a turn ended not logged in"));
         await ctx.log(record.turns, {
           type: "notice",
           level: "warning",
           message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun accounts login ${harness.id} ${account.label}\`.`,
         });
-      } else await markSignedIn(account).catch(() => undefined); // a limit is an answer: the sign-in works
+      } else note(markSignedIn(account)); // a limit is an answer: the sign-in works
       const why = signedOut ? "is not signed in" : "hit its usage limit";
       const moved = await moveToNextLogin(ctx, harness, account, tried, why);
       if ("noRoom" in moved) {
-        await onNoRoom(ctx, harness, moved.noRoom, {
+        const waiting = await onNoRoom(ctx, harness, moved.noRoom, {
           continuation: continuation || result.progressed,
           resetGiven,
           limitSeen,
         });
-        return end;
+        return waiting ? { end } : { end, status };
       }
       // Work done, or the message itself, carried in the session: go on from there. Else the message again.
       continuation = moved.carried && (continuation || result.progressed || moved.heldPrompt);
@@ -111,8 +133,7 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
           level: "info",
           message: `The conversation is on login ${moved.next.label} now. Send your message again to go on (failover.resend is "ask").`,
         });
-        await ctx.update({ status: "idle" });
-        return end;
+        return { end, status: "idle" };
       }
       continue;
     }
@@ -121,11 +142,11 @@ export async function runTurnChain(ctx: ChainContext): Promise<TurnEndEvent> {
       const delayMs = backoffMs(retries, config.retry);
       const message = `Rate limited (not a usage limit). Trying again in ${Math.round(delayMs / 1000)} s (${retries} of ${config.retry.attempts}).`;
       await ctx.log(record.turns, { type: "notice", level: "info", message });
-      await ctx.update({ status: "working", lastError: message });
-      if (!(await pause(delayMs, ctx.signal))) return end;
+      await ctx.update({ lastError: message });
+      if (!(await pause(delayMs, ctx.signal))) return { end, status };
       continue;
     }
-    return end;
+    return { end, status };
   }
 }
 
@@ -190,6 +211,7 @@ async function observe(
 /**
  * No login has room: wait for the earliest reset and go on then (once per message), or say what
  * the user can do when the wait is off, already spent, or impossible (every login signed out).
+ * True when it wrote the agent's status (limited, with or without a planned wait).
  */
 async function onNoRoom(
   ctx: ChainContext,
@@ -197,7 +219,7 @@ async function onNoRoom(
   noRoom: unknown,
   /** `limitSeen`: the last limit a login of this message hit, and its reset. */
   state: { continuation: boolean; resetGiven: boolean; limitSeen?: { account: string; until: string } },
-): Promise<void> {
+): Promise<boolean> {
   const { record, config } = ctx;
   const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
   const tail = elsewhere ?? "No other installed harness has room either.";
@@ -214,7 +236,7 @@ async function onNoRoom(
       message,
     });
     await ctx.update({ status: "limited", lastError: message });
-    return;
+    return true;
   }
   let plan: ResetWaitPlan | undefined;
   if (limited && config.failover.resumeAtReset) {
@@ -228,7 +250,7 @@ async function onNoRoom(
   if (!plan?.at) {
     const why = plan?.message ?? describeError(noRoom);
     await ctx.log(record.turns, { type: "notice", level: "warning", message: `${why} ${tail}` });
-    return;
+    return false;
   }
   await ctx.update({
     status: "limited",
@@ -248,6 +270,7 @@ async function onNoRoom(
     account: plan.account,
     message: `${plan.message} ${elsewhere ? `Or now: ${elsewhere}` : ""}`.trim(),
   });
+  return true;
 }
 
 /** Exponential backoff with jitter, capped; the cap plus its jitter stays below the turn timeout (checked in the config). */

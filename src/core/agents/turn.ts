@@ -37,6 +37,11 @@ export interface TurnContext {
 
 export interface TurnResult {
   end: TurnEndEvent;
+  /**
+   * The agent's status after this turn, for the chain to write when it is done with the message:
+   * a record that says idle while the chain still runs would invite a message it then refuses.
+   */
+  status: AgentStatus;
   /** The CLI gave up on HTTP 429s that were not a usage limit: worth another try after a pause. */
   rateLimited: boolean;
   /** The turn did something before it ended (a tool call, or the agent's own words before a limit). */
@@ -178,17 +183,14 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   await memory?.finish((event) => ctx.log(turn, event));
   const plannerWarning = await planner?.finish();
   if (plannerWarning) await ctx.log(turn, plannerWarning);
-  await ctx.update({
-    status: asked ? "needs-you" : statusAfter(final),
-    pid: undefined,
-    lastError: final.outcome === "completed" ? undefined : final.reason,
-  });
+  await ctx.update({ pid: undefined, lastError: final.outcome === "completed" ? undefined : final.reason });
   // Every line and every quota observation is on disk before the turn counts as over: the next
   // step (a failover's pick) reads the limit this turn recorded.
   await Promise.all(writes);
   if (writeError !== undefined) throw writeError;
   return {
     end: final,
+    status: asked ? "needs-you" : statusAfter(final),
     rateLimited: rateLimited && !limitHit && final.outcome === "failed",
     progressed,
     ...(errorKind ? { errorKind } : {}),
