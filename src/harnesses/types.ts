@@ -164,6 +164,13 @@ export interface Harness {
    * read-only mode has no path scope. The memory briefing then promises no writes.
    */
   readonly plannerWritesNothing?: boolean;
+  /**
+   * The CLI's session file is complete when its stream reports the turn's end: what it writes on
+   * the way out is bookkeeping only (Claude Code 2.1.332 appends one `cost-state` line). A limited
+   * turn's failover then copies the session without waiting for the old process to exit; the
+   * e2e test session-at-end.test.ts checks the claim on the pinned CLI.
+   */
+  readonly sessionCompleteAtEnd?: boolean;
   /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
   readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */

@@ -26,15 +26,53 @@ export interface CliRunOptions {
   killedEnd(why: KilledBecause): TurnEndDraft;
   /** The reason when the CLI ended without a result. */
   noResult: string;
+  /** Whether this end lets the caller go on before the process has exited (see runCli). */
+  settleAtEnd?(end: TurnEndDraft): boolean;
 }
+
+/** How long a CLI that reported its end may take to exit by itself before its group is ended. */
+const EXIT_GRACE_MS = 5_000;
 
 /**
  * One run of an agent CLI for one turn, the same for an agent's turn and a review: spawn it
  * (live over its control protocol, or one-way with stdin closed), turn every line into events, end
  * it on timeout, idle or stop, and close with exactly one terminal event whatever happened (a
  * spawn error, an exit without a result). The caller's `handle` logs and counts.
+ *
+ * With `settleAtEnd`, an end it accepts returns at once: the process finishes exiting on its own
+ * (its group is ended after a grace), and the events it prints on the way out are still handed
+ * over, for the caller to ignore.
  */
 export async function runCli(options: CliRunOptions): Promise<void> {
+  // Ends the process: the turn's stop, or the grace after a settled end.
+  const cli = new AbortController();
+  const stop = () => cli.abort();
+  if (options.signal.aborted) stop();
+  else options.signal.addEventListener("abort", stop, { once: true });
+  let settle!: () => void;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  const run = runToExit({
+    ...options,
+    signal: cli.signal,
+    handle: (events) => {
+      options.handle(events);
+      const end = events.find((e): e is TurnEndDraft => e.type === "turn_end");
+      if (end && options.settleAtEnd?.(end)) settle();
+    },
+  }).finally(() => {
+    finished = true;
+    options.signal.removeEventListener("abort", stop);
+  });
+  let finished = false;
+  await Promise.race([run, settled]);
+  if (finished) return;
+  // Settled: the process exits by itself; one that lingers is ended after the grace.
+  const grace = setTimeout(stop, EXIT_GRACE_MS);
+  grace.unref();
+  run.catch(() => undefined).finally(() => clearTimeout(grace));
+}
+
+async function runToExit(options: CliRunOptions): Promise<void> {
   const { harness, input, config, signal } = options;
   let ended = false;
   const handle = (events: ParsedEvent[]) => {

@@ -177,6 +177,8 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       return ended;
     },
     noResult: "The CLI ended without a result.",
+    // A failover need not wait for the limited CLI to exit when its session is already complete.
+    settleAtEnd: (ended) => ended.outcome === "limited" && harness.sessionCompleteAtEnd === true,
   });
   const final = end!;
 

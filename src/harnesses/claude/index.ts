@@ -92,5 +92,6 @@ export const claudeHarness: Harness = {
   live: createClaudeLive(turnCommand),
   approvals: "interactive in Build turns: commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyClaudeSession,
+  sessionCompleteAtEnd: true,
   hooks: claudeHooks,
 };
