@@ -10,7 +10,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import fs from "node:fs/promises";
 import { execa } from "execa";
-import { z } from "zod";
+import * as z from "zod";
 import { anthropicProtocol } from "../test/fake-server/anthropic.js";
 import { responsesProtocol } from "../test/fake-server/openai-responses.js";
 import { startFakeServer, type FakeServer } from "../test/fake-server/server.js";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
-import { z } from "zod";
+import * as z from "zod";
 import { AGENT_STATUSES } from "../src/core/foundation/model.js";
 import { readSnapshot, type Snapshot } from "../src/core/companion/snapshot.js";
 import { buildMenuBar } from "../src/core/views/menu-bar.js";

@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { z } from "zod";
+import * as z from "zod";
 import type { Account } from "../src/core/foundation/account-model.js";
 import type { QuotaSourceContext } from "../src/core/foundation/quota-types.js";
 import {

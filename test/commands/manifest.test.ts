@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { PROJECT_ROOT } from "../helpers/offrun.js";
 
 // Raycast's store rules for the manifest, which `ray build` does not check.

@@ -1,7 +1,7 @@
 import { execa } from "execa";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { CLAUDE_BIN } from "../helpers/claude-env.js";
 import { CODEX_BIN } from "../helpers/codex-env.js";
 import { makeSandbox, OFFRUN_BIN, type Sandbox } from "../helpers/offrun.js";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RequestError } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { acpLimitText, failureEvents, type AcpAgentDefinition } from "../../src/harnesses/acp/index.js";
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import { createAcpUpdateMapper } from "../../src/harnesses/acp/index.js";
 import { promptUsageEvent } from "../../src/harnesses/acp/updates.js";

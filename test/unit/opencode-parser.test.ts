@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import { ofType, turnEnd } from "../helpers/events.js";
 import {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import type { Account } from "../../src/core/foundation/account-model.js";
 import type { QuotaReading, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
 import { quotaSources } from "../../src/harnesses/pi/quota.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { SessionScanner } from "../../src/core/foundation/session-scanner.js";
 
 /** A fold that keeps the `n` of every `{"n":..}` line, so tests can see exactly what was read. */

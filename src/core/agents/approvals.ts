@@ -4,7 +4,7 @@ import type { AgentEvent, ParsedEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
-import { z } from "zod";
+import * as z from "zod";
 
 /** A request as the user sees it: the harness's request with the id Offrun gave it. */
 export interface PendingEntry {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { agentRecordSchema, MODES } from "../foundation/model.js";
 

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import lockfile from "proper-lockfile";
 import rpc from "vscode-jsonrpc/node.js";
-import { z } from "zod";
+import * as z from "zod";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";

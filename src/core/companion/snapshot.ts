@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { quotaWindowSchema } from "../foundation/events.js";
 import { paceSchema } from "../quota/pace.js";
 import { AGENT_STATUSES, MODES, type AgentStatus } from "../foundation/model.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The label of every harness's Default login: the CLI's own home, adopted as it is. */
 export const DEFAULT_ACCOUNT = "default";

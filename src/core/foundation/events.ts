@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ERROR_KINDS } from "./errors.js";
 
 /** A quota window as observed from some source; `usedPercent` is 0..100. */

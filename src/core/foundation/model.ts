@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 export const MODES = ["build", "plan"] as const;
 /** Build edits and runs commands; Planner writes a plan and changes no file. */

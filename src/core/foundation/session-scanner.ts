@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * An incremental reader of the JSONL session files under a few folders (a CLI's `projects/` or

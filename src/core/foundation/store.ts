@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomic from "write-file-atomic";
-import type { z } from "zod";
+import type * as z from "zod";
 import { OffrunError } from "./errors.js";
 
 export interface WriteOptions {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import type { Harness, HarnessHooks } from "../../harnesses/types.js";
 import { OffrunError } from "../foundation/errors.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account, AccountIdentity } from "../foundation/account-model.js";
 import { accountProcessEnv, isDirectory } from "./env.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { OffrunError } from "../foundation/errors.js";
 import { addExcludes } from "../git/repo.js";
 import { projectPaths } from "../foundation/paths.js";

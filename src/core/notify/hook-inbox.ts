@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import chokidar from "chokidar";
-import { z } from "zod";
+import * as z from "zod";
 import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { describeError } from "../foundation/errors.js";
 import { hookInboxFile } from "../hooks/hook-paths.js";

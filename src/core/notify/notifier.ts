@@ -1,6 +1,6 @@
 import path from "node:path";
 import notifier from "node-notifier";
-import { z } from "zod";
+import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { KeyedQueue } from "../foundation/queue.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";

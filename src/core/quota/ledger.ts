@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { quotaWindowSchema, type QuotaWindow } from "../foundation/events.js";
 import { userPaths } from "../foundation/paths.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";

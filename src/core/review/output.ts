@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a reviewer must answer, as JSON. Every field is required and optional values are null, so

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
-import { z } from "zod";
+import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { listProjectFiles, readProjectState, scanProjectFiles, type ProjectState } from "./project-files.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { OffrunError } from "../foundation/errors.js";
 import { projectPaths } from "../foundation/paths.js";
 import { readJsonFile } from "../foundation/store.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, type AcpAgentDefinition } from "./definition.js";
 import { OffrunError } from "../../core/foundation/errors.js";
 import { offrunHome, projectPaths } from "../../core/foundation/paths.js";

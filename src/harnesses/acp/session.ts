@@ -9,7 +9,7 @@ import type {
   SessionModeState,
   SetSessionConfigOptionRequest,
 } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedEvent } from "../../core/foundation/events.js";
 import type { Mode } from "../../core/foundation/model.js";
 import type { TurnInput } from "../types.js";

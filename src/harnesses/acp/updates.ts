@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /**

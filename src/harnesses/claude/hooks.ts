@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { addJsonHooks, hasJsonHooks, isObject, type JsonHookShape } from "../shared/hooks.js";
 import type { HarnessHooks, TranscriptMoment } from "../types.js";
 

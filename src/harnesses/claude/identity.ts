@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import { runCommand } from "../../core/foundation/process.js";

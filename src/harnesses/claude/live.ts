@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Command } from "../../core/foundation/process.js";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest, TurnInput } from "../types.js";
 import { createClaudeParser } from "./parser.js";

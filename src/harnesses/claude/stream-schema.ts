@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The lines of `claude -p --output-format stream-json --verbose`, as far as Offrun reads them.

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
 import { parseClaudeLimitText } from "./limit-text.js";

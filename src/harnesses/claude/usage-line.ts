@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Reads the usage of one assistant line of a Claude Code session file without parsing the whole

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest, TurnInput } from "../types.js";
 import { AppServerClient, APP_SERVER_ARGS } from "./app-server-client.js";
 import { execItem, quotaEvents } from "./app-server-items.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { QuotaWindow } from "../../core/foundation/events.js";
 import { spawnPiped } from "../../core/foundation/process.js";

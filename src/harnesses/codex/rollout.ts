@@ -1,7 +1,7 @@
 import { isCopiedLine } from "../../core/foundation/copied-lines.js";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
 
 /**

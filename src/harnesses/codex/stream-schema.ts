@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The lines `codex exec --json` prints (0.171.0). Source of truth: `openai/codex`

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { addJsonHooks, hasJsonHooks, type JsonHookShape } from "../shared/hooks.js";
 import type { HarnessHooks, TranscriptMoment } from "../types.js";
 

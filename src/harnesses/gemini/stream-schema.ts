@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The lines `gemini -p … -o stream-json` prints (0.61.0). Source of truth: google-gemini/gemini-cli

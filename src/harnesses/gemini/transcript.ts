@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptReader } from "../types.js";
 import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * `grok -p … --output-format streaming-json` lines (xAI Grok Build). NOT verified against a real

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Planner for OpenCode. `--agent plan` alone is not read-only in 1.18.33: its rules deny `edit`

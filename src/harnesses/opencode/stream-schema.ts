@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The lines `opencode run --format json` prints (1.18.33): one event per finished part of the

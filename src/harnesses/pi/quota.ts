@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
 import { SessionScanner } from "../../core/foundation/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";

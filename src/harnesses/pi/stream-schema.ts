@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The lines `pi -p --mode json` prints (0.73.1): the session header, then every

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
 import { parsePiLimitText } from "./limit-text.js";
 import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";

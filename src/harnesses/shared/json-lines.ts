@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ParsedEvent } from "../../core/foundation/events.js";
 
 /** A CLI line Offrun could not read, kept in the log as an error event (never thrown). */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { trailingQuestion } from "../../core/foundation/question.js";
 import type { TranscriptMoment } from "../types.js";
 

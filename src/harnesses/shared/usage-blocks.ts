@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * ccusage's 5-hour blocks, for CLIs whose session files record tokens but no provider window
