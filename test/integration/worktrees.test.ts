@@ -129,6 +129,23 @@ describe("createWorktree", () => {
     expect((await rejection(createWorktree(request(root, "folder")))).message).toContain("already exists");
   });
 
+  test("a branch prefix git refuses is named as such, and nothing is created", async () => {
+    const root = await makeRepo();
+    const error = await rejection(
+      createWorktree(request(root, "bad", { config: { ...config(), branchPrefix: "offrun..x/" } })),
+    );
+    expect(error.message).toContain("'offrun..x/bad' is not a valid git branch name");
+    await expect(fs.access(path.join(root, ".worktrees", "bad"))).rejects.toThrow();
+  });
+
+  test("from a detached HEAD, the worktree starts at its commit and records no base branch", async () => {
+    const root = await makeRepo();
+    await git(root, ["switch", "-q", "--detach", "HEAD"]);
+    const created = await createWorktree(request(root, "detached"));
+    expect(created.baseCommit).toBe(await headCommit(root));
+    expect(created.baseRef).toBeUndefined();
+  });
+
   test("copyFiles entries outside the project are refused before anything is created", async () => {
     const root = await makeRepo();
     const error = await rejection(

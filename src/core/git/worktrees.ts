@@ -6,7 +6,7 @@ import { validateAgentName } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
-import { addExcludes, cleanEnv, currentBranch, ensureExcludes, git, headCommit, resolveCommit } from "./repo.js";
+import { addExcludes, cleanEnv, ensureExcludes, git, resolveCommit } from "./repo.js";
 
 // Diffing, merging and discarding moved to their own modules; re-exported so older imports keep working.
 export { diffWorktree, type ChangedFile, type WorktreeDiff } from "./diff.js";
@@ -49,34 +49,38 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
   const worktree = projectPaths(root).worktree(agent);
   const copies = config.copyFiles.map((file) => insideProject(root, file)); // refuse before creating anything
   const created = await withRepoLock(root, async () => {
-    // Three read-only questions at once: they are independent and each is a process spawn.
-    const [, baseCommit, branchExists] = await Promise.all([
-      checkBranchName(root, branch),
-      request.base === undefined ? headCommit(root) : resolveCommit(root, request.base),
-      git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] }),
+    // On the way to every agent's first turn, so one git question before the checkout, not four:
+    // the base commit (with the branch HEAD is on), while the folder and the excludes are checked.
+    const [base, folderTaken] = await Promise.all([
+      resolveBase(root, request.base),
+      exists(worktree),
+      ensureExcludes(root),
     ]);
-    if (baseCommit === undefined) {
+    if (base === undefined) {
       throw new OffrunError(
         "invalid_input",
         `Base '${request.base}' is not a branch or commit in ${root}. Check the name with \`git branch -a\`.`,
       );
     }
-    if (branchExists.exitCode === 0) {
-      throw new OffrunError(
-        "invalid_input",
-        `Branch ${branch} already exists. Pick another agent name, or delete the branch (\`git branch -D ${branch}\`).`,
-      );
-    }
-    if (await exists(worktree)) {
+    if (folderTaken) {
       throw new OffrunError(
         "invalid_input",
         `${worktree} already exists. Pick another agent name, or remove that folder.`,
       );
     }
-    await ensureExcludes(root);
-    await git(root, ["worktree", "add", "--no-track", "-b", branch, "--", worktree, baseCommit]);
-    const baseRef = request.base ?? (await currentBranch(root));
-    return { path: worktree, branch, baseCommit, ...(baseRef === undefined ? {} : { baseRef }) };
+    try {
+      await git(root, ["worktree", "add", "--no-track", "-b", branch, "--", worktree, base.commit]);
+    } catch (error) {
+      // git refuses a bad or taken branch name before it creates anything: say which, plainly.
+      await explainRefusedBranch(root, branch);
+      throw error;
+    }
+    return {
+      path: worktree,
+      branch,
+      baseCommit: base.commit,
+      ...(base.ref === undefined ? {} : { baseRef: base.ref }),
+    };
   });
   await fs.mkdir(path.dirname(request.logFile), { recursive: true });
   await copyConfiguredFiles(root, worktree, copies, request.logFile);
@@ -84,12 +88,37 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
   return created;
 }
 
-async function checkBranchName(root: string, branch: string): Promise<void> {
-  const check = await git(root, ["check-ref-format", `refs/heads/${branch}`], { okExitCodes: [1] });
-  if (check.exitCode !== 0) {
+/** The commit to start from, and the name the user gave or the branch HEAD is on (none when detached). */
+async function resolveBase(
+  root: string,
+  base: string | undefined,
+): Promise<{ commit: string; ref?: string } | undefined> {
+  if (base !== undefined) {
+    const commit = await resolveCommit(root, base);
+    return commit === undefined ? undefined : { commit, ref: base };
+  }
+  // One process for both: the sha, then the branch name ("HEAD" when detached).
+  const [commit, ref] = (await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD"])).stdout
+    .trim()
+    .split("\n");
+  if (!commit) throw new OffrunError("git", `git rev-parse gave no commit for HEAD in ${root}.`);
+  return { commit, ...(ref && ref !== "HEAD" ? { ref } : {}) };
+}
+
+/** After `git worktree add -b` failed: a clear error when the branch name is invalid or taken. */
+async function explainRefusedBranch(root: string, branch: string): Promise<void> {
+  const format = await git(root, ["check-ref-format", `refs/heads/${branch}`], { okExitCodes: [1] });
+  if (format.exitCode !== 0) {
     throw new OffrunError(
       "invalid_input",
       `'${branch}' is not a valid git branch name. Check branchPrefix in .offrun/config.json.`,
+    );
+  }
+  const taken = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] });
+  if (taken.exitCode === 0) {
+    throw new OffrunError(
+      "invalid_input",
+      `Branch ${branch} already exists. Pick another agent name, or delete the branch (\`git branch -D ${branch}\`).`,
     );
   }
 }
