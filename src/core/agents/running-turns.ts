@@ -43,9 +43,14 @@ export class RunningTurns {
     return this.running.has(agentKey(root, name));
   }
 
-  /** Whether the agent's chain is done with its message and only closing (a short wait, never a turn). */
-  closing(root: string, name: string): boolean {
-    return this.running.get(agentKey(root, name))?.closing === true;
+  /**
+   * Waits for a chain that is done with its message and only closing (notes on its login, the
+   * status write): over for the user, so a message sent the moment the agent shows idle is not
+   * refused as "still working" (seen in CI, under load). A short wait, never a whole turn.
+   */
+  async closed(root: string, name: string): Promise<void> {
+    const running = this.running.get(agentKey(root, name));
+    if (running?.closing) await running.done;
   }
 
   /** Resolves when the agent's turn ends; at once (undefined) when none runs here. */
@@ -70,7 +75,7 @@ export class RunningTurns {
     prompt: string,
     binary: string,
     config: ProjectConfig,
-    resume: Pick<ChainContext, "resumed" | "onDispatched"> = {},
+    resume: Pick<ChainContext, "resumed" | "onDispatched" | "firstMemory"> = {},
   ): Promise<TurnEndEvent> {
     const { journal } = this.options;
     const controller = new AbortController();

@@ -5,7 +5,7 @@ import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { allocatePort } from "../foundation/ports.js";
 import { createWorktree } from "../git/worktrees.js";
-import { prepareMemory } from "../memory/turn.js";
+import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "./requests.js";
 
@@ -55,8 +55,9 @@ export async function reserveAgent(options: {
 
 /**
  * Checks out the new agent's worktree and records where it is. The memory lives in the main
- * checkout, not the worktree: its files and snapshot are made while git checks the worktree out,
- * so the first turn only confirms them. A failure is logged on the agent (failed) and rethrown.
+ * checkout, not the worktree: the first turn's memory (files, snapshot, briefing) is opened while
+ * git checks the worktree out, off the way to the spawn; undefined when that failed, and the turn
+ * then tries again and says why. A failure of the worktree is logged on the agent (failed) and rethrown.
  */
 export async function setUpWorktree(options: {
   root: string;
@@ -64,10 +65,12 @@ export async function setUpWorktree(options: {
   base: string | undefined;
   config: ProjectConfig;
   journal: AgentJournal;
-}): Promise<void> {
+  /** False for a Planner whose CLI cannot write even its memory folder. */
+  canWriteMemory: boolean;
+}): Promise<MemoryTurn | undefined> {
   const { root, record, journal } = options;
   try {
-    const [created] = await Promise.all([
+    const [created, memory] = await Promise.all([
       createWorktree({
         root,
         agent: record.name,
@@ -76,11 +79,12 @@ export async function setUpWorktree(options: {
         port: record.port,
         logFile: projectPaths(root).log(record.name),
       }),
-      prepareMemory(root, record.name).catch(() => undefined),
+      openMemoryTurn(record, record.turns + 1, false, options.canWriteMemory).catch(() => undefined),
     ]);
     Object.assign(record, { worktree: created.path, branch: created.branch, base: created.baseCommit });
     if (created.baseRef) record.baseRef = created.baseRef;
     await writeAgent(record);
+    return memory;
   } catch (error) {
     const kind = error instanceof OffrunError ? error.kind : "process_failed";
     await journal.update(record, { status: "failed", lastError: describeError(error) });

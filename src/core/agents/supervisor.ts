@@ -18,6 +18,7 @@ import type { Decided, HandoffRequest, Started, StartRequest } from "./requests.
 import { resumeAfterReset } from "./resume.js";
 import { RunningTurns } from "./running-turns.js";
 import { StartTrace } from "./start-trace.js";
+import { canWriteMemory } from "./turn.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
 
 /**
@@ -66,10 +67,17 @@ export class Supervisor {
     );
 
     trace.mark("name and port reserved");
-    await setUpWorktree({ root, record, base: request.base, config, journal: this.journal });
+    const firstMemory = await setUpWorktree({
+      root,
+      record,
+      base: request.base,
+      config,
+      journal: this.journal,
+      canWriteMemory: canWriteMemory(record, harness),
+    });
     trace.mark("git worktree, setup, memory");
     const firstTurn = record.turns + 1;
-    this.turns.begin(record, request.prompt, binary, config);
+    this.turns.begin(record, request.prompt, binary, config, firstMemory ? { firstMemory } : {});
     trace.finish(record.name);
     const warnings = login.warning ? [login.warning] : [];
     for (const message of warnings) await this.log(record, 1, { type: "notice", level: "warning", message });
@@ -94,7 +102,7 @@ export class Supervisor {
   async whileIdle<T>(project: string, name: string, task: () => Promise<T>): Promise<T> {
     const root = await findRepoRoot(project);
     return this.queue.run(turnsKey(root, name), async () => {
-      await this.closing(root, name);
+      await this.turns.closed(root, name);
       if (this.turns.has(root, name)) {
         throw new OffrunError(
           "invalid_input",
@@ -107,7 +115,7 @@ export class Supervisor {
 
   private async sendNow(root: string, name: string, prompt: string): Promise<Started> {
     const record = await readAgent(root, name);
-    await this.closing(root, name);
+    await this.turns.closed(root, name);
     if (this.turns.has(root, name)) {
       const waiting = this.turns.pending.list(key(root, name)).length > 0;
       throw new OffrunError(
@@ -173,7 +181,7 @@ export class Supervisor {
 
   private async handoffNow(root: string, request: HandoffRequest): Promise<Started> {
     const record = await readAgent(root, request.name);
-    await this.closing(root, record.name);
+    await this.turns.closed(root, record.name);
     if (this.turns.has(root, record.name)) {
       throw new OffrunError("invalid_input", `${record.name} is still working. \`offrun stop ${record.name}\` first.`);
     }
@@ -191,15 +199,6 @@ export class Supervisor {
     const firstTurn = record.turns + 1;
     this.turns.begin(record, prompt, binary, config);
     return { agent: record, warnings, firstTurn };
-  }
-
-  /**
-   * A chain that is writing how the message ended is over for the user, only closing (notes on its
-   * login, the status write): waits for it, so a message sent the moment the agent shows idle is
-   * not refused as "still working" (seen in CI, under load).
-   */
-  private async closing(root: string, name: string): Promise<void> {
-    if (this.turns.closing(root, name)) await this.turns.wait(root, name);
   }
 
   /** Ends the running turn (the CLI's whole process group). Safe to call when nothing runs. */

@@ -11,6 +11,7 @@ import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { moveSession, moveToNextLogin } from "./session-move.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
+import type { MemoryTurn } from "../memory/turn.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
@@ -44,6 +45,8 @@ export interface ChainContext {
   onDispatched?: () => void;
   /** Called once, when the chain is done with the message and only writes how it ended. */
   onClosing?: () => void;
+  /** The first turn's memory, opened ahead (a new agent's, during its checkout). */
+  firstMemory?: MemoryTurn;
 }
 
 /**
@@ -166,8 +169,11 @@ async function runOn(
 ): Promise<TurnResult> {
   const release = ctx.logins.hold(account);
   ctx.onDispatched?.();
+  const memory = ctx.firstMemory;
+  ctx.firstMemory = undefined; // a second turn of the chain (a failover) opens its own
   try {
     return await runTurn({
+      ...(memory ? { memory } : {}),
       record: ctx.record,
       prompt,
       continuation,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
 import { describeError, type ErrorKind } from "../foundation/errors.js";
 import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
-import { openMemoryTurn } from "../memory/turn.js";
+import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runCli } from "./cli-run.js";
@@ -33,6 +33,13 @@ export interface TurnContext {
    * as Offrun's notice, so the conversation never shows a message the user did not send.
    */
   continuation?: boolean;
+  /** This turn's memory, already opened (a new agent's first turn, opened during the checkout). */
+  memory?: MemoryTurn;
+}
+
+/** Whether a turn of this agent may write its memory folder: not a Planner whose CLI cannot write at all. */
+export function canWriteMemory(record: Pick<AgentRecord, "mode">, harness: Harness): boolean {
+  return record.mode !== "plan" || harness.plannerWritesNothing !== true;
 }
 
 export interface TurnResult {
@@ -87,12 +94,13 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   );
 
   // Memory is a help, not a precondition: a turn goes ahead without it, and the log says why.
-  const canWriteMemory = record.mode !== "plan" || harness.plannerWritesNothing !== true;
-  const memory = await openMemoryTurn(record, turn, resume, canWriteMemory).catch((error: unknown) => {
-    const message = `Project memory is unavailable this turn: ${describeError(error)}`;
-    write(ctx.log(turn, { type: "notice", level: "warning", message }));
-    return undefined;
-  });
+  const memory =
+    ctx.memory ??
+    (await openMemoryTurn(record, turn, resume, canWriteMemory(record, harness)).catch((error: unknown) => {
+      const message = `Project memory is unavailable this turn: ${describeError(error)}`;
+      write(ctx.log(turn, { type: "notice", level: "warning", message }));
+      return undefined;
+    }));
   const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
   const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
   const input: TurnInput = {

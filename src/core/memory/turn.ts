@@ -27,19 +27,10 @@ export interface MemoryTurn {
 }
 
 /**
- * What a new agent's first turn will need from the memory, done ahead (while its worktree is
- * being created): the starter files, the snapshot folder's exclude line, and every file read and
- * stored once, so openMemoryTurn later finds them in scanMemory's cache.
- */
-export async function prepareMemory(root: string, agent: string): Promise<void> {
-  await Promise.all([ensureMemory(root, agent), excludeSnapshots(root)]);
-  await scanMemory(root);
-}
-
-/**
  * Before a turn: creates missing memory files, snapshots the memory as the turn finds it, and
  * decides whether this is a new session for the agent (no session to resume, or another
  * harness or login than the one it was last briefed on), which gets the memory briefing.
+ * A new agent's first turn is opened while git checks its worktree out (agents/setup.ts).
  */
 export async function openMemoryTurn(
   record: AgentRecord,
