@@ -1,22 +1,37 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ReactNode } from "react";
+import { createElement, Fragment, isValidElement, type ReactElement, type ReactNode } from "react";
 
 /**
  * The one Raycast stand-in (jest maps `@raycast/api` here). `@raycast/api` exists only inside
- * Raycast, so this module gives its components as plain "host" elements that
- * test/helpers/raycast-api-render.ts renders into an inspectable tree, and records what the
+ * Raycast, so this module gives its components as "host" elements that the react-reconciler
+ * renderer in test/helpers/raycast-api-render.ts turns into an inspectable tree, and records what the
  * imperative API was asked to do (toasts, HUDs, clipboard, opened URLs, launched commands).
  * Like herdr's tests/helpers/raycast-api.ts, but with the components, since Offrun's tests render
  * whole commands over real core state.
  */
 
-/** A Raycast component: the renderer keeps it as a node named `$$host` instead of calling it. */
+/** A Raycast component: it renders the host element `$$host` ("List.Item"), a node of the test renderer. */
 export type HostComponent = ((props: Record<string, unknown>) => ReactNode) & { $$host: string };
 
+/** The host type of a rendered element-valued prop; the renderer files it under `UiNode.slots`. */
+export const SLOT = "#slot";
+
+/**
+ * Raycast draws element-valued props (`actions`, `detail`, `searchBarAccessory`, ...) too, so each
+ * becomes a keyed `#slot` child beside the real children: keys keep the children's state when a slot
+ * comes or goes. Action.Push's `target` is drawn only once pushed, like Raycast does.
+ */
+function hostElement(name: string, { children, ...props }: Record<string, unknown>): ReactElement {
+  const slots = Object.entries(props)
+    .filter(([prop, value]) => prop !== "target" && isValidElement(value))
+    .map(([prop, value]) => createElement(SLOT, { key: `@${prop}`, name: prop }, value as ReactNode));
+  return createElement(name, props, createElement(Fragment, { key: "children" }, children as ReactNode), ...slots);
+}
+
 function host<T extends object = object>(name: string, members?: T): HostComponent & T {
-  const component = (() => null) as unknown as HostComponent;
+  const component = ((props: Record<string, unknown>) => hostElement(name, props)) as HostComponent;
   component.$$host = name;
   Object.defineProperty(component, "name", { value: name.replace(/\./g, "") });
   return Object.assign(component, members ?? ({} as T));
