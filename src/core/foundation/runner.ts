@@ -1,0 +1,49 @@
+import {
+  runCommand,
+  spawnPiped,
+  streamCommand,
+  type Command,
+  type PipedProcess,
+  type RunOptions,
+  type RunResult,
+  type StreamOptions,
+  type StreamResult,
+} from "./process.js";
+
+/** What spawnPiped takes: a stream's options without the line callback (the caller reads stdout). */
+export type PipedOptions = Omit<StreamOptions, "onLine">;
+
+/**
+ * How Offrun starts an agent CLI, whatever the reason: a turn (one-way or live), a review, a
+ * status or quota probe. Every such spawn goes through one of these, so that where and how the
+ * CLI runs is decided in one place: on this machine as it is (`localRunner`), or with its argv
+ * rewritten first (`wrappedRunner`: a sandbox puts the CLI inside bubblewrap). Offrun's own
+ * processes (git, the companion, an editor) do not go through a runner: they stay outside.
+ */
+export interface ProcessRunner {
+  /** A short command to completion (a status or version question); see runCommand. */
+  run(command: Command, options?: RunOptions): Promise<RunResult>;
+  /** A one-way turn: stdin closed, each stdout line handed over, watchdogs; see streamCommand. */
+  stream(command: Command, options: StreamOptions): Promise<StreamResult>;
+  /** A process that speaks a protocol on stdin and stdout (a live turn, an app-server); see spawnPiped. */
+  piped(command: Command, options: PipedOptions): PipedProcess;
+}
+
+/** The CLI runs on this machine, as the user would run it. */
+export const localRunner: ProcessRunner = {
+  run: runCommand,
+  stream: streamCommand,
+  piped: spawnPiped,
+};
+
+/**
+ * A runner that rewrites each command before `inner` runs it (a sandbox wraps the CLI's argv in
+ * its own launcher). `wrap` must keep the command's meaning: same program, same arguments.
+ */
+export function wrappedRunner(wrap: (command: Command) => Command, inner: ProcessRunner = localRunner): ProcessRunner {
+  return {
+    run: (command, options) => inner.run(wrap(command), options),
+    stream: (command, options) => inner.stream(wrap(command), options),
+    piped: (command, options) => inner.piped(wrap(command), options),
+  };
+}

@@ -1,0 +1,45 @@
+import { PassThrough } from "node:stream";
+import { localRunner, wrappedRunner, type ProcessRunner } from "../../src/core/foundation/runner.js";
+import type { Command } from "../../src/core/foundation/process.js";
+
+// A wrapped runner starts the wrapper with the original command as its argument list, for all
+// three kinds of spawn. `env` stands in for a sandbox launcher: it sets a variable, then runs the CLI.
+const wrap = (command: Command): Command => ({
+  ...command,
+  file: "/usr/bin/env",
+  args: ["OFFRUN_WRAPPED=yes", command.file, ...command.args],
+});
+const runner: ProcessRunner = wrappedRunner(wrap);
+const script = (code: string): Command => ({ file: process.execPath, args: ["-e", code] });
+const printWrapped = "console.log(process.env.OFFRUN_WRAPPED ?? 'no')";
+
+test("run: the wrapper runs the command, which sees what the wrapper set", async () => {
+  expect((await runner.run(script(printWrapped))).stdout.trim()).toBe("yes");
+  expect((await localRunner.run(script(printWrapped))).stdout.trim()).toBe("no");
+});
+
+test("stream: each line of the wrapped command arrives", async () => {
+  const lines: string[] = [];
+  const result = await runner.stream(script(`${printWrapped}; console.log("second")`), {
+    timeoutMs: 20_000,
+    idleTimeoutMs: 20_000,
+    onLine: (line) => void lines.push(line),
+  });
+  expect(result.exitCode).toBe(0);
+  expect(lines).toEqual(["yes", "second"]);
+});
+
+test("piped: stdin reaches the wrapped command and its answer comes back", async () => {
+  const child = runner.piped(
+    script(
+      "process.stdin.once('data', (d) => { console.log(process.env.OFFRUN_WRAPPED + ':' + String(d).trim()); process.exit(0); })",
+    ),
+    { timeoutMs: 20_000, idleTimeoutMs: 20_000 },
+  );
+  const out = new PassThrough({ objectMode: true });
+  child.stdout.pipe(out);
+  child.stdin.write("ping\n");
+  const [line] = (await out.toArray()) as string[];
+  expect(line).toBe("yes:ping");
+  expect((await child.exited).exitCode).toBe(0);
+});
