@@ -1,7 +1,7 @@
 import type { Harness, TurnInput } from "../../harnesses/types.js";
 import type { ParsedEvent } from "../foundation/events.js";
 import type { ProjectConfig } from "../foundation/model.js";
-import { streamCommand } from "../foundation/process.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
 import { oversizedEvent, runLiveTurn, type LiveHooks } from "./live-turn.js";
 
@@ -9,6 +9,8 @@ type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
 
 export interface CliRunOptions {
   harness: Harness;
+  /** Where the CLI runs: every spawn of it goes through this (see foundation/runner.ts). */
+  runner: ProcessRunner;
   input: TurnInput;
   config: ProjectConfig;
   signal: AbortSignal;
@@ -84,6 +86,7 @@ async function runToExit(options: CliRunOptions): Promise<void> {
   const result = options.live
     ? await runLiveTurn(options.live.live, {
         turn: options.live.turn,
+        runner: options.runner,
         input,
         config,
         signal,
@@ -92,7 +95,7 @@ async function runToExit(options: CliRunOptions): Promise<void> {
         onSpawn: options.onSpawn ?? (() => undefined),
         onKilled: killed,
       })
-    : await streamCommand(harness.turnCommand(input), {
+    : await options.runner.stream(harness.turnCommand(input), {
         timeoutMs: config.turnTimeoutMinutes * 60_000,
         idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
         signal,

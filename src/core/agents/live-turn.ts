@@ -3,7 +3,8 @@ import type { Harness } from "../../harnesses/types.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
-import { spawnPiped, type PipedProcess, type StreamResult } from "../foundation/process.js";
+import type { PipedProcess, StreamResult } from "../foundation/process.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 
 /** How the supervisor answers a live turn's requests; without it, turns run one-way. */
 export interface LiveHooks {
@@ -44,6 +45,8 @@ export function oversizedEvent(head: string, size: number): ParsedEvent {
 
 export interface LiveTurnOptions {
   turn: number;
+  /** Where the CLI runs (see foundation/runner.ts). */
+  runner: ProcessRunner;
   input: TurnInput;
   config: ProjectConfig;
   signal: AbortSignal;
@@ -84,7 +87,7 @@ export async function runLiveTurn(live: NonNullable<Harness["live"]>, options: L
       }
     },
     spawn(command): LiveProcess {
-      child = spawnPiped(command, {
+      child = options.runner.piped(command, {
         timeoutMs: config.turnTimeoutMinutes * 60_000,
         idleTimeoutMs: config.idleTimeoutMinutes * 60_000,
         signal,

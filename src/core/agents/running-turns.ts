@@ -2,6 +2,7 @@ import { describeError } from "../foundation/errors.js";
 import type { TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import type { LoginPicker } from "../logins/picker.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 import { askUser, PendingRequests } from "./approvals.js";
 import { agentKey, type AgentJournal } from "./journal.js";
 import { setLiveHooks } from "./live-turn.js";
@@ -30,6 +31,8 @@ export class RunningTurns {
   constructor(
     private readonly options: {
       env: NodeJS.ProcessEnv;
+      /** Where agents' CLIs run (see foundation/runner.ts). */
+      runner: ProcessRunner;
       logins: LoginPicker;
       journal: AgentJournal;
       /** A wait for a reset came due. */
@@ -93,6 +96,7 @@ export class RunningTurns {
       config,
       signal: controller.signal,
       env: this.options.env,
+      runner: this.options.runner,
       logins: this.options.logins,
       log,
       update,

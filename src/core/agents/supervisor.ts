@@ -1,7 +1,7 @@
 import { DEFAULT_HARNESS_ID, findHarness } from "../../harnesses/registry.js";
 import type { Decision, Harness } from "../../harnesses/types.js";
 import { OffrunError } from "../foundation/errors.js";
-import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { validateAgentName } from "../foundation/names.js";
 import { ensureProjectDirs, loadProjectConfig, rememberProject } from "../foundation/project.js";
@@ -18,6 +18,7 @@ import type { Decided, HandoffRequest, Started, StartRequest } from "./requests.
 import { resumeAfterReset } from "./resume.js";
 import { RunningTurns } from "./running-turns.js";
 import { StartTrace } from "./start-trace.js";
+import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { canWriteMemory } from "./turn.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
 
@@ -32,10 +33,15 @@ export class Supervisor {
   private readonly logins: LoginPicker;
   private readonly turns: RunningTurns;
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Where agents' CLIs run: on this machine as they are, unless told otherwise. */
+    runner: ProcessRunner = localRunner,
+  ) {
     this.logins = new LoginPicker(env);
     this.turns = new RunningTurns({
       env,
+      runner,
       logins: this.logins,
       journal: this.journal,
       onResetDue: (root, name) => this.resumeNow(root, name),
@@ -80,7 +86,7 @@ export class Supervisor {
     this.turns.begin(record, request.prompt, binary, config, firstMemory ? { firstMemory } : {});
     trace.finish(record.name);
     const warnings = login.warning ? [login.warning] : [];
-    for (const message of warnings) await this.log(record, 1, { type: "notice", level: "warning", message });
+    for (const message of warnings) await this.journal.log(record, 1, { type: "notice", level: "warning", message });
     // Off the path to the spawn: only the dashboard and recovery read the list of projects.
     await rememberProject(root);
     return { agent: record, warnings, firstTurn };
@@ -155,8 +161,8 @@ export class Supervisor {
         env: this.env,
         logins: this.logins,
         requireBinary: (harness) => this.requireBinary(harness),
-        log: (turn, event) => this.log(record, turn, event),
-        update: (changes) => this.update(record, changes),
+        log: (turn, event) => this.journal.log(record, turn, event),
+        update: (changes) => this.journal.update(record, changes),
         waitAgain: (at) => this.turns.waits.schedule(root, name, at),
         begin: (prompt, binary, config, resumed) => {
           let ready!: () => void;
@@ -265,8 +271,8 @@ export class Supervisor {
     return recoverAgents({
       isRunning: (root, name) => this.turns.has(root, name),
       scheduleWait: (root, name, at) => this.turns.waits.schedule(root, name, at),
-      log: (record, turn, event) => this.log(record, turn, event),
-      update: (record, changes) => this.update(record, changes),
+      log: (record, turn, event) => this.journal.log(record, turn, event),
+      update: (record, changes) => this.journal.update(record, changes),
     });
   }
 
@@ -277,14 +283,6 @@ export class Supervisor {
 
   private requireBinary(harness: Harness): Promise<string> {
     return requireAgentBinary(harness, this.env);
-  }
-
-  private log(record: AgentRecord, turn: number, event: ParsedEvent): Promise<void> {
-    return this.journal.log(record, turn, event);
-  }
-
-  private update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void> {
-    return this.journal.update(record, changes);
   }
 }
 

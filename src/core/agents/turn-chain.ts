@@ -12,6 +12,7 @@ import { moveSession, moveToNextLogin } from "./session-move.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
@@ -33,6 +34,8 @@ export interface ChainContext {
   config: ProjectConfig;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
+  /** Where the agent's CLI runs (see foundation/runner.ts). */
+  runner: ProcessRunner;
   logins: LoginPicker;
   log(turn: number, event: ParsedEvent): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
@@ -174,6 +177,7 @@ async function runOn(
   try {
     return await runTurn({
       ...(memory ? { memory } : {}),
+      runner: ctx.runner,
       record: ctx.record,
       prompt,
       continuation,

@@ -6,6 +6,7 @@ import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runCli } from "./cli-run.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 import { liveRunner } from "./live-turn.js";
 import { trailingQuestion } from "../foundation/question.js";
 
@@ -35,6 +36,8 @@ export interface TurnContext {
   continuation?: boolean;
   /** This turn's memory, already opened (a new agent's first turn, opened during the checkout). */
   memory?: MemoryTurn;
+  /** Where the CLI runs (see foundation/runner.ts). */
+  runner: ProcessRunner;
 }
 
 /** Whether a turn of this agent may write its memory folder: not a Planner whose CLI cannot write at all. */
@@ -173,6 +176,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const runner = liveRunner(harness, record);
   await runCli({
     harness,
+    runner: ctx.runner,
     input,
     config,
     signal: ctx.signal,

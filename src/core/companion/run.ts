@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { localRunner } from "../foundation/runner.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { Supervisor } from "../agents/supervisor.js";
@@ -37,12 +38,14 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   process.on("unhandledRejection", (reason) =>
     log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
   );
-  const supervisor = new Supervisor(process.env);
+  // Every agent CLI this companion starts (turns, reviews) runs through this one runner.
+  const runner = localRunner;
+  const supervisor = new Supervisor(process.env, runner);
   // Owning the socket makes this the one companion; requests wait until recovery is over, so
   // an agent being set up by this companion is never mistaken for an orphan of the last one.
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const server = await serveCompanion({ supervisor, version: options.version, log, ready });
+  const server = await serveCompanion({ supervisor, version: options.version, log, ready, runner });
   log(`companion ${options.version} listening on ${paths.socket}`);
   const recovered = await supervisor.recover();
   for (const agent of recovered)

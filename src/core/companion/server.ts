@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import type { ProcessRunner } from "../foundation/runner.js";
 import net from "node:net";
 import lockfile from "proper-lockfile";
 import rpc from "vscode-jsonrpc/node.js";
@@ -23,6 +24,8 @@ export interface ServeOptions {
   log: (line: string) => void;
   /** Requests are held until this resolves (recovery of the last companion's agents). */
   ready?: Promise<void>;
+  /** Where reviewers' CLIs run, as the supervisor's agents do (see foundation/runner.ts). */
+  runner?: ProcessRunner;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         ),
       "agent.answer": (p) => options.supervisor.answer(p.project, p.name, p.text, p.requestId),
       "agent.review": async ({ wait, ...request }) => {
-        const prepared = await prepareReview(request);
+        const prepared = await prepareReview(request, process.env, undefined, options.runner);
         const done = prepared.run();
         if (wait) return done;
         done.catch((error: unknown) => options.log(`review of ${request.name} failed: ${describeError(error)}`));

@@ -4,6 +4,7 @@ import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { runCli } from "../agents/cli-run.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
@@ -32,6 +33,8 @@ export interface ReviewerRequest {
   config: ProjectConfig;
   logins: LoginPicker;
   signal: AbortSignal;
+  /** Where the reviewer's CLI runs (see foundation/runner.ts). */
+  runner: ProcessRunner;
   /** Every event of every attempt, as it arrives (the reviewer's transcript). */
   record(account: Account, event: ParsedEvent): Promise<void>;
 }
@@ -148,6 +151,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
   };
   await runCli({
     harness,
+    runner: request.runner,
     input,
     config,
     signal: request.signal,

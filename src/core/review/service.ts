@@ -19,6 +19,7 @@ import { extractReview, REVIEW_JSON_SCHEMA } from "./output.js";
 import { buildReviewPrompt } from "./prompt.js";
 import { chooseReviewer, type ReviewerChoice, type ReviewerWish } from "./reviewer.js";
 import { runReviewer, type ReviewerRun } from "./runner.js";
+import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { createScratch, readAuthorChanges, removeScratch, type AuthorChanges } from "./scratch.js";
 
 export interface ReviewRequest extends ReviewerWish {
@@ -55,6 +56,8 @@ export async function prepareReview(
   request: ReviewRequest,
   env: NodeJS.ProcessEnv = process.env,
   signal: AbortSignal = new AbortController().signal,
+  /** Where the reviewer's CLI runs (see foundation/runner.ts). */
+  runner: ProcessRunner = localRunner,
 ): Promise<PreparedReview> {
   const root = await findRepoRoot(request.project);
   const record = await readAgent(root, request.name);
@@ -74,7 +77,7 @@ export async function prepareReview(
   const warnings = reviewer.warning ? [reviewer.warning] : [];
   const run = async (): Promise<ReviewResult> => {
     try {
-      const review = await runReview(root, record, changes, reviewer, config, logins, signal);
+      const review = await runReview(root, record, changes, reviewer, { config, logins, signal, runner });
       const message = request.requestFixes ? fixRequest(review) : undefined;
       const draft = message ? await addToDraft(root, record.name, message) : undefined;
       return { review, ...(draft ? { draft } : {}), warnings };
@@ -102,14 +105,20 @@ export async function reviewAgent(
   return (await prepareReview(request, env, signal)).run();
 }
 
+/** What a review runs with, besides its subject: the project's config, the logins, its stop, where the CLI runs. */
+interface RunWith {
+  config: ProjectConfig;
+  logins: LoginPicker;
+  signal: AbortSignal;
+  runner: ProcessRunner;
+}
+
 async function runReview(
   root: string,
   record: AgentRecord,
   changes: AuthorChanges,
   reviewer: ReviewerChoice,
-  config: ProjectConfig,
-  logins: LoginPicker,
-  signal: AbortSignal,
+  using: RunWith,
 ): Promise<ReviewEvent> {
   const id = `r${Date.now().toString(36)}`;
   const transcript = path.join(projectPaths(root).agents, "reviews", `${record.name}-${id}.jsonl`);
@@ -137,7 +146,7 @@ async function runReview(
     before = await worktreeFingerprint(record.worktree);
     await fs.mkdir(path.dirname(transcript), { recursive: true });
     scratch = await createScratch(root, record.base, id, changes.patch);
-    run = await runInScratch(scratch, record, changes, reviewer, config, logins, signal, transcript);
+    run = await runInScratch(scratch, record, changes, reviewer, using, transcript);
   } catch (error) {
     failure = `The review could not run: ${describeError(error)}`;
   } finally {
@@ -173,9 +182,7 @@ async function runInScratch(
   record: AgentRecord,
   changes: AuthorChanges,
   reviewer: ReviewerChoice,
-  config: ProjectConfig,
-  logins: LoginPicker,
-  signal: AbortSignal,
+  using: RunWith,
   transcript: string,
 ): Promise<ReviewerRun> {
   // Outside the scratch checkout, so the schema file is not part of what is reviewed.
@@ -191,9 +198,7 @@ async function runInScratch(
       cwd: scratch,
       prompt: buildReviewPrompt(record, changes),
       outputSchema: { schema: REVIEW_JSON_SCHEMA, file: schemaFile },
-      config,
-      logins,
-      signal,
+      ...using,
       record: (account, event: ParsedEvent) =>
         appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: account.label }),
     });
