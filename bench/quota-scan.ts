@@ -16,6 +16,7 @@ import { execa } from "execa";
 import * as z from "zod";
 import type { Account } from "../src/core/foundation/account-model.js";
 import type { QuotaSourceContext } from "../src/core/foundation/quota-types.js";
+import { localRunner } from "../src/core/foundation/runner.js";
 import {
   claudeLimitScanner,
   claudeUsageScanner,
@@ -57,6 +58,7 @@ async function child(claudeHome: string, codexHome: string, cacheDir: string, ap
   const context = (harness: string, home: string, source: string): QuotaSourceContext => ({
     account: account(harness, home),
     env: {},
+    runner: localRunner,
     now: new Date(),
     cacheDir: path.join(cacheDir, source),
   });

@@ -4,6 +4,7 @@ import type { AccountIdentity } from "../core/foundation/account-model.js";
 import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/foundation/process.js";
 import type { QuotaSource } from "../core/foundation/quota-types.js";
+import type { ProcessRunner } from "../core/foundation/runner.js";
 
 /** Where a copied session landed, for CLIs whose session is one text file (so the caller can tell what it holds). */
 export interface CopiedSession {
@@ -124,9 +125,15 @@ export interface Harness {
   readonly loginArgs: string[];
   /**
    * Who is signed in to the home in `env` (its relocation variable set for an added login), from
-   * the CLI's status command or non-secret files. Must never open a credentials file.
+   * the CLI's status command or non-secret files. Must never open a credentials file. A status
+   * command runs through `runner`, as a turn of that login would (a sandbox wraps it the same way).
    */
-  identity(binary: string | undefined, env: NodeJS.ProcessEnv, home: string): Promise<AccountIdentity>;
+  identity(
+    binary: string | undefined,
+    env: NodeJS.ProcessEnv,
+    home: string,
+    runner: ProcessRunner,
+  ): Promise<AccountIdentity>;
   /** Where to learn a login's quota, most trusted first. */
   readonly quotaSources: readonly QuotaSource[];
   /**
@@ -153,6 +160,8 @@ export interface Harness {
     toHome: string;
     sessionId: string;
     cwd: string;
+    /** How to start the CLI when the copy is the CLI's own job (OpenCode's export and import); localRunner when absent. */
+    runner?: ProcessRunner;
   }): Promise<CopiedSession | void>;
   /**
    * For CLIs that can ask the user mid-turn (approvals, questions): runs one turn over the CLI's

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import type { Account } from "../../src/core/foundation/account-model.js";
 import type { QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 import { quotaSources } from "../../src/harnesses/gemini/quota.js";
 
 /** Recorded by test/fixtures/record-quota-sessions-pi-gemini.ts from Gemini CLI 0.61.0 against the fake server. */
@@ -46,7 +47,7 @@ function login(recorded: string): Account {
 }
 
 function context(account: Account, now: Date | string): QuotaSourceContext {
-  return { account, env: {}, now: new Date(now), cacheDir: path.join(root, "cache", usage.id) };
+  return { account, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", usage.id) };
 }
 
 describe("gemini-usage-estimate", () => {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../src/harnesses/grok/index.js";
 import { usageLimitMessage } from "../fake-server/chat-completions.js";
 import { ofType, turnEnd } from "../helpers/events.js";
@@ -140,14 +141,14 @@ describe("telling Grok Build from the community grok", () => {
       path.join(dir, "node_modules", "@vibe-kit", "grok-cli", "dist", "index.js"),
       "#!/usr/bin/env node\n",
     );
-    const kind = await identifyGrokBinary(bin);
+    const kind = await identifyGrokBinary(bin, localRunner);
     expect(kind).toMatchObject({ isGrokBuild: false, what: expect.stringContaining("@vibe-kit/grok-cli") });
   });
 
   test("a script that prints a bare version is the community CLI, and the error says how to fix it", async () => {
     // What @vibe-kit/grok-cli 0.0.34 (commander) prints for --version, installed through a symlink.
     const bin = await stub(path.join(dir, "bin", "grok"), "#!/bin/sh\n# node\necho 0.0.34\n");
-    const error = await assertGrokBuild(bin).catch((e: unknown) => e);
+    const error = await assertGrokBuild(bin, localRunner).catch((e: unknown) => e);
     expect(isOffrunError(error, "not_installed")).toBe(true);
     expect((error as Error).message).toMatch(
       /^The `grok` on your PATH is the community Grok CLI \(@vibe-kit\/grok-cli, version 0\.0\.34; .*\), not xAI's Grok Build\. Install Grok Build from https:\/\/x\.ai\/cli or point OFFRUN_GROK_BIN at it\.$/,
@@ -156,7 +157,9 @@ describe("telling Grok Build from the community grok", () => {
 
   test("a program that prints something else is named as unknown, with what it printed", async () => {
     const bin = await stub(path.join(dir, "grok"), "#!/bin/sh\necho 'grok pattern tool 1.2'\n");
-    await expect(assertGrokBuild(bin)).rejects.toThrow(/an unknown program .*printed "grok pattern tool 1\.2"/);
+    await expect(assertGrokBuild(bin, localRunner)).rejects.toThrow(
+      /an unknown program .*printed "grok pattern tool 1\.2"/,
+    );
   });
 
   test("a live turn with the community CLI fails before spawning anything", async () => {

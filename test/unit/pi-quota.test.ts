@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import type { Account } from "../../src/core/foundation/account-model.js";
 import type { QuotaReading, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 import { quotaSources } from "../../src/harnesses/pi/quota.js";
 
 /** Recorded by test/fixtures/record-quota-sessions-pi-gemini.ts from Pi 0.73.1 against the fake server. */
@@ -49,7 +50,7 @@ function login(recorded: string): Account {
 }
 
 function context(account: Account, now: Date | string, id: string): QuotaSourceContext {
-  return { account, env: {}, now: new Date(now), cacheDir: path.join(root, "cache", id) };
+  return { account, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", id) };
 }
 
 describe("pi-limit-text", () => {

@@ -10,6 +10,7 @@ import { parseClaudeLimitText } from "../../src/harnesses/claude/limit-text.js";
 import { quotaSources as claudeSources } from "../../src/harnesses/claude/quota.js";
 import { fastFields, readAssistantLine } from "../../src/harnesses/claude/usage-line.js";
 import { quotaSources as codexSources, readAppServerRateLimits } from "../../src/harnesses/codex/quota.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 import { CODEX_BIN } from "../helpers/codex-env.js";
 
 /** Recorded by test/fixtures/record-quota-sessions.ts from the pinned CLIs against the fake server. */
@@ -40,8 +41,20 @@ function login(harness: string, recorded: string): Account {
   return { harness, label: "work", home, isDefault: false, adopted: false, env: {} };
 }
 
-function context(account: Account, now: Date | string, id: string, extra: Partial<QuotaSourceContext> = {}) {
-  return { account, env: {}, now: new Date(now), cacheDir: path.join(root, "cache", id), ...extra };
+function context(
+  account: Account,
+  now: Date | string,
+  id: string,
+  extra: Partial<QuotaSourceContext> = {},
+): QuotaSourceContext {
+  return {
+    account,
+    env: {},
+    runner: localRunner,
+    now: new Date(now),
+    cacheDir: path.join(root, "cache", id),
+    ...extra,
+  };
 }
 
 function sessionFiles(dir: string): string[] {
@@ -225,16 +238,18 @@ describe("codex-app-server", () => {
       input: "sk-offrun-test-not-a-key",
       stdio: ["pipe", "ignore", "ignore"],
     });
-    expect(await readAppServerRateLimits(CODEX_BIN, env, new Date())).toBeUndefined();
+    expect(await readAppServerRateLimits(localRunner, CODEX_BIN, env, new Date())).toBeUndefined();
     fs.rmSync(codexHome, { recursive: true });
     fs.mkdirSync(codexHome); // and none at all
-    expect(await readAppServerRateLimits(CODEX_BIN, env, new Date())).toBeUndefined();
+    expect(await readAppServerRateLimits(localRunner, CODEX_BIN, env, new Date())).toBeUndefined();
   });
 
   test("fails with timed_out when the app-server does not answer in time", async () => {
     const stub = path.join(root, "silent-codex");
     fs.writeFileSync(stub, "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
-    await expect(readAppServerRateLimits(stub, { PATH: process.env.PATH }, new Date(), 300)).rejects.toMatchObject({
+    await expect(
+      readAppServerRateLimits(localRunner, stub, { PATH: process.env.PATH }, new Date(), 300),
+    ).rejects.toMatchObject({
       kind: "timed_out",
     });
   });

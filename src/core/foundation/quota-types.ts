@@ -1,5 +1,6 @@
 import type { Account } from "./account-model.js";
 import type { QuotaWindow } from "./events.js";
+import type { ProcessRunner } from "./runner.js";
 
 /** What one quota source says about one login. */
 export interface QuotaReading {
@@ -15,6 +16,8 @@ export interface QuotaSourceContext {
   binary?: string;
   /** The environment for that login's processes (relocation variable and the login's extra env set). */
   env: NodeJS.ProcessEnv;
+  /** How a source starts the CLI (`codex app-server`): the same runner as that login's turns. */
+  runner: ProcessRunner;
   now: Date;
   /** The folder where the source may keep its incremental state (offsets and aggregates). */
   cacheDir: string;

@@ -5,6 +5,7 @@ import type { Account, AccountIdentity } from "../foundation/account-model.js";
 import { accountProcessEnv, isDirectory } from "./env.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 
 /**
@@ -111,13 +112,14 @@ function missingHome(account: Account): SignInEntry {
  * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. What a turn
  * showed stands until the CLI gives a definite answer: a status command that merely cannot tell
  * (unknown) neither makes a login that just failed to authenticate usable again, nor demotes one
- * that just ran.
+ * that just ran. The status command runs through `runner`, the way the login's turns run.
  */
 export async function checkSignIn(
   account: Account,
   harness: Harness,
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
+  runner: ProcessRunner = localRunner,
 ): Promise<SignInEntry> {
   // An added login's home is made when it is added: gone means signed out. The CLI's own home
   // (the Default login) may simply not exist yet; its status command decides.
@@ -128,7 +130,7 @@ export async function checkSignIn(
   }
   const startedAt = new Date().toISOString();
   const identity = await withBudget(
-    harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home),
+    harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
   );
   const entry: SignInEntry = {
     state: stateOf(identity),

@@ -15,6 +15,7 @@ import {
 } from "./ledger.js";
 import { paceOf } from "./pace.js";
 import type { QuotaAttempt, QuotaReading } from "../foundation/quota-types.js";
+import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 
 export interface QuotaRequest {
   account: Account;
@@ -22,6 +23,8 @@ export interface QuotaRequest {
   binary?: string;
   /** The environment of that login's processes. */
   env: NodeJS.ProcessEnv;
+  /** How sources start the CLI (`codex app-server`); localRunner when absent. */
+  runner?: ProcessRunner;
   now?: Date;
   /** Session files a watcher saw change (sources then read only those). */
   changedFiles?: readonly string[];
@@ -47,6 +50,7 @@ export async function readAccountQuota(request: QuotaRequest): Promise<AccountQu
         account: request.account,
         binary: request.binary,
         env: request.env,
+        runner: request.runner ?? localRunner,
         now,
         cacheDir: path.join(userPaths().cache, "sources", accountKey(request.account), source.id),
         observed: entry.observed,

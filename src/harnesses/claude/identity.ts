@@ -4,7 +4,7 @@ import path from "node:path";
 import * as z from "zod";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * Who is signed in to a Claude Code home, from `claude auth status` and `.claude.json`.
@@ -84,6 +84,7 @@ export async function claudeIdentity(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
+  runner: ProcessRunner,
 ): Promise<AccountIdentity> {
   const fileEmail = await readClaudeEmail(env);
   const withEmail = (identity: AccountIdentity): AccountIdentity => {
@@ -95,7 +96,7 @@ export async function claudeIdentity(
   }
   let result;
   try {
-    result = await runCommand(
+    result = await runner.run(
       {
         file: binary,
         args: ["auth", "status", "--json"],

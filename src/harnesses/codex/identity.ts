@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * Who is signed in to a Codex home, from `codex login status` alone: Codex keeps the account's
@@ -68,6 +68,7 @@ export async function codexIdentity(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
+  runner: ProcessRunner,
 ): Promise<AccountIdentity> {
   if (!binary) return { signedIn: undefined, note: "Codex is not installed, so its login state is unknown." };
   // 0.171.0 refuses to start when CODEX_HOME names a missing folder: that home has no login.
@@ -81,7 +82,7 @@ export async function codexIdentity(
     return { signedIn: false, note: `${home} does not exist yet.` };
   }
   try {
-    const result = await runCommand(
+    const result = await runner.run(
       { file: binary, args: ["login", "status"], cwd: os.tmpdir(), env: { ...env, NO_COLOR: "1" } },
       { timeoutMs: STATUS_TIMEOUT_MS },
     );

@@ -2,9 +2,9 @@ import path from "node:path";
 import * as z from "zod";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { spawnPiped } from "../../core/foundation/process.js";
 import { SessionScanner } from "../../core/foundation/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 import { AppServerClient, AppServerError, APP_SERVER_ARGS } from "./app-server-client.js";
 import { CODEX_ROLLOUT_SOURCE, codexRolloutLineQuota } from "./rollout.js";
 
@@ -115,16 +115,21 @@ function appWindow(slot: "primary" | "secondary", window: z.infer<typeof appWind
 /**
  * Asks `codex app-server` through the one client (app-server-client.ts): initialize, then
  * account/read, then account/rateLimits/read when the login is a ChatGPT one. The CLI makes the
- * network call with its own credentials; Offrun never sees them. The process runs through the
- * core's runner, time-boxed as a whole and ended with its process group.
+ * network call with its own credentials; Offrun never sees them. The process runs through
+ * `runner` (the login's, so a sandbox wraps the probe as it wraps a turn), time-boxed as a whole
+ * and ended with its process group.
  */
 export async function readAppServerRateLimits(
+  runner: ProcessRunner,
   binary: string,
   env: NodeJS.ProcessEnv,
   now: Date,
   timeoutMs = APP_SERVER_TIMEOUT_MS,
 ): Promise<QuotaReading | undefined> {
-  const child = spawnPiped({ file: binary, args: [...APP_SERVER_ARGS], env }, { timeoutMs, idleTimeoutMs: timeoutMs });
+  const child = runner.piped(
+    { file: binary, args: [...APP_SERVER_ARGS], env },
+    { timeoutMs, idleTimeoutMs: timeoutMs },
+  );
   // Notifications (configWarning, remoteControl/status/changed) are not answers; requests are refused.
   const client = new AppServerClient(child);
   const ended = child.exited.then((result): never => {
@@ -168,7 +173,7 @@ export async function readAppServerRateLimits(
 
 async function fromAppServer(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
   if (!context.binary) return undefined;
-  return readAppServerRateLimits(context.binary, context.env, context.now);
+  return readAppServerRateLimits(context.runner, context.binary, context.env, context.now);
 }
 
 /** Quota sources of Codex, most trusted first. */

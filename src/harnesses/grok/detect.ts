@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { OffrunError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * Two programs install a `grok` binary: xAI's Grok Build (a native executable; `grok --version`
@@ -30,8 +30,11 @@ async function firstBytes(file: string): Promise<string> {
   }
 }
 
-/** What the binary is, from its real path, its first line and its `--version` (cached per file and mtime). */
-export async function identifyGrokBinary(binary: string): Promise<GrokBinaryKind> {
+/**
+ * What the binary is, from its real path, its first line and its `--version` (cached per file and
+ * mtime); `--version` runs through `runner`, like every other start of the CLI.
+ */
+export async function identifyGrokBinary(binary: string, runner: ProcessRunner): Promise<GrokBinaryKind> {
   const real = await fs.realpath(binary);
   const stat = await fs.stat(real);
   const key = `${real}\0${stat.mtimeMs}`;
@@ -44,7 +47,7 @@ export async function identifyGrokBinary(binary: string): Promise<GrokBinaryKind
   if (/node_modules[\\/]@vibe-kit[\\/]grok-cli[\\/]/.test(real)) {
     kind = { isGrokBuild: false, what: `the community Grok CLI (@vibe-kit/grok-cli from npm, ${real})` };
   } else {
-    const result = await runCommand({ file: binary, args: ["--version"] }, { timeoutMs: 10_000, maxBuffer: 64_000 });
+    const result = await runner.run({ file: binary, args: ["--version"] }, { timeoutMs: 10_000, maxBuffer: 64_000 });
     const said = `${result.stdout}${result.stderr}`.trim().split("\n")[0]?.slice(0, 120) ?? "";
     if (GROK_BUILD_VERSION.test(said) && !isScript) kind = { isGrokBuild: true };
     else if (BARE_SEMVER.test(said) && (isScript || /\bnode\b/.test(head.split("\n")[0] ?? ""))) {
@@ -64,8 +67,8 @@ export async function identifyGrokBinary(binary: string): Promise<GrokBinaryKind
 }
 
 /** Throws not_installed, saying what the binary is and how to get Grok Build, unless it is Grok Build. */
-export async function assertGrokBuild(binary: string): Promise<void> {
-  const kind = await identifyGrokBinary(binary);
+export async function assertGrokBuild(binary: string, runner: ProcessRunner): Promise<void> {
+  const kind = await identifyGrokBinary(binary, runner);
   if (kind.isGrokBuild) return;
   throw new OffrunError(
     "not_installed",

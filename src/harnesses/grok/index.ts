@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError, OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
+import { localRunner, type ProcessRunner } from "../../core/foundation/runner.js";
 import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
 import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
 import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";
@@ -76,7 +77,8 @@ function turnCommand(input: TurnInput): Command {
 /** Live turns check the binary first: the community `grok` would otherwise sit silent on ACP. */
 async function runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
   try {
-    await assertGrokBuild(input.binary);
+    // LiveTurnIO hands over no runner yet (only `spawn`), so this check runs the CLI locally.
+    await assertGrokBuild(input.binary, localRunner);
   } catch (error) {
     const kind = error instanceof OffrunError ? error.kind : "not_installed";
     const message = describeError(error);
@@ -89,9 +91,14 @@ async function runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
   await runAcpTurn(definition, input, io);
 }
 
-async function identity(binary: string | undefined): Promise<AccountIdentity> {
+async function identity(
+  binary: string | undefined,
+  _env: NodeJS.ProcessEnv,
+  _home: string,
+  runner: ProcessRunner,
+): Promise<AccountIdentity> {
   if (binary) {
-    const kind = await identifyGrokBinary(binary).catch(() => undefined);
+    const kind = await identifyGrokBinary(binary, runner).catch(() => undefined);
     if (kind && !kind.isGrokBuild) return { signedIn: undefined, note: `${binary} is ${kind.what}, not Grok Build.` };
   }
   // Grok Build has no documented status command, and Offrun never opens auth.json.

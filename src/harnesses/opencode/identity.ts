@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * Who is signed in to an OpenCode home, from `opencode auth list` (an alias of `providers list`)
@@ -50,10 +50,11 @@ export async function opencodeIdentity(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
+  runner: ProcessRunner,
 ): Promise<AccountIdentity> {
   if (!binary) return { signedIn: undefined, note: "OpenCode is not installed, so its login state is unknown." };
   try {
-    const result = await runCommand(
+    const result = await runner.run(
       { file: binary, args: ["auth", "list"], cwd: os.tmpdir(), env: { ...env, NO_COLOR: "1" } },
       { timeoutMs: LIST_TIMEOUT_MS },
     );

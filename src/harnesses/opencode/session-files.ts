@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { locateBinary } from "../../core/foundation/binaries.js";
 import { OffrunError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import { localRunner, type ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * OpenCode 1.18.33 keeps sessions in one SQLite database, `$XDG_DATA_HOME/opencode/opencode.db`
@@ -49,14 +49,16 @@ export async function copyOpencodeSession(request: {
   toHome: string;
   sessionId: string;
   cwd: string;
+  runner?: ProcessRunner;
 }): Promise<void> {
+  const runner = request.runner ?? localRunner;
   const binary = await locateBinary("opencode", "opencode");
   if (!binary) throw new OffrunError("not_installed", "OpenCode is not installed: `npm install -g opencode-ai`.");
   // Only the data home matters to export and import; the cwd is where the session was started.
   const cwd = (await isDirectory(request.cwd)) ? request.cwd : os.tmpdir();
   const envFor = (home: string) => ({ ...process.env, ...OPENCODE_QUIET_ENV, XDG_DATA_HOME: home, NO_COLOR: "1" });
 
-  const exported = await runCommand(
+  const exported = await runner.run(
     { file: binary, args: ["export", request.sessionId], cwd, env: envFor(request.fromHome) },
     { timeoutMs: COMMAND_TIMEOUT_MS, maxBuffer: 500_000_000 },
   );
@@ -75,7 +77,7 @@ export async function copyOpencodeSession(request: {
     const file = path.join(dir, `${request.sessionId}.json`);
     await fs.writeFile(file, exported.stdout, { mode: 0o600 });
     await fs.mkdir(request.toHome, { recursive: true, mode: 0o700 });
-    const imported = await runCommand(
+    const imported = await runner.run(
       { file: binary, args: ["import", file], cwd, env: envFor(request.toHome) },
       { timeoutMs: COMMAND_TIMEOUT_MS },
     );

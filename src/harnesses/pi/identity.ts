@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
-import { runCommand } from "../../core/foundation/process.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
  * Who is signed in to a Pi home. Pi 0.73.1 has no status command; `pi --list-models` lists the
@@ -40,10 +40,11 @@ export async function piIdentity(
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
+  runner: ProcessRunner,
 ): Promise<AccountIdentity> {
   if (!binary) return { signedIn: undefined, note: "Pi is not installed, so its login state is unknown." };
   try {
-    const result = await runCommand(
+    const result = await runner.run(
       // PI_OFFLINE: no update check or package fetch at start-up.
       { file: binary, args: ["--list-models"], cwd: os.tmpdir(), env: { ...env, PI_OFFLINE: "1", NO_COLOR: "1" } },
       { timeoutMs: LIST_TIMEOUT_MS },
