@@ -96,6 +96,8 @@ export interface LiveTurnIO {
   decide(request: PendingRequest): Promise<Decision>;
   /** Spawns with stdin and stdout piped, argv array, own process group, idle watchdog. */
   spawn(command: Command): LiveProcess;
+  /** A short command through the turn's runner, where the turn's CLI runs (a version check first). */
+  run: ProcessRunner["run"];
   /** alwaysKeys the user allowed for this project with --always. */
   alwaysAllowed: readonly string[];
 }

@@ -9,6 +9,7 @@ import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
 import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
 import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 
 // Claude Code's adapter says `sessionCompleteAtEnd`: a limited turn's failover copies the session
 // as soon as the stream reports the end, without waiting for the CLI to exit. This checks the
@@ -71,6 +72,7 @@ async function limitedTurn(): Promise<{ atEnd: string; afterExit: string; events
       }
     },
     decide: () => Promise.resolve({ kind: "allow" }),
+    run: localRunner.run,
     spawn(command) {
       const child = spawnPiped(command, { timeoutMs: 120_000, idleTimeoutMs: 60_000, signal: controller.signal });
       return { stdin: child.stdin, stdout: child.stdout, exited: child.exited, kill: child.kill };

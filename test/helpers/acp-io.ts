@@ -3,6 +3,7 @@ import { execa } from "execa";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import type { Command } from "../../src/core/foundation/process.js";
 import type { Decision, LiveProcess, LiveTurnIO, PendingRequest } from "../../src/harnesses/types.js";
+import { localRunner } from "../../src/core/foundation/runner.js";
 
 /**
  * A LiveTurnIO for driving a harness's live turn directly, without the supervisor: it spawns with
@@ -47,6 +48,7 @@ export function testIO(options: { decisions?: Decision[]; alwaysAllowed?: string
     signal: controller.signal,
     alwaysAllowed: options.alwaysAllowed ?? [],
     abort: () => controller.abort(),
+    run: localRunner.run,
     emit: (events) => io.events.push(...events),
     decide: async (request) => {
       io.requests.push(request);

@@ -4,7 +4,7 @@ import type { QuotaWindow } from "../../src/core/foundation/events.js";
 import { projectConfigSchema } from "../../src/core/foundation/model.js";
 import type { AccountQuota } from "../../src/core/quota/ledger.js";
 import { blockingWindow, expireWindow, headroom } from "../../src/core/quota/pipeline.js";
-import { backoffMs } from "../../src/core/agents/turn-chain.js";
+import { backoffMs } from "../../src/core/agents/backoff.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
 
 const now = new Date("2026-11-30T12:00:00Z");

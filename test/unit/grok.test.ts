@@ -176,6 +176,7 @@ describe("telling Grok Build from the community grok", () => {
           spawned = true;
           throw new Error("must not spawn");
         },
+        run: localRunner.run,
         alwaysAllowed: [],
       },
     );

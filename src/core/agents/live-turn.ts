@@ -86,6 +86,7 @@ export async function runLiveTurn(live: NonNullable<Harness["live"]>, options: L
         child?.resume();
       }
     },
+    run: (command, runOptions) => options.runner.run(command, runOptions),
     spawn(command): LiveProcess {
       child = options.runner.piped(command, {
         timeoutMs: config.turnTimeoutMinutes * 60_000,

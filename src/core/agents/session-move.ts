@@ -47,6 +47,7 @@ export async function moveSession(
         toHome: to.home,
         sessionId: record.sessionId,
         cwd: record.worktree,
+        runner: ctx.runner,
       });
       if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
     } catch (error) {

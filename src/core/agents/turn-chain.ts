@@ -5,7 +5,8 @@ import { findAccount } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
-import { RETRY_JITTER, type AgentRecord, type AgentStatus, type ProjectConfig } from "../foundation/model.js";
+import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
+import { backoffMs, pause } from "./backoff.js";
 import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { moveSession, moveToNextLogin } from "./session-move.js";
@@ -281,26 +282,4 @@ async function onNoRoom(
     message: `${plan.message} ${elsewhere ? `Or now: ${elsewhere}` : ""}`.trim(),
   });
   return true;
-}
-
-/** Exponential backoff with jitter, capped; the cap plus its jitter stays below the turn timeout (checked in the config). */
-export function backoffMs(attempt: number, retry: ProjectConfig["retry"], random = Math.random): number {
-  const capped = Math.min(retry.baseSeconds * 2 ** (attempt - 1), retry.maxSeconds);
-  return Math.round(capped * (1 + RETRY_JITTER * random()) * 1000);
-}
-
-/** Waits, or stops early when the turn is stopped; true when the full pause passed. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

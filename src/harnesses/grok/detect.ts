@@ -34,7 +34,7 @@ async function firstBytes(file: string): Promise<string> {
  * What the binary is, from its real path, its first line and its `--version` (cached per file and
  * mtime); `--version` runs through `runner`, like every other start of the CLI.
  */
-export async function identifyGrokBinary(binary: string, runner: ProcessRunner): Promise<GrokBinaryKind> {
+export async function identifyGrokBinary(binary: string, runner: Pick<ProcessRunner, "run">): Promise<GrokBinaryKind> {
   const real = await fs.realpath(binary);
   const stat = await fs.stat(real);
   const key = `${real}\0${stat.mtimeMs}`;
@@ -67,7 +67,7 @@ export async function identifyGrokBinary(binary: string, runner: ProcessRunner):
 }
 
 /** Throws not_installed, saying what the binary is and how to get Grok Build, unless it is Grok Build. */
-export async function assertGrokBuild(binary: string, runner: ProcessRunner): Promise<void> {
+export async function assertGrokBuild(binary: string, runner: Pick<ProcessRunner, "run">): Promise<void> {
   const kind = await identifyGrokBinary(binary, runner);
   if (kind.isGrokBuild) return;
   throw new OffrunError(

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError, OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
-import { localRunner, type ProcessRunner } from "../../core/foundation/runner.js";
+import type { ProcessRunner } from "../../core/foundation/runner.js";
 import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
 import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
 import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";
@@ -77,8 +77,7 @@ function turnCommand(input: TurnInput): Command {
 /** Live turns check the binary first: the community `grok` would otherwise sit silent on ACP. */
 async function runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
   try {
-    // LiveTurnIO hands over no runner yet (only `spawn`), so this check runs the CLI locally.
-    await assertGrokBuild(input.binary, localRunner);
+    await assertGrokBuild(input.binary, io);
   } catch (error) {
     const kind = error instanceof OffrunError ? error.kind : "not_installed";
     const message = describeError(error);
