@@ -31,7 +31,15 @@ const shared = {
 
 // The CLI on its own: chunks shared with the benchmarks would carry what only they import (the
 // benchmarks' `{ z }` import of zod kept all of zod, locales included, in the chunk every command loads).
-await build({ ...shared, entryPoints: ["src/cli/main.ts"], outdir: "build", splitting: true });
+// node-notifier stays a package of its own: it finds its platform's notifier (terminal-notifier on
+// macOS) next to its own files, which a bundle would leave behind.
+await build({
+  ...shared,
+  entryPoints: ["src/cli/main.ts"],
+  outdir: "build",
+  splitting: true,
+  external: ["node-notifier"],
+});
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the
 // checkout (and .test-clis) relative to their own file.

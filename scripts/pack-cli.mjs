@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// `npm run pack:cli`: the package users install, `npm install -g offrun-<version>.tgz`. It holds the
+// bundled CLI (which is also the companion) and nothing of the checkout: no tests, fixtures,
+// benchmarks, sources or source maps, and none of the Raycast extension's dependencies. esbuild
+// bundles every runtime dependency into build/ except node-notifier, which finds its platform
+// notifier (terminal-notifier on macOS) in its own package folder. Prints the tarball's path and size.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+const out = path.resolve(process.argv[2] ?? path.join(root, "pack"));
+const stage = path.join(out, "offrun");
+
+if (!fs.existsSync(path.join(root, "build", "src", "cli", "main.js"))) {
+  console.error("pack-cli: build/ is missing. Run `npm run build:cli` first.");
+  process.exit(1);
+}
+fs.rmSync(stage, { recursive: true, force: true });
+fs.mkdirSync(path.join(stage, "bin"), { recursive: true });
+fs.copyFileSync(path.join(root, "bin", "offrun.js"), path.join(stage, "bin", "offrun.js"));
+// The CLI's entry and its chunks; the benchmarks and the source maps stay behind.
+fs.cpSync(path.join(root, "build"), path.join(stage, "build"), {
+  recursive: true,
+  filter: (source) => {
+    const relative = path.relative(path.join(root, "build"), source);
+    return !relative.startsWith("bench") && !relative.endsWith(".map");
+  },
+});
+fs.copyFileSync(path.join(root, "README.md"), path.join(stage, "README.md"));
+
+const notifier = manifest.dependencies["node-notifier"];
+fs.writeFileSync(
+  path.join(stage, "package.json"),
+  `${JSON.stringify(
+    {
+      name: "offrun",
+      version: manifest.version,
+      description: manifest.description,
+      license: manifest.license,
+      type: "module",
+      bin: { offrun: "bin/offrun.js" },
+      engines: manifest.engines,
+      files: ["bin", "build"],
+      dependencies: { "node-notifier": notifier },
+    },
+    null,
+    2,
+  )}\n`,
+);
+
+const packed = JSON.parse(
+  execFileSync("npm", ["pack", "--json", "--pack-destination", out], {
+    cwd: stage,
+    encoding: "utf8",
+    timeout: 120_000,
+  }),
+)[0];
+const tarball = path.join(out, packed.filename);
+console.log(
+  `${tarball}\npacked ${(packed.size / 1024).toFixed(0)} KB, unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KB, ${packed.entryCount} files`,
+);
