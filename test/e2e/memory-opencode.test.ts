@@ -36,7 +36,10 @@ test("an OpenCode Planner is told it cannot write its memory, and a write it tri
     "planner",
     "plan",
   ]);
-  expect(started.exitCode).toBe(0);
+  expect({ exitCode: started.exitCode, out: started.exitCode === 0 ? "" : started.stdout + started.stderr }).toEqual({
+    exitCode: 0,
+    out: "",
+  });
 
   const briefing = JSON.stringify(world.server.turnRequests()[first]?.body);
   expect(briefing).toContain("You cannot write files in this mode");
