@@ -17,6 +17,20 @@ export interface Sandbox {
   cleanup(): Promise<void>;
 }
 
+/**
+ * For tests that run the core in this process (a Supervisor of their own): it reads HOME, TMPDIR,
+ * OFFRUN_HOME and git's settings from process.env, so they point into the sandbox.
+ */
+export function useSandboxInProcess(box: Sandbox): void {
+  Object.assign(process.env, {
+    HOME: box.home,
+    TMPDIR: box.tmp,
+    OFFRUN_HOME: box.offrunHome,
+    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_NOSYSTEM: "1",
+  });
+}
+
 export async function makeSandbox(prefix = "offrun-test-"): Promise<Sandbox> {
   // Short paths: the companion's Unix socket path must stay under ~104 bytes on macOS.
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));

@@ -3,7 +3,7 @@ import path from "node:path";
 import { Supervisor } from "../../src/core/agents/supervisor.js";
 import type { Command } from "../../src/core/foundation/process.js";
 import { wrappedRunner } from "../../src/core/foundation/runner.js";
-import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
 // Every turn's CLI starts through the supervisor's runner, one-way (Planner) and live (Build)
@@ -18,13 +18,8 @@ const wrapped: Command[] = [];
 
 beforeAll(async () => {
   box = await makeSandbox("offrun-runner-");
-  // The supervisor runs in this process: it reads OFFRUN_HOME and git's settings from here.
-  Object.assign(process.env, {
-    HOME: box.home,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  });
+  // The supervisor runs in this process.
+  useSandboxInProcess(box);
   repo = await makeRepo(path.join(box.dir, "repo"), box.env);
   const stub = path.join(box.dir, "stub", "claude");
   seen = `${stub}.wrapped`;

@@ -5,7 +5,7 @@ import { switchLogin } from "../../src/core/logins/switch.js";
 import { Supervisor } from "../../src/core/agents/supervisor.js";
 import type { Started } from "../../src/core/agents/requests.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
-import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { makeRepo, makeSandbox, useSandboxInProcess, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
 // `offrun switch` runs in the companion under the supervisor's turn lock (whileIdle): a message
@@ -20,13 +20,8 @@ let supervisor: Supervisor;
 
 beforeAll(async () => {
   box = await makeSandbox("offrun-swr-");
-  // The supervisor runs in this process: it reads OFFRUN_HOME and git's settings from here.
-  Object.assign(process.env, {
-    HOME: box.home,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  });
+  // The supervisor runs in this process.
+  useSandboxInProcess(box);
   repo = await makeRepo(path.join(box.dir, "repo"), box.env);
   const stub = path.join(box.dir, "stub", "claude");
   homesLog = `${stub}.homes`;
