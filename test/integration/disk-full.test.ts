@@ -29,6 +29,17 @@ function canMount(): boolean {
 const itWithMount: (name: string, fn: () => Promise<void>, timeout?: number) => void = canMount()
   ? test
   : (name, fn, timeout) => test.skip(`${name} [skipped: this user cannot mount a tmpfs; run as root]`, fn, timeout);
+/** Fills the tmpfs at `filler`'s folder, then tops it up until no block is free half a second later. */
+async function fillToTheLastByte(filler: string): Promise<void> {
+  await execa("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { reject: false });
+  for (let round = 0; round < 20; round += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if ((await fs.statfs(path.dirname(filler))).bfree === 0) return;
+    await execa("dd", ["if=/dev/zero", `of=${filler}-${round}`, "bs=4k"], { reject: false });
+  }
+  throw new Error(`the tmpfs at ${path.dirname(filler)} would not stay full`);
+}
+
 let box: Sandbox;
 let companion: ResultPromise | undefined;
 let stderr = "";
@@ -78,9 +89,11 @@ itWithMount(
       "the transcript watcher",
     );
 
-    // Fill the disk to the last byte.
+    // Fill the disk to the last byte, and keep it full: a write under way when dd ended renames its
+    // file over the old one and frees a page, and from then on the snapshot (one page, written over
+    // itself) always finds room. So the disk is topped up until it stays full.
     const filler = path.join(box.offrunHome, "filler");
-    await execa("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { reject: false });
+    await fillToTheLastByte(filler);
     const told = async () => (await fs.readFile(calls, "utf8").catch(() => "")).split("\n").filter(Boolean);
     const session = (id: string) =>
       turnEnd.filter(Boolean).map((l) => l.split(JSON.parse(turnEnd[0]!).sessionId).join(id));
@@ -100,11 +113,16 @@ itWithMount(
       async () => (/snapshot: .*ENOSPC/.test(await said()) ? true : undefined),
       10_000,
       "the snapshot failure",
-    );
+    ).catch(async (error: Error) => {
+      const files = (await execa("ls", ["-la", box.offrunHome], { reject: false })).stdout;
+      throw new Error(`${error.message}\n--- the companion said:\n${await said()}\n--- its home:\n${files}`);
+    });
     expect((await runOffrun(["companion", "status"], { env })).stdout).toMatch(/running/);
 
     // Room again: the next change saves the offsets, and says so.
-    await fs.rm(filler);
+    for (const name of await fs.readdir(box.offrunHome)) {
+      if (name.startsWith("filler")) await fs.rm(path.join(box.offrunHome, name));
+    }
     await fs.appendFile(
       path.join(folder, "bbbbbbbb-0000-4000-8000-000000000002.jsonl"),
       session("bbbbbbbb-0000-4000-8000-000000000002").join("\n") + "\n",
