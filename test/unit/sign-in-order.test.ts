@@ -52,3 +52,16 @@ test("a check that started before a turn found the login signed out does not put
   expect((await checkSignIn(beta, slowSignedIn, "/bin/codex", process.env)).state).toBe("signed-out");
   expect((await cachedSignIn(beta)).state).toBe("signed-out");
 });
+
+// Broke in CI (failover.test.ts, Codex): the check read the entry, waited for the lock held by the
+// warm-up turn's markSignedIn, then wrote its "unknown" over the "signed in" the turn had just
+// written, and start picked the login with less room. Many pairs at once make the interleaving
+// certain; every one must end signed in.
+test("a turn's 'signed in' written while a check waits for the lock is not overwritten", async () => {
+  const logins = await Promise.all(Array.from({ length: 12 }, (_, i) => login(`pair-${i}`)));
+  await Promise.all(
+    logins.flatMap((account) => [checkSignIn(account, cannotTell, "/bin/codex", process.env), markSignedIn(account)]),
+  );
+  const states = await Promise.all(logins.map(async (account) => (await cachedSignIn(account)).state));
+  expect(states).toEqual(logins.map(() => "signed-in"));
+});

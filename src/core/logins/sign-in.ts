@@ -52,13 +52,25 @@ async function readAll(): Promise<Record<string, SignInEntry>> {
   return file?.logins ?? {};
 }
 
-async function store(account: { harness: string; label: string }, entry: SignInEntry | undefined): Promise<void> {
+/**
+ * Read-change-write of one login's entry under the file's lock: `change` sees the entry as it is
+ * now (not as it was before a slow status command) and returns the new one, undefined to remove
+ * it, or `before` itself to leave the file alone. Returns the entry that stands.
+ */
+async function store(
+  account: { harness: string; label: string },
+  change: (before: SignInEntry | undefined) => SignInEntry | undefined,
+): Promise<SignInEntry | undefined> {
   const file = signInFile();
-  await withFileLock(file, async () => {
+  return withFileLock(file, async () => {
     const logins = await readAll();
+    const before = logins[signInKey(account)];
+    const entry = change(before);
+    if (entry === before) return before;
     if (entry) logins[signInKey(account)] = entry;
     else delete logins[signInKey(account)];
     await writeJsonAtomic(file, { version: 1, logins }, CACHE_WRITE);
+    return entry;
   });
 }
 
@@ -125,7 +137,7 @@ export async function checkSignIn(
   // (the Default login) may simply not exist yet; its status command decides.
   if (!account.isDefault && !(await isDirectory(account.home))) {
     const entry = missingHome(account);
-    await store(account, entry).catch(() => undefined);
+    await store(account, () => entry).catch(() => undefined);
     return entry;
   }
   const startedAt = new Date().toISOString();
@@ -140,18 +152,22 @@ export async function checkSignIn(
     ...(identity.email ? { email: identity.email } : {}),
     ...(identity.detail ? { detail: identity.detail } : {}),
   };
-  const before = (await readAll())[signInKey(account)];
-  // A status command that cannot tell never overrides what a turn proved: a turn that got an answer
-  // (signed in) or failed to authenticate (signed out). Seen under load: Codex with its key from
-  // config.toml answered "unknown" just after a turn had succeeded, and the picker then ranked
-  // that login below one with less room.
-  if (before?.source === "turn" && entry.state === "unknown") return before;
-  // Nor does an answer to a question asked before the turn's: a check that started before a
-  // turn was refused (401) says what the credentials looked like then (seen in CI: the
-  // companion's first round, slow under load, put a login a turn had just found signed out back in).
-  if (before?.source === "turn" && before.checkedAt >= startedAt) return before;
-  await store(account, entry).catch(() => undefined);
-  return entry;
+  // Decided under the lock, against the entry as it is now: a turn that ended while the status
+  // command ran writes its finding in the meantime (seen in CI: read before the lock, a Codex
+  // login's "unknown" overwrote the "signed in" its warm-up turn had just written, and start then
+  // picked the login with less room).
+  const decide = (before: SignInEntry | undefined): SignInEntry | undefined => {
+    // A status command that cannot tell never overrides what a turn proved: a turn that got an
+    // answer (signed in) or failed to authenticate (signed out). Seen under load: Codex with its
+    // key from config.toml answers "unknown" just after a turn has succeeded.
+    if (before?.source === "turn" && entry.state === "unknown") return before;
+    // Nor does an answer to a question asked before the turn's: a check that started before a
+    // turn was refused (401) says what the credentials looked like then (seen in CI: the
+    // companion's first round, slow under load, put a login a turn had just found signed out back in).
+    if (before?.source === "turn" && before.checkedAt >= startedAt) return before;
+    return entry;
+  };
+  return (await store(account, decide).catch(() => undefined)) ?? entry;
 }
 
 async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIdentity> {
@@ -175,20 +191,29 @@ async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIde
 
 /** A turn on the login ended "not logged in" (or its sign-in expired): it is signed out until it signs in again. */
 export async function markSignedOut(account: { harness: string; label: string }, reason: string): Promise<void> {
-  await store(account, { state: "signed-out", source: "turn", checkedAt: new Date().toISOString(), note: reason });
+  await store(account, () => ({
+    state: "signed-out",
+    source: "turn",
+    checkedAt: new Date().toISOString(),
+    note: reason,
+  }));
 }
 
 /** A turn on the login got an answer from the model: whatever the cache said, it can run. */
 export async function markSignedIn(account: { harness: string; label: string }): Promise<void> {
-  const before = (await readAll())[signInKey(account)];
-  if (before?.state === "signed-in") return;
-  await store(account, {
-    state: "signed-in",
-    source: "turn",
-    checkedAt: new Date().toISOString(),
-    ...(before?.email ? { email: before.email } : {}),
-    ...(before?.detail ? { detail: before.detail } : {}),
-  });
+  // Most turns find it signed in already: no lock, no write.
+  if ((await readAll())[signInKey(account)]?.state === "signed-in") return;
+  await store(account, (before) =>
+    before?.state === "signed-in"
+      ? before
+      : {
+          state: "signed-in",
+          source: "turn",
+          checkedAt: new Date().toISOString(),
+          ...(before?.email ? { email: before.email } : {}),
+          ...(before?.detail ? { detail: before.detail } : {}),
+        },
+  );
 }
 
 /** A login was renamed or removed: its entry follows it, or goes. */
