@@ -11,7 +11,7 @@ export default {
     "^.+\\.tsx?$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
   },
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/build/", "<rootDir>/.test-clis/"],
-  setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts", "<rootDir>/test/helpers/matchers.ts"],
   testMatch: ["<rootDir>/test/**/*.test.ts", "<rootDir>/test/**/*.test.tsx"],
   testTimeout: 60_000,
 };

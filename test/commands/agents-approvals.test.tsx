@@ -34,7 +34,7 @@ beforeEach(() => {
 });
 
 async function startNeedingYou(name: string): Promise<void> {
-  expect((await world.offrun(["start", "--name", name, "install the deps"])).exitCode).toBe(0);
+  expect(await world.offrun(["start", "--name", name, "install the deps"])).toSucceed();
   await eventually(
     async () => ((await readAgent(world.repo, name)).status === "needs-you" ? true : undefined),
     60_000,

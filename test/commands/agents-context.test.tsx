@@ -38,7 +38,7 @@ test("Agents shows context as a share of the model's window where it is known, e
     env,
     cwd: sandbox.repo,
   });
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const real = await readAgent(sandbox.repo, "upload");
   const at = new Date().toISOString();
   // The recorded Claude turn named its model (claude-opus-5-5, 1M window) in the stream's init line.

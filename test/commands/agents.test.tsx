@@ -29,7 +29,7 @@ test("agents in each status, needs-you first, with login quota and the conversat
     env,
     cwd: sandbox.repo,
   });
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const real = await readAgent(sandbox.repo, "upload");
   // The other statuses: the same real agent's record under other names, as the companion writes them.
   for (const status of AGENT_STATUSES) {

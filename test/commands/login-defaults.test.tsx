@@ -72,7 +72,7 @@ test("Rename Login renames it, keeps its home, its default mark and its agents",
     env: env(),
     cwd: sandbox.repo,
   });
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
 
   const screen = render(<AgentAccounts />);
   await screen.press(screen.action(await screen.waitFor(() => screen.byTitle("List.Item", "Work")), "Rename Login"));
@@ -91,23 +91,23 @@ test("Rename Login renames it, keeps its home, its default mark and its agents",
   expect((await readAgent(sandbox.repo, "upload")).account).toBe("job");
   // The agent's next turn finds its login under the new name.
   const sent = await runOffrun(["send", "--wait", "upload", "go on"], { env: env(), cwd: sandbox.repo });
-  expect(sent.exitCode).toBe(0);
+  expect(sent).toSucceed();
 });
 
 test("offrun accounts rename and default do the same from the terminal", async () => {
   const run = (...args: string[]) => runOffrun(args, { env: env(), cwd: sandbox.repo });
-  expect((await run("accounts", "add", "claude", "work", "--no-login")).exitCode).toBe(0);
+  expect(await run("accounts", "add", "claude", "work", "--no-login")).toSucceed();
   const set = await run("accounts", "default", "claude", "work");
-  expect(set.exitCode).toBe(0);
+  expect(set).toSucceed();
   expect(set.stdout).toContain("preselects login 'work'");
   const renamed = await run("accounts", "rename", "claude", "work", "job");
-  expect(renamed.exitCode).toBe(0);
+  expect(renamed).toSucceed();
   const listed = JSON.parse((await run("accounts", "--json")).stdout) as { defaults: Record<string, string> };
   expect(listed.defaults).toEqual({ claude: "job" });
   expect((await run("accounts", "rename", "claude", "default", "mine")).exitCode).toBe(2);
   expect((await run("accounts", "rename", "claude", "job", "Bad Name")).exitCode).toBe(2);
   expect((await run("accounts", "default", "claude")).exitCode).toBe(2);
   const cleared = await run("accounts", "default", "claude", "--clear");
-  expect(cleared.exitCode).toBe(0);
+  expect(cleared).toSucceed();
   expect(JSON.parse((await run("accounts", "--json")).stdout)).toMatchObject({ defaults: {} });
 });

@@ -17,7 +17,7 @@ afterEach(async () => {
 async function startAgent(name: string): Promise<void> {
   const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
   const started = await runOffrun(["start", "--wait", "--name", name, `task of ${name}`], { env, cwd: sandbox.repo });
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
 }
 
 async function openSendMessage(screen: Screen): Promise<void> {

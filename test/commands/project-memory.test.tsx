@@ -29,7 +29,7 @@ async function turnThatWritesThePlan(): Promise<string> {
     env,
     cwd: sandbox.repo,
   });
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   return plan;
 }
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
     path: path.join(worktree, "src", "feature.ts"),
     content: "export function add(a: number, b: number) {\n  return a - b;\n}\n",
   });
-  expect((await world.offrun(["start", "--wait", "--name", "author", "add an add() helper"])).exitCode).toBe(0);
+  expect(await world.offrun(["start", "--wait", "--name", "author", "add an add() helper"])).toSucceed();
   // The command reads process.env, as in Raycast: the world's environment, companion included.
   for (const [key, value] of Object.entries(world.env)) {
     saved[key] = process.env[key];

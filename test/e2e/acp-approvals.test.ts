@@ -70,7 +70,7 @@ const TURN_TEST_MS = 120_000;
 
 test("offrun harnesses lists the custom ACP agent of the project", async () => {
   const result = await offrun("harnesses", "--json");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const rows = JSON.parse(result.stdout) as { id: string; name: string; binary: string | null; custom?: boolean }[];
   expect(rows.find((h) => h.id === HARNESS_ID)).toMatchObject({
     name: "Gemini CLI (ACP)",
@@ -88,7 +88,7 @@ test(
     );
     const started = await offrun("start", "--harness", HARNESS_ID, "--name", "w", "write x.txt");
     expect(started.stderr).toBe("");
-    expect(started.exitCode).toBe(0);
+    expect(started).toSucceed();
     await waitFor("w", "needs-you");
 
     const before = await shown("w");
@@ -99,7 +99,7 @@ test(
 
     const approved = await offrun("approve", "w");
     expect(approved.stderr).toBe("");
-    expect(approved.exitCode).toBe(0);
+    expect(approved).toSucceed();
     await waitFor("w", "idle");
     expect(await fs.readFile(path.join(worktreeOf("w"), "x.txt"), "utf8")).toBe("x\n");
     await expect(fs.access(path.join(repo, "x.txt"))).rejects.toThrow();
@@ -120,11 +120,11 @@ test(
       { kind: "text", text: "Understood, I will not write it." },
     );
     const requestsBefore = server.turnRequests().length;
-    expect((await offrun("start", "--harness", HARNESS_ID, "--name", "w2", "write x.txt")).exitCode).toBe(0);
+    expect(await offrun("start", "--harness", HARNESS_ID, "--name", "w2", "write x.txt")).toSucceed();
     await waitFor("w2", "needs-you");
     const denied = await offrun("approve", "w2", "--deny", "--reason", "not that file");
     expect(denied.stderr).toBe("");
-    expect(denied.exitCode).toBe(0);
+    expect(denied).toSucceed();
     await waitFor("w2", "idle");
 
     await expect(fs.access(path.join(worktreeOf("w2"), "x.txt"))).rejects.toThrow();
@@ -154,7 +154,7 @@ test(
     );
     const result = await offrun("start", "--harness", HARNESS_ID, "--mode", "plan", "--wait", "--name", "p", "plan it");
     expect(result.stderr).toBe("");
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(await status("p")).toBe("idle");
     await expect(fs.access(path.join(worktreeOf("p"), "nope.md"))).rejects.toThrow();
     expect(await git(worktreeOf("p"), box.env, ["status", "--porcelain"])).toBe("");

@@ -44,7 +44,7 @@ describe("Claude Code", () => {
 
   test("a command waits as needs-you, shows in ls and show, and runs once approved", async () => {
     world.server.script({ kind: "shell", command: writeWith("approved.txt") }, { kind: "text", text: "Installed." });
-    expect((await offrun("start", "--name", "npm", "install the deps")).exitCode).toBe(0);
+    expect(await offrun("start", "--name", "npm", "install the deps")).toSucceed();
     await waitFor("npm", "needs-you");
 
     const text = (await offrun("show", "npm")).stdout;
@@ -57,7 +57,7 @@ describe("Claude Code", () => {
 
     const approved = await offrun("approve", "npm");
     expect(approved.stderr).toBe("");
-    expect(approved.exitCode).toBe(0);
+    expect(approved).toSucceed();
     await waitFor("npm", "idle");
     expect(await fs.readFile(path.join(before.agent.worktree, "approved.txt"), "utf8")).toBe("yes");
     const after = await shown("npm");
@@ -69,9 +69,9 @@ describe("Claude Code", () => {
 
   test("a denial with a reason reaches the agent, nothing runs, and the turn ends", async () => {
     world.server.script({ kind: "shell", command: writeWith("denied.txt") });
-    expect((await offrun("start", "--name", "deny", "install the deps")).exitCode).toBe(0);
+    expect(await offrun("start", "--name", "deny", "install the deps")).toSucceed();
     await waitFor("deny", "needs-you");
-    expect((await offrun("approve", "deny", "--deny", "--reason", "not now")).exitCode).toBe(0);
+    expect(await offrun("approve", "deny", "--deny", "--reason", "not now")).toSucceed();
     await waitFor("deny", "idle");
     const after = await shown("deny");
     await expect(fs.access(path.join(after.agent.worktree, "denied.txt"))).rejects.toThrow();
@@ -82,11 +82,11 @@ describe("Claude Code", () => {
   test("--always is saved in the project config, and the next identical request is allowed without asking", async () => {
     const command = writeWith("always.txt");
     world.server.script({ kind: "shell", command });
-    expect((await offrun("start", "--name", "always1", "first")).exitCode).toBe(0);
+    expect(await offrun("start", "--name", "always1", "first")).toSucceed();
     await waitFor("always1", "needs-you");
     const key = (await shown("always1")).pending[0]?.alwaysKey;
     expect(key).toMatch(/^Bash\(/);
-    expect((await offrun("approve", "always1", "--always")).exitCode).toBe(0);
+    expect(await offrun("approve", "always1", "--always")).toSucceed();
     await waitFor("always1", "idle");
     const config = JSON.parse(await fs.readFile(path.join(world.repo, ".offrun", "config.json"), "utf8")) as {
       alwaysAllow: string[];
@@ -96,7 +96,7 @@ describe("Claude Code", () => {
 
     world.server.script({ kind: "shell", command });
     const second = await offrun("start", "--wait", "--name", "always2", "second");
-    expect(second.exitCode).toBe(0);
+    expect(second).toSucceed();
     const after = await shown("always2");
     expect(after.events.find((e) => e.type === "decision")).toMatchObject({ decision: "allow", by: "always_allow" });
     expect(await fs.readFile(path.join(after.agent.worktree, "always.txt"), "utf8")).toBe("yes");
@@ -104,7 +104,7 @@ describe("Claude Code", () => {
 
   test("two answers to one request: the first wins, the second is refused", async () => {
     world.server.script({ kind: "shell", command: writeWith("twice.txt") });
-    expect((await offrun("start", "--name", "twice", "install")).exitCode).toBe(0);
+    expect(await offrun("start", "--name", "twice", "install")).toSucceed();
     await waitFor("twice", "needs-you");
     const id = (await shown("twice")).pending[0]!.id;
     const results = await Promise.all([
@@ -150,13 +150,13 @@ describe("Claude Code", () => {
         ],
       },
     });
-    expect((await offrun("start", "--name", "ask", "set up the project")).exitCode).toBe(0);
+    expect(await offrun("start", "--name", "ask", "set up the project")).toSucceed();
     await waitFor("ask", "needs-you");
     const text = (await offrun("show", "ask")).stdout;
     expect(text).toContain(question);
     expect(text).toContain('offrun answer ask "your answer"');
     expect((await offrun("approve", "ask")).stderr).toContain("is a question");
-    expect((await offrun("answer", "ask", "pnpm", "please")).exitCode).toBe(0);
+    expect(await offrun("answer", "ask", "pnpm", "please")).toSucceed();
     await waitFor("ask", "idle");
     expect(lastBody()).toContain("pnpm please");
   });
@@ -175,12 +175,12 @@ describe("Codex app-server", () => {
 
   test("a command waits for approval, runs once approved, and the next turn resumes the thread", async () => {
     world.server.script({ kind: "shell", command: writeWith("approved.txt") }, { kind: "text", text: "Ran it." });
-    expect((await offrun("start", "--harness", "codex", "--name", "cx", "install the deps")).exitCode).toBe(0);
+    expect(await offrun("start", "--harness", "codex", "--name", "cx", "install the deps")).toSucceed();
     await waitFor("cx", "needs-you");
     const before = await shown("cx");
     expect(before.pending).toEqual([expect.objectContaining({ type: "approval_request", tool: "shell" })]);
     expect((await offrun("show", "cx")).stdout).toContain("offrun approve cx");
-    expect((await offrun("approve", "cx")).exitCode).toBe(0);
+    expect(await offrun("approve", "cx")).toSucceed();
     await waitFor("cx", "idle");
     expect(await fs.readFile(path.join(before.agent.worktree, "approved.txt"), "utf8")).toBe("yes");
 
@@ -194,9 +194,9 @@ describe("Codex app-server", () => {
 
   test("a denial with a reason declines the command and tells the agent why", async () => {
     world.server.script({ kind: "shell", command: writeWith("denied.txt") });
-    expect((await offrun("start", "--harness", "codex", "--name", "cxdeny", "install")).exitCode).toBe(0);
+    expect(await offrun("start", "--harness", "codex", "--name", "cxdeny", "install")).toSucceed();
     await waitFor("cxdeny", "needs-you");
-    expect((await offrun("approve", "cxdeny", "--deny", "--reason", "not now")).exitCode).toBe(0);
+    expect(await offrun("approve", "cxdeny", "--deny", "--reason", "not now")).toSucceed();
     await waitFor("cxdeny", "idle");
     const after = await shown("cxdeny");
     await expect(fs.access(path.join(after.agent.worktree, "denied.txt"))).rejects.toThrow();
@@ -227,10 +227,10 @@ describe("Codex app-server", () => {
         ],
       },
     });
-    expect((await offrun("start", "--harness", "codex", "--name", "cxask", "set up")).exitCode).toBe(0);
+    expect(await offrun("start", "--harness", "codex", "--name", "cxask", "set up")).toSucceed();
     await waitFor("cxask", "needs-you");
     expect((await offrun("show", "cxask")).stdout).toContain("Which package manager?");
-    expect((await offrun("answer", "cxask", "pnpm please")).exitCode).toBe(0);
+    expect(await offrun("answer", "cxask", "pnpm please")).toSucceed();
     await waitFor("cxask", "idle");
     expect(lastBody()).toContain("pnpm please");
   });

@@ -58,7 +58,7 @@ test("a prompt of 200 KB reaches the model whole, through stdin rather than argv
   server.script({ kind: "text", text: "Read it all." });
   const before = server.turnRequests().length;
   const result = await offrun(["start", "--wait", "--name", "huge", "--prompt-file", file]);
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stdout).toContain("Read it all.");
   expect(JSON.stringify(server.turnRequests()[before]!.body)).toContain(prompt);
   const chat = await fs.readFile(path.join(repo, ".offrun", "chats", "huge.jsonl"), "utf8");
@@ -100,7 +100,7 @@ test("a detached HEAD can start an agent, and merge into it is refused with the 
   await git(detached, box.env, ["checkout", "-q", "--detach"]);
   server.script({ kind: "text", text: "ok" });
   const started = await offrun(["start", "--wait", "--name", "det", "look around"], {}, detached);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const merged = await offrun(["merge", "det"], {}, detached);
   expect(merged.exitCode).not.toBe(0);
   expect(merged.stderr).toMatch(/check out/i);
@@ -108,7 +108,7 @@ test("a detached HEAD can start an agent, and merge into it is refused with the 
 
 test("merge refuses a dirty main checkout and names the files", async () => {
   server.script({ kind: "text", text: "ok" });
-  expect((await offrun(["start", "--wait", "--name", "dirty", "tidy up"])).exitCode).toBe(0);
+  expect(await offrun(["start", "--wait", "--name", "dirty", "tidy up"])).toSucceed();
   await fs.writeFile(path.join(repo, "README.md"), "# changed by the user\n");
   const merged = await offrun(["merge", "dirty"]);
   expect(merged.exitCode).not.toBe(0);

@@ -34,7 +34,7 @@ test("a Build turn writes a file in the agent's worktree only, and merge brings 
 
   const started = await offrun("start", "--wait", "--name", "hello", "write hello.txt");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
 
   expect(await fs.readFile(path.join(worktree, "hello.txt"), "utf8")).toBe("hello from claude\n");
   await expect(fs.access(path.join(repo, "hello.txt"))).rejects.toThrow();
@@ -47,7 +47,7 @@ test("a Build turn writes a file in the agent's worktree only, and merge brings 
   expect(JSON.parse(diff.stdout).files).toEqual([expect.objectContaining({ path: "hello.txt", status: "added" })]);
 
   const merged = await offrun("merge", "hello");
-  expect(merged.exitCode).toBe(0);
+  expect(merged).toSucceed();
   expect(await fs.readFile(path.join(repo, "hello.txt"), "utf8")).toBe("hello from claude\n");
   const branchLog = await git(repo, box.env, ["log", "--format=%s", "offrun/hello"]);
   expect(branchLog.split("\n")[0]).toBe("offrun: hello: write hello.txt");
@@ -57,13 +57,13 @@ test("a Build turn writes a file in the agent's worktree only, and merge brings 
 test("send resumes the same session, and the model receives the whole history", async () => {
   server.script({ kind: "text", text: "First answer about apples." });
   const first = await offrun("start", "--wait", "--name", "chat", "tell me about apples");
-  expect(first.exitCode).toBe(0);
+  expect(first).toSucceed();
   expect(first.stdout).toContain("First answer about apples.");
 
   const before = server.turnRequests().length;
   server.script({ kind: "text", text: "Second answer about pears." });
   const second = await offrun("send", "--wait", "chat", "now pears");
-  expect(second.exitCode).toBe(0);
+  expect(second).toSucceed();
   expect(second.stdout).toContain("Second answer about pears.");
 
   const resumed = server.turnRequests().slice(before);
@@ -86,7 +86,7 @@ test("a Planner turn changes nothing in the worktree, even when the model tries 
   const worktree = path.join(repo, ".worktrees", "plan");
   server.script({ kind: "write_file", path: path.join(worktree, "plan-output.txt"), content: "should not exist\n" });
   const result = await offrun("start", "--wait", "--mode", "plan", "--name", "plan", "how would you split app.ts?");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   await expect(fs.access(path.join(worktree, "plan-output.txt"))).rejects.toThrow();
   expect(await git(worktree, box.env, ["status", "--porcelain"])).toBe("");
   const shown = JSON.parse((await offrun("show", "plan", "--json")).stdout) as {
@@ -98,7 +98,7 @@ test("a Planner turn changes nothing in the worktree, even when the model tries 
 test("killing the companion mid-turn loses no logged line, and send resumes the session", async () => {
   server.script({ kind: "hang" });
   const started = await offrun("start", "--name", "crash", "a long task");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const chatFile = path.join(repo, ".offrun", "chats", "crash.jsonl");
   await eventually(
     async () => ((await fs.readFile(chatFile, "utf8")).includes('"type":"session"') ? true : undefined),
@@ -112,7 +112,7 @@ test("killing the companion mid-turn loses no logged line, and send resumes the 
 
   server.script({ kind: "text", text: "Picked up where we left off." });
   const resumed = await offrun("send", "--wait", "crash", "please continue");
-  expect(resumed.exitCode).toBe(0);
+  expect(resumed).toSucceed();
   expect(resumed.stdout).toContain("Picked up where we left off.");
 
   const after = await fs.readFile(chatFile, "utf8");
@@ -132,7 +132,7 @@ test("killing the companion mid-turn loses no logged line, and send resumes the 
 
 test("offrun with no arguments shows the installed CLIs, their versions and every project's agents", async () => {
   const result = await runOffrun(["--json"], { env, cwd: box.dir });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const dashboard = JSON.parse(result.stdout) as {
     clis: { id: string; binary?: string; version?: string; installHint: string }[];
     projects: { root: string; agents: { name: string }[] }[];
@@ -152,14 +152,14 @@ test("offrun with no arguments shows the installed CLIs, their versions and ever
 test("a turn that ends by asking the user is a question: the agent needs you, and answer is the next turn", async () => {
   server.script({ kind: "text", text: "I split the module.\n\nShould I also update the README?" });
   const asked = await offrun("start", "--wait", "--name", "asks", "split the module");
-  expect(asked.exitCode).toBe(0);
+  expect(asked).toSucceed();
   expect(asked.stdout).toContain("? Should I also update the README?");
   const ls = JSON.parse((await offrun("ls", "--json")).stdout) as { agents: { name: string; status: string }[] };
   expect(ls.agents.find((a) => a.name === "asks")?.status).toBe("needs-you");
 
   server.script({ kind: "text", text: "Done, README updated." });
   const before = server.turnRequests().length;
-  expect((await offrun("answer", "asks", "yes please")).exitCode).toBe(0);
+  expect(await offrun("answer", "asks", "yes please")).toSucceed();
   const done = await eventually(async () => {
     const shown = JSON.parse((await offrun("show", "asks", "--json")).stdout) as {
       agent: { status: string; turns: number };

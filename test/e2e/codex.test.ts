@@ -27,11 +27,11 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   server.script({ kind: "write_file", path: path.join(worktree, "notes.md"), content: "codex was here" });
   const started = await offrun("start", "--harness", "codex", "--wait", "--name", "notes", "write notes.md");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(worktree, "notes.md"), "utf8")).toContain("codex was here");
   await expect(fs.access(path.join(repo, "notes.md"))).rejects.toThrow();
 
-  expect((await offrun("merge", "notes")).exitCode).toBe(0);
+  expect(await offrun("merge", "notes")).toSucceed();
   expect(await fs.readFile(path.join(repo, "notes.md"), "utf8")).toContain("codex was here");
   const subject = (await git(repo, box.env, ["log", "-1", "--format=%s", "offrun/notes"])).trim();
   expect(subject).toBe("offrun: notes: write notes.md");
@@ -50,13 +50,13 @@ test("send resumes the Codex thread with the whole history", async () => {
     "split",
     "how would you split billing.ts?",
   );
-  expect(first.exitCode).toBe(0);
+  expect(first).toSucceed();
   expect(first.stdout).toContain("Split it by invoice and payment.");
 
   const before = server.turnRequests().length;
   server.script({ kind: "text", text: "Payments first." });
   const second = await offrun("send", "--wait", "split", "which part first?");
-  expect(second.exitCode).toBe(0);
+  expect(second).toSucceed();
   const body = JSON.stringify(server.turnRequests().slice(before).at(-1)!.body);
   expect(body).toContain("how would you split billing.ts?");
   expect(body).toContain("Split it by invoice and payment.");
@@ -95,7 +95,7 @@ test("a prompt of 200 KB reaches Codex whole, through stdin", async () => {
     env,
     cwd: repo,
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stdout).toContain("Got the long prompt.");
   expect(JSON.stringify(server.turnRequests()[before]!.body)).toContain(prompt);
 });

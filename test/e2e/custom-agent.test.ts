@@ -63,7 +63,7 @@ afterAll(async () => {
 test("a second login is added to the declared agent like to a built-in CLI", async () => {
   const added = await offrun("accounts", "add", ID, "second", "--home", secondHome, "--no-login");
   expect(added.stderr).toBe("");
-  expect(added.exitCode).toBe(0);
+  expect(added).toSucceed();
   expect(added.stdout).toContain("Added login 'second' of Gem (ACP)");
   const listed = await json<{ accounts: { harness: string; label: string; home: string }[] }>("accounts");
   expect(listed.accounts.filter((a) => a.harness === ID).map((a) => [a.label, a.home])).toEqual([
@@ -76,7 +76,7 @@ test("an agent starts on the added login, runs in its home, and shows in ls with
   server.script({ kind: "text", text: "Hello from the second login." });
   const started = await offrun("start", "--wait", "--harness", ID, "--account", "second", "--name", "hi", "say hi");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(started.stdout).toContain("Hello from the second login.");
 
   const ls = await json<{ agents: { name: string; harness: string; account: string; status: string }[] }>("ls");
@@ -103,7 +103,7 @@ test("the declared agent reviews another agent's work read-only, on a login of i
   server.script({ kind: "text", text: JSON.stringify(review) });
   const result = await offrun("review", "hi", "--harness", ID, "--account", "default", "--wait", "--json");
   expect(result.stderr).toBe("");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review: done } = JSON.parse(result.stdout) as {
     review: { outcome: string; verdict?: string; reviewer: { harness: string; account: string } };
   };

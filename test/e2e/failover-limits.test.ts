@@ -79,7 +79,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
         "--env",
         `ANTHROPIC_BASE_URL=${servers[label]!.url}`,
       );
-      expect(added.exitCode).toBe(0);
+      expect(added).toSucceed();
     }
   });
 
@@ -108,7 +108,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
     const before = { beta: servers.beta!.turnRequests().length, gamma: servers.gamma!.turnRequests().length };
 
     const result = await offrun("start", "--wait", "--account", "alpha", "--name", "mid-turn", message);
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(result.stdout).toContain("Finished on beta.");
     expect(await fs.readFile(path.join(worktree, "step1.txt"), "utf8")).toBe("done on alpha\n");
 
@@ -144,7 +144,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
       "chain-on",
       "finish the job",
     );
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(result.stdout).toContain("Finished on gamma.");
     const shown = await show("chain-on");
     expect(shown.agent.account).toBe("gamma");
@@ -244,7 +244,7 @@ describe("Codex: a limit after the first tool call", () => {
       servers[label] = await startFakeServer([responsesProtocol]);
       const home = path.join(box.dir, `codex-${label}`);
       await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-      expect((await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).exitCode).toBe(0);
+      expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
     }
   });
 
@@ -272,7 +272,7 @@ describe("Codex: a limit after the first tool call", () => {
       "thread",
       message,
     );
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(result.stdout).toContain("Wrapped up on personal.");
     expect(await fs.readFile(path.join(worktree, "part1.md"), "utf8")).toContain("from work");
     const first = servers.personal!.turnRequests()[0]!;

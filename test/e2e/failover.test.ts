@@ -78,7 +78,7 @@ describe("Claude Code with two subscriber logins", () => {
         "--env",
         `ANTHROPIC_BASE_URL=${server.url}`,
       );
-      expect(added.exitCode).toBe(0);
+      expect(added).toSucceed();
     }
   });
 
@@ -95,7 +95,7 @@ describe("Claude Code with two subscriber logins", () => {
     servers.personal!.setQuota(quota(20, 10));
     for (const label of ["work", "personal"]) {
       const warm = await offrun("start", "--wait", "--account", label, "--name", `warm-${label}`, "say hi");
-      expect(warm.exitCode).toBe(0);
+      expect(warm).toSucceed();
     }
     const rows = JSON.parse((await offrun("quota", "--json")).stdout) as QuotaRow[];
     expect(usedPercent(rows, "claude", "work", "five_hour")).toBeCloseTo(80, 0);
@@ -122,7 +122,7 @@ describe("Claude Code with two subscriber logins", () => {
     const before = servers.work!.turnRequests().length;
 
     const result = await offrun("start", "--wait", "--name", "migrate", "write step1.txt then finish");
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(result.stdout).toContain("Finished on the work login.");
     expect(await fs.readFile(path.join(worktree, "step1.txt"), "utf8")).toBe("done on personal\n");
 
@@ -164,7 +164,7 @@ describe("Codex with two logins", () => {
       servers[label] = await startFakeServer([responsesProtocol]);
       const home = path.join(box.dir, `codex-${label}`);
       await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-      expect((await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).exitCode).toBe(0);
+      expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
     }
   });
 
@@ -207,7 +207,7 @@ describe("Codex with two logins", () => {
       "thread",
       "write part1.md and wrap up",
     );
-    expect(result.exitCode).toBe(0);
+    expect(result).toSucceed();
     expect(result.stdout).toContain("Wrapped up on personal.");
     expect(await fs.readFile(path.join(worktree, "part1.md"), "utf8")).toContain("from work");
     const body = JSON.stringify(servers.personal!.turnRequests().slice(before)[0]!.body);

@@ -48,11 +48,11 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   server.script({ kind: "write_file", path: path.join(worktree, "notes.md"), content: "gemini was here\n" });
   const started = await offrun("start", "--harness", "gemini", "--wait", "--name", "notes", "write notes.md");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(worktree, "notes.md"), "utf8")).toBe("gemini was here\n");
   await expect(fs.access(path.join(repo, "notes.md"))).rejects.toThrow();
 
-  expect((await offrun("merge", "notes")).exitCode).toBe(0);
+  expect(await offrun("merge", "notes")).toSucceed();
   expect(await fs.readFile(path.join(repo, "notes.md"), "utf8")).toBe("gemini was here\n");
   const subject = (await git(repo, box.env, ["log", "-1", "--format=%s", "offrun/notes"])).trim();
   expect(subject).toBe("offrun: notes: write notes.md");
@@ -69,13 +69,13 @@ test("send resumes the Gemini session, and the model receives the whole history"
     "split",
     "how would you split billing.ts?",
   );
-  expect(first.exitCode).toBe(0);
+  expect(first).toSucceed();
   expect(first.stdout).toContain("Split it by invoice and payment.");
 
   const before = server.turnRequests().length;
   server.script({ kind: "text", text: "Payments first." });
   const second = await offrun("send", "--wait", "split", "which part first?");
-  expect(second.exitCode).toBe(0);
+  expect(second).toSucceed();
   expect(second.stdout).toContain("Payments first.");
   const body = JSON.stringify(server.turnRequests().slice(before).at(-1)!.body);
   expect(body).toContain("how would you split billing.ts?");
@@ -92,7 +92,7 @@ test("a Planner turn writes nothing, even when the model tries, and the refusal 
     { kind: "text", text: "I can only plan." },
   );
   const result = await offrun("start", "--harness", "gemini", "--mode", "plan", "--wait", "--name", "readonly", "plan");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   await expect(fs.access(path.join(worktree, "nope.md"))).rejects.toThrow();
   expect(await git(worktree, box.env, ["status", "--porcelain"])).toBe("");
   expect((await shown("readonly")).events.filter((e) => e.type === "denial").map((e) => e.tool)).toEqual([

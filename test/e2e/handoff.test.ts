@@ -56,12 +56,12 @@ test("handoff starts the other CLI in the same worktree with the task, the conve
     { kind: "write_file", path: path.join(worktree, "first-half.txt"), content: "claude wrote this\n" },
     { kind: "text", text: "First half is done; the second half needs a parser." },
   );
-  expect((await offrun("start", "--wait", "--name", "relay", "build the two halves")).exitCode).toBe(0);
+  expect(await offrun("start", "--wait", "--name", "relay", "build the two halves")).toSucceed();
 
   codexServer.script({ kind: "write_file", path: path.join(worktree, "second-half.txt"), content: "codex wrote this" });
   const before = codexServer.turnRequests().length;
   const handed = await offrun("handoff", "relay", "--harness", "codex", "--wait", "now write the second half");
-  expect(handed.exitCode).toBe(0);
+  expect(handed).toSucceed();
 
   const prompt = JSON.stringify(codexServer.turnRequests()[before]!.body);
   expect(prompt).toContain("build the two halves");
@@ -83,7 +83,7 @@ test("handoff starts the other CLI in the same worktree with the task, the conve
 test("a transient 429 is not a usage limit: the turn is tried again after a pause and succeeds", async () => {
   claudeServer.script({ kind: "rate_limit" }, { kind: "text", text: "Made it on the second try." });
   const result = await offrun("start", "--wait", "--name", "bumpy", "try me");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stdout).toContain("Made it on the second try.");
   expect(result.stdout).toMatch(/Rate limited \(not a usage limit\)\. Trying again in \d+ s \(1 of 2\)/);
   const rows = JSON.parse((await offrun("quota", "--json")).stdout) as {

@@ -70,7 +70,7 @@ test("the installed offrun says its version and lists the harnesses", async () =
   const version = await installed(["--version"]);
   expect(version.stdout.trim()).toBe(manifest.version);
   const harnesses = await installed(["harnesses"]);
-  expect(harnesses.exitCode).toBe(0);
+  expect(harnesses).toSucceed();
   expect(harnesses.stdout).toContain("Claude Code");
 });
 
@@ -78,7 +78,7 @@ test("the installed offrun runs an agent to the end, its companion started from 
   world.server.script({ kind: "text", text: "Hello from the installed package." });
   const started = await installed(["start", "--wait", "--name", "pkg", "say hello"]);
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(started.stdout).toContain("Hello from the installed package.");
   const { pid } = JSON.parse((await installed(["companion", "status", "--json"])).stdout) as { pid: number };
   const command = await execa("ps", ["-o", "args=", "-p", String(pid)]);

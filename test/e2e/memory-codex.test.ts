@@ -44,7 +44,7 @@ test("a Codex Planner writes its plan and dead ends, and its writes into the wor
     "planner",
     "plan the split",
   ]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(memory, "plan.md"), "utf8")).toBe("# Plan\n\n1. split billing.ts\n");
   // The sandbox refused the patch into the worktree, and said so to the model.
   const outputs = world.server
@@ -59,7 +59,7 @@ test("a Codex Planner writes its plan and dead ends, and its writes into the wor
     { kind: "write_file", path: path.join(worktree, "again.ts"), content: "export {};\n" },
     { kind: "text", text: "Noted." },
   );
-  expect((await world.offrun(["send", "--wait", "planner", "go on"])).exitCode).toBe(0);
+  expect(await world.offrun(["send", "--wait", "planner", "go on"])).toSucceed();
   expect(await fs.readFile(path.join(memory, "dead-ends.md"), "utf8")).toBe("# Dead ends\n\n- one file per class\n");
   expect(await git(worktree, world.box.env, ["status", "--porcelain"])).toBe("");
 

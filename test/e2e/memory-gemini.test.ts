@@ -53,7 +53,7 @@ test("a Gemini Planner writes its plan and dead ends, and its writes into the wo
   );
   const first = server.turnRequests().length;
   const started = await offrun("start", "--harness", "gemini", "--mode", "plan", "--wait", "--name", "planner", "plan");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(JSON.stringify(server.turnRequests()[first]?.body)).toContain("You may write exactly these two files");
   expect(await fs.readFile(path.join(memory, "plan.md"), "utf8")).toBe("# Plan\n\n1. split billing.ts\n");
   expect(await git(worktree, box.env, ["status", "--porcelain", "--untracked-files=all"])).toBe("");
@@ -63,7 +63,7 @@ test("a Gemini Planner writes its plan and dead ends, and its writes into the wo
     { kind: "write_file", path: path.join(worktree, "again.ts"), content: "export {};\n" },
     { kind: "text", text: "Noted." },
   );
-  expect((await offrun("send", "--wait", "planner", "go on")).exitCode).toBe(0);
+  expect(await offrun("send", "--wait", "planner", "go on")).toSucceed();
   expect(await fs.readFile(path.join(memory, "dead-ends.md"), "utf8")).toBe("# Dead ends\n\n- one file per class\n");
   expect(await git(worktree, box.env, ["status", "--porcelain", "--untracked-files=all"])).toBe("");
 

@@ -36,7 +36,7 @@ test("a Pi Planner is told it cannot write its memory, and a write it tries chan
     "planner",
     "plan the split",
   ]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
 
   const briefing = JSON.stringify(world.server.turnRequests()[first]?.body);
   expect(briefing).toContain("You cannot write files in this mode");
@@ -53,7 +53,7 @@ test("a Pi Build agent is still told it may write its memory", async () => {
   world.server.script({ kind: "text", text: "Built." });
   const first = world.server.turnRequests().length;
   const started = await world.offrun(["start", "--harness", "pi", "--wait", "--name", "builder", "build it"]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const briefing = JSON.stringify(world.server.turnRequests()[first]?.body);
   expect(briefing).toContain("You may write exactly these two files");
 });

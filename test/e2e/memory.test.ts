@@ -26,7 +26,7 @@ test("Claude gets the memory on its first turn, may write its dead ends, and the
   );
   const first = world.server.turnRequests().length;
   const started = await world.offrun(["start", "--wait", "--name", "recall", "fix the flaky upload test"]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
 
   // The first request carries the memory files and the paths the agent may write.
   const request = JSON.stringify(world.server.turnRequests()[first]!.body);
@@ -52,14 +52,14 @@ test("Claude gets the memory on its first turn, may write its dead ends, and the
   expect(log.stdout).toContain("+- sleep(100) in the test: still flaky");
 
   const reverted = await world.offrun(["memory", "revert", "recall", "m1.1"]);
-  expect(reverted.exitCode).toBe(0);
+  expect(reverted).toSucceed();
   expect(await fs.readFile(deadEnds, "utf8")).toBe(
     "# Dead ends\n\nApproaches that were tried and did not work, and why.\n",
   );
 
   // The same session goes on: no second briefing, and the user's revert is not the agent's change.
   const next = world.server.turnRequests().length;
-  expect((await world.offrun(["send", "--wait", "recall", "go on"])).exitCode).toBe(0);
+  expect(await world.offrun(["send", "--wait", "recall", "go on"])).toSucceed();
   // The resumed history holds the first briefing; the new message adds none.
   const resumed = JSON.stringify(world.server.turnRequests()[next]!.body);
   expect(resumed.split("## Project memory")).toHaveLength(2);
@@ -80,7 +80,7 @@ test("a Claude Planner writes its own plan, while its write into the worktree in
   );
   const first = world.server.turnRequests().length;
   const result = await world.offrun(["start", "--wait", "--mode", "plan", "--name", "planner", "plan the split"]);
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(await fs.readFile(plan, "utf8")).toBe("# Plan\n\n1. split billing.ts\n");
   await expect(fs.access(intruder)).rejects.toThrow();
   // The model is told it is planning, since the CLI's plan mode (which would say so) is not used.
@@ -109,11 +109,11 @@ test("memory edit opens the files in $EDITOR as arguments, and fails clearly wit
   const edited = await world.offrun(["memory", "edit", "recall"], {
     env: { EDITOR: `sh ${editor.replace(" ", "_")}` },
   });
-  expect(edited.exitCode).toBe(0);
+  expect(edited).toSucceed();
   const shown = await world.offrun(["memory", "show", "recall"]);
   expect(shown.stdout.match(/- edited by hand/g)).toHaveLength(3);
   // The user's edits are not credited to the agent's next turn.
-  expect((await world.offrun(["send", "--wait", "recall", "one more"])).exitCode).toBe(0);
+  expect(await world.offrun(["send", "--wait", "recall", "one more"])).toSucceed();
   const events = (JSON.parse((await world.offrun(["show", "recall", "--json"])).stdout) as Shown).events;
   expect(events.filter((e) => e.type === "memory_change")).toHaveLength(1);
 });

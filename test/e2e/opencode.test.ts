@@ -44,7 +44,7 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   const before = world.server.turnRequests().length;
   const started = await offrun("start", "--harness", "opencode", "--wait", "--name", "notes", "write notes.md");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(worktree, "notes.md"), "utf8")).toBe("opencode was here");
   await expect(fs.access(path.join(world.repo, "notes.md"))).rejects.toThrow();
   // The prompt went on stdin: an argument with a space would have reached the model in quotes.
@@ -53,7 +53,7 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   expect(more).toEqual([]);
   expect(JSON.parse(message!)).toMatch(/^## Project memory\n[\s\S]*\n## Your message\n\nwrite notes\.md$/);
 
-  expect((await offrun("merge", "notes")).exitCode).toBe(0);
+  expect(await offrun("merge", "notes")).toSucceed();
   expect(await fs.readFile(path.join(world.repo, "notes.md"), "utf8")).toBe("opencode was here");
 });
 
@@ -70,13 +70,13 @@ test("send resumes the OpenCode session with the whole history", async () => {
     "split",
     "how to split?",
   );
-  expect(first.exitCode).toBe(0);
+  expect(first).toSucceed();
   expect(first.stdout).toContain("Split it by invoice and payment.");
 
   const before = world.server.turnRequests().length;
   world.server.script({ kind: "text", text: "Payments first." });
   const second = await offrun("send", "--wait", "split", "which part first?");
-  expect(second.exitCode).toBe(0);
+  expect(second).toSucceed();
   const body = JSON.stringify(world.server.turnRequests().slice(before).at(-1)!.body);
   expect(body).toContain("how to split?");
   expect(body).toContain("Split it by invoice and payment.");
@@ -100,7 +100,7 @@ test("copySession moves a session into another login's home, where OpenCode find
     args: ["export", record.sessionId],
     env: { ...world.env, XDG_DATA_HOME: toHome },
   });
-  expect(exported.exitCode).toBe(0);
+  expect(exported).toSucceed();
   expect(exported.stdout).toContain("which part first?");
   await expect(
     opencodeHarness.copySession({ fromHome: toHome, toHome, sessionId: "ses_missing", cwd: world.repo }),
@@ -126,7 +126,7 @@ test("a Planner turn cannot write, through the write tool or the shell", async (
     "readonly",
     "plan",
   );
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(await git(worktree, world.box.env, ["status", "--porcelain", "--untracked-files=all"])).toBe("");
   // Denied tools are not even offered to the model.
   const tools = JSON.stringify((world.server.turnRequests()[before]!.body as { tools?: unknown }).tools);

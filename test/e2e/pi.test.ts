@@ -28,11 +28,11 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   world.server.script({ kind: "write_file", path: path.join(worktree, "notes.md"), content: "pi was here" });
   const started = await offrun("start", "--harness", "pi", "--wait", "--name", "notes", "write notes.md");
   expect(started.stderr).toBe("");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(worktree, "notes.md"), "utf8")).toBe("pi was here");
   await expect(fs.access(path.join(world.repo, "notes.md"))).rejects.toThrow();
 
-  expect((await offrun("merge", "notes")).exitCode).toBe(0);
+  expect(await offrun("merge", "notes")).toSucceed();
   expect(await fs.readFile(path.join(world.repo, "notes.md"), "utf8")).toBe("pi was here");
 });
 
@@ -49,13 +49,13 @@ test("send resumes the Pi session with the whole history", async () => {
     "split",
     "how to split?",
   );
-  expect(first.exitCode).toBe(0);
+  expect(first).toSucceed();
   expect(first.stdout).toContain("Split it by invoice and payment.");
 
   const before = world.server.turnRequests().length;
   world.server.script({ kind: "text", text: "Payments first." });
   const second = await offrun("send", "--wait", "split", "--", "-which part first?");
-  expect(second.exitCode).toBe(0);
+  expect(second).toSucceed();
   const body = JSON.stringify(world.server.turnRequests().slice(before).at(-1)!.body);
   expect(body).toContain("how to split?");
   expect(body).toContain("Split it by invoice and payment.");
@@ -72,7 +72,7 @@ test("a Planner turn cannot write, through the write tool or the shell", async (
   );
   const before = world.server.turnRequests().length;
   const result = await offrun("start", "--harness", "pi", "--mode", "plan", "--wait", "--name", "readonly", "plan");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(await git(worktree, world.box.env, ["status", "--porcelain", "--untracked-files=all"])).toBe("");
   const tools = JSON.stringify((world.server.turnRequests()[before]!.body as { tools?: unknown }).tools);
   expect(tools).not.toMatch(/"name":"(write|edit|bash)"/);

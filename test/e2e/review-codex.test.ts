@@ -29,7 +29,7 @@ beforeAll(async () => {
   worktree = path.join(world.repo, ".worktrees", "author");
   world.server.script({ kind: "write_file", path: path.join(worktree, "src", "feature.ts"), content: FEATURE });
   const started = await world.offrun(["start", "--harness", "codex", "--wait", "--name", "author", "add add()"]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   expect(await fs.readFile(path.join(worktree, "src", "feature.ts"), "utf8")).toBe(FEATURE);
 });
 
@@ -60,7 +60,7 @@ test("a Codex reviewer's patch and shell write are refused by its sandbox and li
     answer({ verdict: "comment", summary: "Looked at the helper.", findings: [] }),
   );
   const result = await world.offrun(["review", "author", "--harness", "codex", "--wait", "--json"]);
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review } = JSON.parse(result.stdout) as ReviewJson;
   expect(review.reviewer.harness).toBe("codex");
   expect(review.outcome).toBe("completed");
@@ -98,7 +98,7 @@ test("a Codex review answers through --output-schema; its findings are validated
   );
   const requestsBefore = world.server.turnRequests().length;
   const result = await world.offrun(["review", "author", "--harness", "codex", "--wait", "--json"]);
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review } = JSON.parse(result.stdout) as ReviewJson;
   expect(review.outcome).toBe("completed");
   expect(review.verdict).toBe("changes_requested");

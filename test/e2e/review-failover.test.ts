@@ -40,7 +40,7 @@ beforeAll(async () => {
     servers[label]!.setQuota(quota(label === "work" ? 10 : 30));
     const home = path.join(box.dir, `codex-${label}`);
     await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-    expect((await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).exitCode).toBe(0);
+    expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
   }
   // Each login has run once, so its quota is known (a login with unknown quota ranks last).
   expect(
@@ -63,7 +63,7 @@ beforeAll(async () => {
     "author",
     "add sum.ts",
   );
-  expect(author.exitCode).toBe(0);
+  expect(author).toSucceed();
 });
 
 afterAll(async () => {
@@ -84,7 +84,7 @@ test("a reviewer whose login hits its usage limit finishes the review on the nex
   });
   const personalBefore = servers.personal!.turnRequests().length;
   const result = await offrun("review", "author", "--harness", "codex", "--account", "work", "--wait", "--json");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review } = JSON.parse(result.stdout) as {
     review: {
       outcome: string;

@@ -35,7 +35,7 @@ beforeAll(async () => {
   worktree = path.join(world.repo, ".worktrees", "author");
   world.server.script({ kind: "write_file", path: path.join(worktree, "src", "feature.ts"), content: FEATURE });
   const started = await world.offrun(["start", "--wait", "--name", "author", "add an add() helper"]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   // A committed change too, so the review covers commits on the branch as well as uncommitted work.
   await fs.writeFile(path.join(worktree, "notes.txt"), "first\nsecond\n");
   await git(worktree, world.box.env, ["add", "notes.txt"]);
@@ -71,7 +71,7 @@ test("a reviewer that tries to write is blocked, and the author's worktree stays
   const requestsBefore = world.server.turnRequests().length;
   const result = await world.offrun(["review", "author", "--harness", "claude", "--wait", "--json"]);
   expect(result.stderr).toBe("");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review } = JSON.parse(result.stdout) as ReviewJson;
   expect(review.outcome).toBe("completed");
   expect(review.verdict).toBe("comment");
@@ -119,7 +119,7 @@ test("findings are validated, checked against the diff and shown; --request-fixe
     JSON.parse((await world.offrun(["show", "author", "--json"])).stdout) as { agent: { turns: number } }
   ).agent.turns;
   const result = await world.offrun(["review", "author", "--harness", "claude", "--request-fixes", "--json"]);
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const { review, draft } = JSON.parse(result.stdout) as ReviewJson;
   expect(review.verdict).toBe("changes_requested");
   expect(review.findings).toEqual([
@@ -135,7 +135,7 @@ test("findings are validated, checked against the diff and shown; --request-fixe
   expect(shown.stdout).toContain("README.md:1 [not in the diff]");
 
   const drafted = await world.offrun(["draft", "author"]);
-  expect(drafted.exitCode).toBe(0);
+  expect(drafted).toSucceed();
   expect(drafted.stdout).toContain("[major] src/feature.ts:2: add returns a - b");
   expect(drafted.stdout).toContain("Suggested fix: return a + b;");
   expect(draft).toBe(path.join(world.repo, ".offrun", "agents", "drafts", "author.md"));
@@ -190,7 +190,7 @@ test("a review whose only login hits its usage limit is reported as failed, neve
 test("a companion killed during a review leaves no scratch worktree: the next companion removes it", async () => {
   world.server.script({ kind: "hang" });
   const started = await world.offrun(["review", "author", "--harness", "claude"]);
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const worktrees = path.join(world.repo, ".worktrees");
   const scratch = await eventually(
     async () => (await fs.readdir(worktrees)).find((name) => name.startsWith(".review-")),
@@ -210,7 +210,7 @@ test("a companion killed during a review leaves no scratch worktree: the next co
   const pid = Number((await fs.readFile(path.join(world.box.offrunHome, "run", "companion.pid"), "utf8")).trim());
   process.kill(pid, "SIGKILL");
   // `companion start` pings the new companion, which answers only once its recovery is over.
-  expect((await world.offrun(["companion", "start"])).exitCode).toBe(0);
+  expect(await world.offrun(["companion", "start"])).toSucceed();
 
   expect(await fs.readdir(worktrees)).toEqual(["author"]);
   const listed = await git(world.repo, world.box.env, ["worktree", "list", "--porcelain"]);

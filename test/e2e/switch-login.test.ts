@@ -43,7 +43,7 @@ describe("offrun switch with the real Claude Code", () => {
         "--env",
         `ANTHROPIC_BASE_URL=${server.url}`,
       );
-      expect(added.exitCode).toBe(0);
+      expect(added).toSucceed();
     }
   });
 
@@ -65,16 +65,16 @@ describe("offrun switch with the real Claude Code", () => {
       "mover",
       "remember the codename",
     );
-    expect(started.exitCode).toBe(0);
+    expect(started).toSucceed();
 
     const switched = await offrun("switch", "mover", "--account", "work", "--json");
-    expect(switched.exitCode).toBe(0);
+    expect(switched).toSucceed();
     expect(JSON.parse(switched.stdout)).toMatchObject({ from: "personal", to: "work", sessionCopied: true });
 
     servers.work!.script({ kind: "text", text: "Still here on work." });
     const before = servers.work!.turnRequests().length;
     const sent = await offrun("send", "--wait", "mover", "what was the codename?");
-    expect(sent.exitCode).toBe(0);
+    expect(sent).toSucceed();
     expect(sent.stdout).toContain("Still here on work.");
     // The work login's server got the first turn's history: the session was resumed, not restarted.
     const body = JSON.stringify(servers.work!.turnRequests().slice(before)[0]!.body);

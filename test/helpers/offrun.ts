@@ -121,6 +121,8 @@ export interface OffrunResult {
   exitCode: number | undefined;
   stdout: string;
   stderr: string;
+  /** The run's OFFRUN_HOME, for `toSucceed` to show the companion's log when it failed. */
+  offrunHome?: string;
 }
 
 /** Runs the built `offrun` CLI as a user would. */
@@ -136,7 +138,12 @@ export async function runOffrun(
     reject: false,
     timeout: options.timeoutMs ?? 120_000,
   });
-  return { exitCode: result.exitCode, stdout: String(result.stdout), stderr: String(result.stderr) };
+  return {
+    exitCode: result.exitCode,
+    stdout: String(result.stdout),
+    stderr: String(result.stderr),
+    ...(options.env.OFFRUN_HOME ? { offrunHome: options.env.OFFRUN_HOME } : {}),
+  };
 }
 
 /** Polls until `check` returns a value (or the deadline passes). */

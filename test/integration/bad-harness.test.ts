@@ -71,7 +71,7 @@ test("a CLI that hangs without output is ended by the idle watchdog, and send ca
   expect(hung.exitCode).toBe(1);
   expect(hung.stdout).toContain("printed nothing");
   const again = await offrun("send", "--wait", "silent", "try again");
-  expect(again.exitCode).toBe(0);
+  expect(again).toSucceed();
   expect((await events("silent")).filter((e) => e.type === "turn_end").map((e) => e.outcome)).toEqual([
     "failed",
     "completed",

@@ -61,7 +61,7 @@ test("with the companion down, status shows the counts and last notification it 
 });
 
 test("with the companion running, status shows the snapshot it has just written", async () => {
-  expect((await offrun("companion", "start")).exitCode).toBe(0);
+  expect(await offrun("companion", "start")).toSucceed();
   type Status = {
     pid: number;
     snapshot: { writtenAt: string; counts: Record<string, number>; lastNotification?: unknown };

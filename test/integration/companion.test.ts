@@ -34,7 +34,7 @@ test("status says the companion is not running, start runs it with a user-only s
   expect(before.exitCode).toBe(3);
 
   const started = await offrun("companion", "start", "--json");
-  expect(started.exitCode).toBe(0);
+  expect(started).toSucceed();
   const info = JSON.parse(started.stdout) as { pid: number };
   expect(info.pid).toBeGreaterThan(0);
 
@@ -50,7 +50,7 @@ test("a client that sends garbage loses only its own connection", async () => {
   await rawExchange(Buffer.from([0, 1, 2, 3, 255, 254]));
   await rawExchange('Content-Length: 10\r\n\r\n{"jsonrpc":');
   const status = await offrun("companion", "status", "--json");
-  expect(status.exitCode).toBe(0);
+  expect(status).toSucceed();
 });
 
 test("a request with invalid parameters gets a clear error, not a crash", async () => {
@@ -58,7 +58,7 @@ test("a request with invalid parameters gets a clear error, not a crash", async 
   const reply = await rawExchange(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   expect(reply).toContain('"error"');
   expect(reply).toContain("project");
-  expect((await offrun("companion", "status")).exitCode).toBe(0);
+  expect(await offrun("companion", "status")).toSucceed();
 });
 
 test("a hundred clients at once all get answers", async () => {
@@ -78,6 +78,6 @@ test("stop ends it and removes the socket; a second start after kill -9 works", 
   const restarted = JSON.parse((await offrun("companion", "start", "--json")).stdout) as { pid: number };
   expect(restarted.pid).not.toBe(pid);
   const stopped = await offrun("companion", "stop");
-  expect(stopped.exitCode).toBe(0);
+  expect(stopped).toSucceed();
   await expect(fs.access(socketPath())).rejects.toThrow();
 });

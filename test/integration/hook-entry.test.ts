@@ -30,7 +30,7 @@ it("`offrun hook claude` appends the stdin payload to the inbox, prints nothing 
     reject: false,
     timeout: 10_000,
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stdout).toBe("");
   const lines = await inboxLines();
   expect(lines).toEqual([{ harness: "claude", receivedAt: expect.any(String), payload }]);
@@ -68,12 +68,12 @@ it("`offrun hooks install` then `uninstall` through the CLI leaves settings.json
   await fs.writeFile(path.join(claudeHome, "settings.json"), original);
   const install = await runOffrun(["hooks", "install", "--harness", "claude"], { env: sandbox.env });
   expect(install.stderr).toBe("");
-  expect(install.exitCode).toBe(0);
+  expect(install).toSucceed();
   const settings = await fs.readFile(path.join(claudeHome, "settings.json"), "utf8");
   expect(settings).toContain(`${OFFRUN_BIN} hook claude`);
   const status = await runOffrun(["hooks", "status", "--harness", "claude", "--json"], { env: sandbox.env });
   expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ account: "default", present: true })]);
   const uninstall = await runOffrun(["hooks", "uninstall", "--harness", "claude"], { env: sandbox.env });
-  expect(uninstall.exitCode).toBe(0);
+  expect(uninstall).toSucceed();
   await expect(fs.readFile(path.join(claudeHome, "settings.json"), "utf8")).resolves.toBe(original);
 });

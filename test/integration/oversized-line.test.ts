@@ -28,7 +28,7 @@ test.each([
     env,
     cwd: repo,
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
 
   const chat = (await fs.readFile(path.join(repo, ".offrun", "chats", "big.jsonl"), "utf8")).trim().split("\n");
   const events = chat.map(

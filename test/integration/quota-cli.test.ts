@@ -32,7 +32,7 @@ beforeAll(async () => {
     JSON.stringify({ harnesses: [{ id: "kiro", displayName: "Kiro", command: stub, args: ["acp"] }] }),
   );
   for (const label of ["work", "gone"]) {
-    expect((await offrun("accounts", "add", "claude", label, "--no-login")).exitCode).toBe(0);
+    expect(await offrun("accounts", "add", "claude", label, "--no-login")).toSucceed();
   }
   // A home deleted while Offrun knew the login: it cannot run, so it is signed out.
   await fs.rm(path.join(box.offrunHome, "accounts", "claude", "gone"), { recursive: true, force: true });
@@ -57,7 +57,7 @@ afterAll(async () => {
 
 test("lists installed CLIs and custom agents, leaves out CLIs that are not installed", async () => {
   const result = await offrun("quota", "--json");
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   const rows = JSON.parse(result.stdout) as Row[];
   const harnesses = new Set(rows.map((r) => r.harness));
   expect(harnesses).toEqual(new Set(["claude", "gemini", "kiro"]));

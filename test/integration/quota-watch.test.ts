@@ -24,11 +24,11 @@ interface Row {
 test("a login added while the companion runs is watched, and an appended rollout line updates its quota", async () => {
   const env = { ...box.env, CODEX_HOME: path.join(box.home, ".codex") };
   const offrun = (...args: string[]) => runOffrun(args, { env, cwd: box.dir });
-  expect((await offrun("companion", "start")).exitCode).toBe(0);
+  expect(await offrun("companion", "start")).toSucceed();
 
   const home = path.join(box.dir, "codex-side");
   await fs.cp(RECORDED, path.join(home, "sessions"), { recursive: true });
-  expect((await offrun("accounts", "add", "codex", "side", "--home", home, "--no-login")).exitCode).toBe(0);
+  expect(await offrun("accounts", "add", "codex", "side", "--home", home, "--no-login")).toSucceed();
 
   const rollout = (await fs.readdir(path.join(home, "sessions", "2026", "11", "30"))).sort()[0]!;
   const file = path.join(home, "sessions", "2026", "11", "30", rollout);

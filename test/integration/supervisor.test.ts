@@ -64,9 +64,9 @@ test("a Planner turn that changes the worktree is flagged in the log and shown t
 
 test("the argv of each mode reaches the CLI: a live acceptEdits turn for Build, memory-only writes for Planner, resume on the next turn", async () => {
   const { bin, offrun } = await setup({ replay: fixture("claude", "2.1.332", "text-reply") });
-  expect((await offrun("start", "--wait", "--name", "argv", "--", "-rf looks like an option")).exitCode).toBe(0);
-  expect((await offrun("send", "--wait", "argv", "again")).exitCode).toBe(0);
-  expect((await offrun("start", "--wait", "--mode", "plan", "--name", "argv-plan", "plan it")).exitCode).toBe(0);
+  expect(await offrun("start", "--wait", "--name", "argv", "--", "-rf looks like an option")).toSucceed();
+  expect(await offrun("send", "--wait", "argv", "again")).toSucceed();
+  expect(await offrun("start", "--wait", "--mode", "plan", "--name", "argv-plan", "plan it")).toSucceed();
   const calls = (await fs.readFile(`${bin}.argv`, "utf8")).trim().split("\n");
   // A Planner that keeps memory runs in default mode with writes allowed only in its memory
   // folder: Claude 2.1.332's plan mode refuses every write, --add-dir folders included.
@@ -102,7 +102,7 @@ test("stop ends the CLI's whole process group and the turn reads as stopped", as
     replay: fixture("claude", "2.1.332", "text-reply").replace("text-reply", "resume-turn1"),
     before: [`sleep 300 & echo $! > '${path.join(box.dir, "child.pid")}'`, "sleep 300"],
   });
-  expect((await offrun("start", "--name", "sleepy", "take your time")).exitCode).toBe(0);
+  expect(await offrun("start", "--name", "sleepy", "take your time")).toSucceed();
   const childPid = Number(
     await eventually(async () => (await fs.readFile(path.join(box.dir, "child.pid"), "utf8")).trim() || undefined),
   );

@@ -20,8 +20,8 @@ describe("offrun switch while a turn runs", () => {
     const run = (...args: string[]) => runOffrun(args, { env, cwd: repo });
     // The Default login has been used (a home that does not exist is signed out, and never picked).
     await fs.mkdir(path.join(box.home, ".claude"), { recursive: true });
-    expect((await run("accounts", "add", "claude", "work", "--no-login")).exitCode).toBe(0);
-    expect((await run("start", "--name", "busy", "a long task")).exitCode).toBe(0);
+    expect(await run("accounts", "add", "claude", "work", "--no-login")).toSucceed();
+    expect(await run("start", "--name", "busy", "a long task")).toSucceed();
 
     const refused = await run("switch", "busy", "--account", "work");
     expect(refused.exitCode).toBe(2);

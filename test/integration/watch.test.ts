@@ -36,7 +36,7 @@ test("offrun watch --json prints the events of an agent as they are appended", a
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
     const started = await runOffrun(["start", "--wait", "--name", "hi", "say hi"], { env, cwd: repo });
-    expect(started.exitCode).toBe(0);
+    expect(started).toSucceed();
     const lines = await eventually(
       async () => {
         const parsed = out

@@ -25,7 +25,7 @@ test("stream: each line of the wrapped command arrives", async () => {
     idleTimeoutMs: 20_000,
     onLine: (line) => void lines.push(line),
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(lines).toEqual(["yes", "second"]);
 });
 
@@ -41,5 +41,5 @@ test("piped: stdin reaches the wrapped command and its answer comes back", async
   child.stdin.write("ping\n");
   const [line] = (await out.toArray()) as string[];
   expect(line).toBe("yes:ping");
-  expect((await child.exited).exitCode).toBe(0);
+  expect(await child.exited).toSucceed();
 });

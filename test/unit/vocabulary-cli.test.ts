@@ -28,7 +28,7 @@ test("a dictated prompt reaches the agent with the code's spellings, and each re
     env,
     cwd: repo,
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stderr).toContain('offrun: dictation: "retry backoff helper" -> retryBackoffHelper');
   expect(result.stderr).toContain('offrun: dictation: "upload dot test dot js" -> upload.test.js');
   const argv = await fs.readFile(`${bin}.argv`, "utf8");
@@ -48,7 +48,7 @@ test("without --dictated the prompt is sent exactly as typed", async () => {
     env,
     cwd: repo,
   });
-  expect(result.exitCode).toBe(0);
+  expect(result).toSucceed();
   expect(result.stderr).not.toContain("dictation");
   expect(await fs.readFile(`${bin}.argv`, "utf8")).toContain("use retry backoff helper");
 });
