@@ -65,3 +65,16 @@ test("a turn's 'signed in' written while a check waits for the lock is not overw
   const states = await Promise.all(logins.map(async (account) => (await cachedSignIn(account)).state));
   expect(states).toEqual(logins.map(() => "signed-in"));
 });
+
+// Broke in CI (failover-limits.test.ts, Claude): the companion's first round ran `claude auth
+// status` beside a test suite, one check went past its budget, and its "unknown" replaced the
+// "signed in" an earlier check had found; the failover then passed that login over.
+test("a check that cannot answer leaves an earlier check's definite answer", async () => {
+  const beta = await login("slow-beta");
+  const signsIn: Harness = { ...codexHarness, identity: async () => ({ signedIn: true }) };
+  expect((await checkSignIn(beta, signsIn, "/bin/codex", process.env)).state).toBe("signed-in");
+  expect((await checkSignIn(beta, cannotTell, "/bin/codex", process.env)).state).toBe("signed-in");
+  const signsOut: Harness = { ...codexHarness, identity: async () => ({ signedIn: false, note: "Not logged in" }) };
+  expect((await checkSignIn(beta, signsOut, "/bin/codex", process.env)).state).toBe("signed-out");
+  expect((await checkSignIn(beta, cannotTell, "/bin/codex", process.env)).state).toBe("signed-out");
+});

@@ -121,10 +121,11 @@ function missingHome(account: Account): SignInEntry {
 }
 
 /**
- * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. What a turn
- * showed stands until the CLI gives a definite answer: a status command that merely cannot tell
- * (unknown) neither makes a login that just failed to authenticate usable again, nor demotes one
- * that just ran. The status command runs through `runner`, the way the login's turns run.
+ * Asks the CLI (status command or non-secret files, time-boxed) and keeps the answer. A definite
+ * answer (from a turn or an earlier check) stands until the CLI gives another: a status command
+ * that merely cannot tell (unknown, or too slow) neither makes a login that just failed to
+ * authenticate usable again, nor demotes one that just ran. The status command runs through
+ * `runner`, the way the login's turns run.
  */
 export async function checkSignIn(
   account: Account,
@@ -157,10 +158,12 @@ export async function checkSignIn(
   // login's "unknown" overwrote the "signed in" its warm-up turn had just written, and start then
   // picked the login with less room).
   const decide = (before: SignInEntry | undefined): SignInEntry | undefined => {
-    // A status command that cannot tell never overrides what a turn proved: a turn that got an
-    // answer (signed in) or failed to authenticate (signed out). Seen under load: Codex with its
-    // key from config.toml answers "unknown" just after a turn has succeeded.
-    if (before?.source === "turn" && entry.state === "unknown") return before;
+    // A status command that cannot tell never overrides a definite answer: what a turn proved (it
+    // got an answer, or failed to authenticate), or what an earlier status command said. Seen under
+    // load: Codex with its key from config.toml answers "unknown" just after a turn has succeeded;
+    // and `claude auth status`, past its 15 s budget while the companion's first round ran beside a
+    // test suite, made a signed-in Claude login unknown, so a failover passed it over.
+    if (entry.state === "unknown" && before && before.state !== "unknown" && before.source !== "home") return before;
     // Nor does an answer to a question asked before the turn's: a check that started before a
     // turn was refused (401) says what the credentials looked like then (seen in CI: the
     // companion's first round, slow under load, put a login a turn had just found signed out back in).
