@@ -12,7 +12,14 @@ export async function main(argv: string[]): Promise<void> {
     .version(offrunVersion())
     .enablePositionalOptions()
     .showHelpAfterError("(run `offrun --help` for the commands)")
-    .action(lazy(() => import("./dashboard.js"), "dashboard"));
+    // A word that is no command reaches this action: say so, with the nearest command, rather
+    // than commander's "too many arguments".
+    .argument("[command...]")
+    .usage("[options] [command]")
+    .action(async (words: string[], options: GlobalOptions) => {
+      if (words[0] !== undefined) program.error(unknownCommand(words[0], program), { exitCode: 2 });
+      await lazy(() => import("./dashboard.js"), "dashboard")(options);
+    });
 
   withGlobals(program.command("start").description("start an agent on a task in its own worktree"))
     .argument("[prompt...]", "what the agent should do (- reads it from stdin)")
@@ -225,6 +232,27 @@ export async function main(argv: string[]): Promise<void> {
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
   await program.parseAsync(argv);
+}
+
+/** "unknown command 'strat' (did you mean start?)". */
+function unknownCommand(word: string, program: Command): string {
+  const names = program.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => c.name());
+  const near = names
+    .map((name) => ({ name, distance: editDistance(word.toLowerCase(), name) }))
+    .filter((c) => c.distance <= Math.max(1, Math.floor(c.name.length / 2)))
+    .sort((a, b) => a.distance - b.distance)[0];
+  return `offrun: unknown command '${word}'${near ? ` (did you mean ${near.name}?)` : ""}`;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j += 1)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** Adds --project and --json to a command. */

@@ -65,6 +65,16 @@ test("a prompt of 200 KB reaches the model whole, through stdin rather than argv
   expect(chat).toContain(prompt);
 });
 
+test("a mistyped command is named, with the nearest command, not 'too many arguments'", async () => {
+  const typo = await offrun(["strat", "fix the build"]);
+  expect(typo.exitCode).toBe(2);
+  expect(typo.stderr).toContain("unknown command 'strat' (did you mean start?)");
+  const nonsense = await offrun(["frobnicate"]);
+  expect(nonsense.exitCode).toBe(2);
+  expect(nonsense.stderr).toContain("unknown command 'frobnicate'");
+  expect(nonsense.stderr).not.toContain("did you mean");
+});
+
 test("an empty prompt says what to write", async () => {
   const result = await offrun(["start", "--name", "empty"]);
   expect(result.exitCode).toBe(2);
