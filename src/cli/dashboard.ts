@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { listAgentsDetailed } from "../core/agents/records.js";
+import { listAgentsAsSeen } from "../core/agents/orphans.js";
 import { listAccounts } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
@@ -42,9 +42,6 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
       return { id: harness.id, name: harness.displayName, binary, version, installHint: harness.installHint, logins };
     }),
   );
-  const projects = await Promise.all(
-    (await knownProjects()).map(async (root) => ({ root, ...(await listAgentsDetailed(root)) })),
-  );
   const companion = await CompanionClient.connect()
     .then(async (client) => {
       const info = await client.ping();
@@ -52,6 +49,10 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
       return info;
     })
     .catch(() => undefined);
+  // Without a companion, no turn goes on: agents it left "working" are shown interrupted.
+  const projects = await Promise.all(
+    (await knownProjects()).map(async (root) => ({ root, ...(await listAgentsAsSeen(root, companion !== undefined)) })),
+  );
 
   output(options, { clis, projects, companion: companion ?? null }, () => {
     const lines = ["Agent CLIs"];

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import { agentDiff, agentDiscard, agentMerge } from "../core/agents/branch-actions.js";
-import { listAgentsDetailed, readAgent, readChat } from "../core/agents/records.js";
+import { readAgent, readChat } from "../core/agents/records.js";
+import { asSeen, listAgentsAsSeen, runningCompanionPid } from "../core/agents/orphans.js";
 import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/foundation/model.js";
@@ -14,7 +15,7 @@ import { output, projectDir, type GlobalOptions } from "./output.js";
 
 export async function ls(options: GlobalOptions): Promise<void> {
   const root = await findRepoRoot(projectDir(options));
-  const listing = await listAgentsDetailed(root);
+  const listing = await listAgentsAsSeen(root);
   output(options, listing, () => {
     if (listing.agents.length === 0 && listing.unreadable.length === 0) {
       return `No agents in ${root} yet. Start one: offrun start "describe the task"`;
@@ -26,7 +27,7 @@ export async function ls(options: GlobalOptions): Promise<void> {
 
 export async function show(name: string, options: GlobalOptions): Promise<void> {
   const root = await findRepoRoot(projectDir(options));
-  const record = await readAgent(root, name);
+  const record = asSeen(await readAgent(root, name), (await runningCompanionPid()) !== undefined);
   const chat = await readChat(root, name);
   const setupLog = projectPaths(root).log(name);
   const hasSetupLog = await fs.stat(setupLog).then(

@@ -85,6 +85,31 @@ test("when an agent needs the user the title is the count and the agent comes fi
   ]);
 });
 
+test("with the companion gone (kill -9), nothing shows as working or waiting: those turns are interrupted", () => {
+  const agents = [
+    { ...agent, name: "upload", status: "needs-you" as const, pending: [{ kind: "approval" as const, text: "npm i" }] },
+    { ...agent, name: "build", status: "working" as const, pending: [] },
+    { ...agent, name: "old", status: "idle" as const, pending: [] },
+  ];
+  const counts = { working: 1, "needs-you": 1, idle: 1, limited: 0, failed: 0, done: 0 };
+  const up = buildMenuBar(snapshot({ quota: [], agents, counts }), {
+    now: NOW,
+    harnessNames: names,
+    companionAlive: true,
+  });
+  expect(up.needsYou).toHaveLength(1);
+  const down = buildMenuBar(snapshot({ quota: [], agents, counts }), {
+    now: NOW,
+    harnessNames: names,
+    companionAlive: false,
+  });
+  expect(down.needsYou).toEqual([]);
+  expect(down.title).toBeUndefined();
+  expect(down.counts).toMatchObject({ working: 0, "needs-you": 0, idle: 1, failed: 2 });
+  expect(down.interrupted).toBe(2);
+  expect(down.tooltip).toBe("Offrun · the companion is not running · 2 interrupted");
+});
+
 test("a window whose reset has passed reads as empty again", () => {
   const model = buildMenuBar(
     snapshot({

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { CLAUDE_BIN } from "../helpers/claude-env.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
+import { isAlive } from "../../src/core/foundation/pids.js";
 import { eventually, git, runOffrun } from "../helpers/offrun.js";
 
 // The real Claude Code CLI against the fake model server, driven through the real `offrun` CLI
@@ -109,6 +110,19 @@ test("killing the companion mid-turn loses no logged line, and send resumes the 
 
   const pid = Number((await fs.readFile(path.join(box.offrunHome, "run", "companion.pid"), "utf8")).trim());
   process.kill(pid, "SIGKILL");
+  await eventually(async () => (isAlive(pid) ? undefined : true), 10_000, "the companion's end");
+
+  // Nothing carries the turn on now: the faces, which never start a companion to read, must not
+  // go on showing it working.
+  const listed = JSON.parse((await offrun("ls", "--json")).stdout) as {
+    agents: { name: string; status: string; lastError?: string }[];
+  };
+  expect(listed.agents.find((a) => a.name === "crash")).toMatchObject({
+    status: "failed",
+    lastError: expect.stringContaining("the companion is not running"),
+  });
+  expect((await offrun("show", "crash")).stdout).toContain("Interrupted: the companion is not running");
+  expect((await offrun("companion", "status")).stdout).toContain("not running");
 
   server.script({ kind: "text", text: "Picked up where we left off." });
   const resumed = await offrun("send", "--wait", "crash", "please continue");

@@ -7,6 +7,11 @@ export type Mode = (typeof MODES)[number];
 export const AGENT_STATUSES = ["working", "needs-you", "idle", "limited", "failed", "done"] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
+/** Whether an agent in this status has a turn that only a running companion can carry on. */
+export function needsCompanion(record: { status: AgentStatus }): boolean {
+  return record.status === "working" || record.status === "needs-you";
+}
+
 /** `.offrun/agents/<agent>.json`: everything needed to show and resume an agent. */
 export const agentRecordSchema = z.object({
   version: z.literal(1),

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+
 /** Process ids and groups, without execa: the faces use these and must start fast. */
 
 /** Sends a signal to a whole process group; ignores a group that is already gone. */
@@ -10,12 +12,28 @@ export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): vo
   }
 }
 
-/** True when a process with this pid exists (and is ours to signal). */
+/**
+ * True when a process with this pid runs (and is ours to signal). A zombie is not alive: where
+ * nothing reaps orphans (PID 1 of some containers), a companion killed with SIGKILL stays a zombie
+ * that still answers signal 0, and every face would go on trusting its pid file.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Linux only (/proc): a process that has exited and waits to be reaped. */
+function isZombie(pid: number): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    // "pid (comm) S ...": the state follows the last ")" (comm may contain spaces or parentheses).
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
   }
 }

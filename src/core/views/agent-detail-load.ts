@@ -1,12 +1,13 @@
 import fs from "node:fs/promises";
 import { readAgent, readChat } from "../agents/records.js";
 import { pendingFromLog } from "../agents/approvals.js";
+import { asSeen, runningCompanionPid } from "../agents/orphans.js";
 import { diffWorktree } from "../git/diff.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
 
 /** Reads one agent's record, conversation and diff for the Agents view's detail. */
 export async function loadAgentDetail(project: string, name: string): Promise<AgentDetailData> {
-  const record = await readAgent(project, name);
+  const record = asSeen(await readAgent(project, name), (await runningCompanionPid()) !== undefined);
   const chat = await readChat(project, name);
   const hasWorktree = await fs.stat(record.worktree).then(
     (s) => s.isDirectory(),

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { listAccounts } from "../logins/accounts.js";
-import { listAgentsDetailed } from "../agents/records.js";
+import { listAgentsAsSeen, runningCompanionPid } from "../agents/orphans.js";
 import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord, AgentStatus } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
@@ -183,7 +183,8 @@ export async function loadAgentsOverview(
 ): Promise<AgentsOverview> {
   const env = options.env ?? process.env;
   const roots = options.projects ?? (await knownProjects());
-  const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsDetailed(root)) })));
+  const running = (await runningCompanionPid()) !== undefined;
+  const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
   const records = projects.flatMap((p) => p.agents);
   const now = options.now ?? Date.now();
   const accounts = await listAccounts(undefined, env);

@@ -1,5 +1,5 @@
-import type { AgentStatus } from "../foundation/model.js";
-import type { Snapshot, SnapshotQuota } from "../companion/snapshot.js";
+import { needsCompanion, type AgentStatus } from "../foundation/model.js";
+import { countStatuses, type Snapshot, type SnapshotQuota } from "../companion/snapshot.js";
 import { expireWindow } from "../quota/pipeline.js";
 import { clockTime, elapsedShort, titleCase } from "./format.js";
 import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";
@@ -48,6 +48,8 @@ export interface MenuBarModel {
   counts: Partial<Record<AgentStatus, number>>;
   /** No snapshot, or the companion that wrote it is gone. */
   companionDown: boolean;
+  /** Agents whose turn the companion carried when it went away (shown as failed: interrupted). */
+  interrupted: number;
 }
 
 function windowLine(window: SnapshotQuota["windows"][number], now: number): string {
@@ -106,10 +108,18 @@ export function buildMenuBar(
       harnesses: [],
       counts: {},
       companionDown: !options.companionAlive,
+      interrupted: 0,
     };
   }
   const { now } = options;
-  const needsYou = snapshot.agents
+  const down = !options.companionAlive;
+  // A companion that is gone carries no turn on: what it left working or waiting is interrupted.
+  const interrupted = down ? snapshot.agents.filter(needsCompanion).length : 0;
+  const agents = down
+    ? snapshot.agents.map((a) => (needsCompanion(a) ? { ...a, status: "failed" as const } : a))
+    : snapshot.agents;
+  const counts = down ? countStatuses(agents) : snapshot.counts;
+  const needsYou = agents
     .filter((a) => a.status === "needs-you")
     .map((a) => ({
       project: a.project,
@@ -131,14 +141,18 @@ export function buildMenuBar(
   const limited = all.some((l) => l.limited);
   const title =
     needsYou.length > 0 ? String(needsYou.length) : tightest === undefined ? undefined : `${Math.round(tightest)}%`;
-  const working = snapshot.counts.working ?? 0;
+  const working = counts.working ?? 0;
+  const tightestText = tightest === undefined ? "" : ` · tightest login ${Math.round(tightest)}%`;
   return {
     title,
     state: needsYou.length > 0 ? "needs-you" : limited ? "limited" : "ok",
-    tooltip: `Offrun · ${needsYou.length} need you · ${working} working${tightest === undefined ? "" : ` · tightest login ${Math.round(tightest)}%`}`,
+    tooltip: down
+      ? `Offrun · the companion is not running${interrupted > 0 ? ` · ${interrupted} interrupted` : ""}${tightestText}`
+      : `Offrun · ${needsYou.length} need you · ${working} working${tightestText}`,
     needsYou,
     harnesses,
-    counts: snapshot.counts,
-    companionDown: !options.companionAlive,
+    counts,
+    companionDown: down,
+    interrupted,
   };
 }
