@@ -1,35 +1,43 @@
-import { Color, Icon, LaunchType, MenuBarExtra, launchCommand, showHUD } from "@raycast/api";
+import {
+  Clipboard,
+  Color,
+  Icon,
+  Keyboard,
+  LaunchType,
+  MenuBarExtra,
+  launchCommand,
+  openExtensionPreferences,
+  showHUD,
+} from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import { isAlive } from "../core/foundation/pids.js";
-import { readSnapshot } from "../core/companion/snapshot.js";
+import { isAlive, runningCompanionPid } from "../core/foundation/pids.js";
+import { readSnapshotExplained } from "../core/companion/snapshot.js";
 import { buildMenuBar } from "../core/views/menu-bar.js";
 import { listHarnesses } from "../harnesses/registry.js";
-import { withCompanion } from "./lib/companion.js";
+import { START_COMPANION_COMMAND, startCompanion } from "./lib/companion.js";
 import { describeError } from "./lib/failure.js";
 
 /**
- * Agent Quota (menu bar, every minute): paints from the companion's snapshot, and starts the
- * companion when it is down. isLoading stays true until both are done, then Raycast unloads it.
+ * Agent Quota (menu bar, every minute): paints from the companion's snapshot and the pid file
+ * alone, so it is done at once whatever state the companion is in, on a background refresh as
+ * when opened. It never starts the companion: when it is down, the menu says so and offers
+ * Start Companion (the login service) and the command to copy.
  */
 
 async function loadMenu() {
-  const [snapshot, harnesses] = await Promise.all([readSnapshot(), listHarnesses({ tolerant: true })]);
-  let alive = snapshot !== undefined && isAlive(snapshot.companion.pid);
-  let startError: string | undefined;
-  if (!alive) {
-    // Down (or never run): start it, so notifications and quota keep coming while Raycast is closed.
-    await withCompanion((client) => client.ping()).then(
-      () => (alive = true),
-      (error: unknown) => (startError = describeError(error)),
-    );
-  }
+  const [read, harnesses, pid] = await Promise.all([
+    readSnapshotExplained(),
+    listHarnesses({ tolerant: true }),
+    runningCompanionPid(),
+  ]);
+  const alive = pid !== undefined || (read.snapshot !== undefined && isAlive(read.snapshot.companion.pid));
   return {
-    model: buildMenuBar(snapshot ?? (await readSnapshot()), {
+    model: buildMenuBar(read.snapshot, {
       now: Date.now(),
       harnessNames: new Map(harnesses.map((h) => [h.id, h.displayName])),
       companionAlive: alive,
     }),
-    startError,
+    problem: read.problem,
   };
 }
 
@@ -40,23 +48,49 @@ const openCommand = (name: string, context?: { project: string; agent: string })
   );
 
 export default function AgentQuota() {
-  const { data, isLoading } = useCachedPromise(loadMenu, [], { keepPreviousData: true });
+  const { data, isLoading, revalidate } = useCachedPromise(loadMenu, [], { keepPreviousData: true });
   const model = data?.model;
-  const icon =
-    model?.state === "needs-you"
+  const icon = model?.companionDown
+    ? { source: Icon.ExclamationMark, tintColor: Color.Red }
+    : model?.state === "needs-you"
       ? { source: Icon.Bell, tintColor: Color.Orange }
       : model?.state === "limited"
         ? { source: Icon.Hourglass, tintColor: Color.Yellow }
         : Icon.Gauge;
+  const start = async () => {
+    await showHUD("Starting the Offrun companion…");
+    await startCompanion().then(
+      (started) => showHUD(started.message),
+      (error: unknown) => showHUD(`Could not start the companion: ${describeError(error)}`),
+    );
+    revalidate();
+  };
   return (
     <MenuBarExtra isLoading={isLoading} icon={icon} title={model?.title} tooltip={model?.tooltip ?? "Offrun"}>
-      {data?.startError ? (
+      {data?.problem ? (
         <MenuBarExtra.Item
-          title="Companion Not Running"
-          subtitle={data.startError}
+          title="Cannot Read Offrun's State"
+          subtitle={data.problem}
+          tooltip={data.problem}
           icon={Icon.ExclamationMark}
-          onAction={openCommand("agents")}
+          onAction={revalidate}
         />
+      ) : null}
+      {model?.companionDown ? (
+        <MenuBarExtra.Section title="Companion Not Running">
+          <MenuBarExtra.Item
+            title="Start Companion"
+            subtitle={model.interrupted > 0 ? `${model.interrupted} turn(s) interrupted` : undefined}
+            icon={Icon.Play}
+            onAction={() => void start()}
+          />
+          <MenuBarExtra.Item
+            title="Copy Start Command"
+            subtitle={START_COMPANION_COMMAND}
+            icon={Icon.Clipboard}
+            onAction={() => void Clipboard.copy(START_COMPANION_COMMAND)}
+          />
+        </MenuBarExtra.Section>
       ) : null}
       {model && model.needsYou.length > 0 ? (
         <MenuBarExtra.Section title="Needs You">
@@ -97,6 +131,19 @@ export default function AgentQuota() {
         <MenuBarExtra.Item title="Agents" icon={Icon.List} onAction={openCommand("agents")} />
         <MenuBarExtra.Item title="Start Agent" icon={Icon.Plus} onAction={openCommand("start-agent")} />
         <MenuBarExtra.Item title="Agent Accounts" icon={Icon.Person} onAction={openCommand("agent-accounts")} />
+      </MenuBarExtra.Section>
+      <MenuBarExtra.Section>
+        <MenuBarExtra.Item
+          title="Refresh"
+          icon={Icon.ArrowClockwise}
+          shortcut={Keyboard.Shortcut.Common.Refresh}
+          onAction={revalidate}
+        />
+        <MenuBarExtra.Item
+          title="Preferences…"
+          icon={Icon.Gear}
+          onAction={() => void openExtensionPreferences()}
+        />
       </MenuBarExtra.Section>
     </MenuBarExtra>
   );

@@ -23,6 +23,7 @@ const KEYS = [
   "GIT_CONFIG_GLOBAL",
   "GIT_CONFIG_NOSYSTEM",
   "OFFRUN_CLAUDE_BIN",
+  "OFFRUN_NO_LOGIN_SERVICE",
 ] as const;
 
 export async function makeFaceSandbox(options: { files?: Record<string, string> } = {}): Promise<FaceSandbox> {
@@ -32,7 +33,8 @@ export async function makeFaceSandbox(options: { files?: Record<string, string> 
     replay: fixture("claude", "2.1.332", "text-reply"),
   });
   for (const key of KEYS) {
-    const value = key === "OFFRUN_CLAUDE_BIN" ? claudeStub : box.env[key];
+    // Start Companion must not install a real login service from a test.
+    const value = key === "OFFRUN_CLAUDE_BIN" ? claudeStub : key === "OFFRUN_NO_LOGIN_SERVICE" ? "1" : box.env[key];
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }

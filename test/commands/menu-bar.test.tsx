@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
+import { isAlive, runningCompanionPid } from "../../src/core/foundation/pids.js";
+import { eventually } from "../helpers/offrun.js";
 import type { Snapshot } from "../../src/core/companion/snapshot.js";
 import { buildMenuBar } from "../../src/core/views/menu-bar.js";
 import { runtime } from "../helpers/raycast-api.js";
@@ -246,11 +248,45 @@ describe("the menu bar command", () => {
     screen.unmount();
   });
 
-  test("starts the companion when there is no snapshot", async () => {
+  test("with no companion it is done at once, says so, and Start Companion starts it", async () => {
     const screen = render(<AgentQuota />);
-    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false), 20_000);
-    const pid = Number((await fs.readFile(userPaths().pidFile, "utf8")).trim());
-    expect(() => process.kill(pid, 0)).not.toThrow();
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
+    // Nothing was started by painting the menu.
+    await expect(fs.access(userPaths().pidFile)).rejects.toThrow();
+    const section = screen.find("MenuBarExtra.Section", (s) => s.props.title === "Companion Not Running");
+    expect(section.children.map((c) => c.props.title)).toEqual(["Start Companion", "Copy Start Command"]);
+    expect(section.children[1]!.props.subtitle).toBe("offrun companion install");
+    expect(screen.find("MenuBarExtra").props.tooltip).toBe("Offrun: the companion has not written its state yet");
+    const footer = screen.findAll("MenuBarExtra.Item").map((i) => i.props.title);
+    expect(footer).toEqual(expect.arrayContaining(["Refresh", "Preferences…"]));
+
+    (section.children[0]!.props.onAction as () => void)();
+    const pid = await eventually(async () => runningCompanionPid(), 30_000, "the companion started by Start Companion");
+    expect(isAlive(pid)).toBe(true);
+    await screen.waitFor(
+      () =>
+        expect(screen.findAll("MenuBarExtra.Section").some((s) => s.props.title === "Companion Not Running")).toBe(
+          false,
+        ),
+      30_000,
+    );
+    screen.unmount();
+  });
+
+  test("a damaged state.json is one clear line, not a crash", async () => {
+    await fs.mkdir(path.dirname(userPaths().state), { recursive: true });
+    await fs.writeFile(userPaths().state, '{"version": 1, "agents": [');
+    const screen = render(<AgentQuota />);
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
+    const item = screen.find("MenuBarExtra.Item", (i) => i.props.title === "Cannot Read Offrun's State");
+    expect(String(item.props.subtitle)).toMatch(/state\.json is damaged .*Restart the companion/);
+    await fs.writeFile(userPaths().state, JSON.stringify({ ...snapshot(), version: 2 }));
+    (screen.find("MenuBarExtra.Item", (i) => i.props.title === "Refresh").props.onAction as () => void)();
+    await screen.waitFor(() =>
+      expect(
+        String(screen.find("MenuBarExtra.Item", (i) => i.props.title === "Cannot Read Offrun's State").props.subtitle),
+      ).toContain("written by a newer Offrun companion (format 2)"),
+    );
     screen.unmount();
   });
 });

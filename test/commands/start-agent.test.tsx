@@ -40,6 +40,20 @@ test("submitting starts the agent through the companion, in its own worktree", a
   await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
   screen.setField("prompt", "fix the flaky upload test");
   await screen.settle();
+  // No companion yet: the form never starts one behind the user's back; the toast offers it.
+  await screen.press(screen.action(screen.find("Form"), "Start Agent"));
+  const refused = await screen.waitFor(() => {
+    const toast = runtime.toasts.at(-1)!;
+    expect(toast.title).toBe("Could Not Start the Agent");
+    return toast;
+  });
+  expect(refused.message).toContain("offrun companion install");
+  expect(await listAgents(sandbox.repo)).toEqual([]);
+  expect(refused.primaryAction?.title).toBe("Start Companion");
+  refused.primaryAction!.onAction(refused);
+  await screen.waitFor(() => expect(refused.title).toBe("Companion running"), 30_000);
+  expect(refused.history).toEqual(expect.arrayContaining([expect.stringMatching(/Starting the companion/)]));
+
   await screen.press(screen.action(screen.find("Form"), "Start Agent"));
   const agents = await eventually(async () => {
     const list = await listAgents(sandbox.repo);

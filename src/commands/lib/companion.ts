@@ -1,20 +1,21 @@
-import { CompanionClient, ensureCompanion } from "../../core/companion/client.js";
-import { isOffrunError } from "../../core/foundation/errors.js";
-import { companionLaunch } from "../../core/views/companion-launch.js";
+import { CompanionClient } from "../../core/companion/client.js";
+import { OffrunError, isOffrunError } from "../../core/foundation/errors.js";
+import {
+  START_COMPANION_COMMAND,
+  startCompanionService,
+  type StartedCompanion,
+} from "../../core/views/companion-start.js";
 import { faceEnv, preferences } from "./preferences.js";
 
 /**
- * Connects to the companion, starting it when it is down. Commands never own a process: the
- * companion runs the agents, and outlives the command (Raycast unloads commands at will).
+ * Connects to the companion. A command never starts it: the companion is a service that runs the
+ * agents and outlives every command (Raycast unloads commands at will, and a daemon started from
+ * here would get Raycast's environment). When it is down the error says so, and the failure views
+ * and toasts offer Start Companion (see startCompanion).
  */
 export async function withCompanion<T>(fn: (client: CompanionClient) => Promise<T>): Promise<T> {
-  const prefs = preferences();
-  const launch = () =>
-    companionLaunch({ offrunPath: prefs.offrunPath, nodePath: process.execPath, env: faceEnv(prefs) });
-  // Only a companion that is down needs the offrun CLI found: a running one answers at once.
-  const client = await CompanionClient.connect().catch(async (error: unknown) => {
-    if (!isOffrunError(error, "companion_unavailable")) throw error;
-    return ensureCompanion(await launch());
+  const client = await CompanionClient.connect().catch((error: unknown) => {
+    throw isOffrunError(error, "companion_unavailable") ? companionNotRunning(error) : error;
   });
   try {
     return await fn(client);
@@ -22,3 +23,19 @@ export async function withCompanion<T>(fn: (client: CompanionClient) => Promise<
     client.close();
   }
 }
+
+export function companionNotRunning(cause?: unknown): OffrunError {
+  return new OffrunError(
+    "companion_unavailable",
+    `The Offrun companion is not running, and it runs every agent. Start it with Start Companion, or run \`${START_COMPANION_COMMAND}\` in a terminal.`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** Installs the companion as the login service (or starts it), with the user's login environment. */
+export async function startCompanion(): Promise<StartedCompanion> {
+  const prefs = preferences();
+  return startCompanionService({ offrunPath: prefs.offrunPath, nodePath: process.execPath, env: faceEnv(prefs) });
+}
+
+export { START_COMPANION_COMMAND };

@@ -2,11 +2,19 @@ import { Action, ActionPanel, Clipboard, Icon, List, Toast, showToast } from "@r
 import { showFailureToast } from "@raycast/utils";
 import { describeError, isOffrunError } from "../../core/foundation/errors.js";
 import { explainFailure } from "../../core/views/failure.js";
+import { START_COMPANION_COMMAND, startCompanion } from "./companion.js";
 
 /** Errors as people read them: a short title, the next step, and the details behind "Copy Details". */
 
 export async function showFailure(error: unknown, title?: string): Promise<Toast> {
   const explained = explainFailure(error);
+  if (isOffrunError(error, "companion_unavailable")) {
+    return showFailureToast(error, {
+      title: title ?? explained.title,
+      message: explained.nextStep,
+      primaryAction: { title: "Start Companion", onAction: (toast) => void startFromToast(toast) },
+    });
+  }
   return showFailureToast(error, {
     title: title ?? explained.title,
     message: explained.nextStep,
@@ -20,14 +28,50 @@ export async function showFailure(error: unknown, title?: string): Promise<Toast
   });
 }
 
+/** Start Companion from a failure toast: the same toast says how it went. */
+async function startFromToast(toast: Toast): Promise<void> {
+  toast.style = Toast.Style.Animated;
+  toast.title = "Starting the companion…";
+  toast.message = undefined;
+  try {
+    const started = await startCompanion();
+    toast.style = Toast.Style.Success;
+    toast.title = "Companion running";
+    toast.message = `${started.message} Try again.`;
+  } catch (error) {
+    toast.style = Toast.Style.Failure;
+    toast.title = "Could not start the companion";
+    toast.message = describeError(error);
+  }
+}
+
 /** A toast for work that takes a while; callers update it as the work goes on. */
 export function progress(title: string, message?: string): Promise<Toast> {
   return showToast({ style: Toast.Style.Animated, title, message });
 }
 
+/** The actions that start the companion, for a view that found it down; `onStarted` reloads the view. */
+export function StartCompanionActions({ onStarted }: { onStarted?: () => void }) {
+  return (
+    <>
+      <Action
+        title="Start Companion"
+        icon={Icon.Play}
+        onAction={async () => {
+          const toast = await progress("Starting the companion…");
+          await startFromToast(toast);
+          if (toast.style === Toast.Style.Success) onStarted?.();
+        }}
+      />
+      <Action.CopyToClipboard title="Copy Start Command" content={START_COMPANION_COMMAND} />
+    </>
+  );
+}
+
 /** What a view shows instead of its content when loading failed. */
 export function FailureView({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const explained = explainFailure(error);
+  const down = isOffrunError(error, "companion_unavailable");
   return (
     <List.EmptyView
       icon={Icon.ExclamationMark}
@@ -35,6 +79,7 @@ export function FailureView({ error, onRetry }: { error: unknown; onRetry?: () =
       description={explained.nextStep}
       actions={
         <ActionPanel>
+          {down ? <StartCompanionActions onStarted={onRetry} /> : null}
           <Action.CopyToClipboard title="Copy Details" content={explained.details} />
           {onRetry ? <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={onRetry} /> : null}
         </ActionPanel>

@@ -1,7 +1,5 @@
-import fs from "node:fs/promises";
 import { needsCompanion, type AgentRecord } from "../foundation/model.js";
-import { userPaths } from "../foundation/paths.js";
-import { isAlive } from "../foundation/pids.js";
+import { runningCompanionPid } from "../foundation/pids.js";
 import { listAgentsDetailed, type AgentListing } from "./records.js";
 
 /**
@@ -13,14 +11,7 @@ import { listAgentsDetailed, type AgentListing } from "./records.js";
 
 /** Said for an agent whose turn lost its companion. */
 export const COMPANION_GONE =
-  "Interrupted: the companion is not running (it stopped during this turn). Send a message to continue the same session; that starts the companion again (or run `offrun companion start`).";
-
-/** The pid of the running companion of this OFFRUN_HOME, or undefined when none runs (its pid file names no live process). */
-export async function runningCompanionPid(): Promise<number | undefined> {
-  const text = await fs.readFile(userPaths().pidFile, "utf8").catch(() => "");
-  const pid = Number.parseInt(text.trim(), 10);
-  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
-}
+  "Interrupted: the companion is not running (it stopped during this turn). Start it (Start Companion in Raycast, or `offrun companion start`), then send a message to continue the same session.";
 
 /** The record as a face shows it: a turn left without a companion is interrupted (failed, with the reason). */
 export function asSeen(record: AgentRecord, companionRunning: boolean): AgentRecord {
@@ -34,3 +25,5 @@ export async function listAgentsAsSeen(root: string, companionRunning?: boolean)
   const running = companionRunning ?? (await runningCompanionPid()) !== undefined;
   return { ...listing, agents: listing.agents.map((record) => asSeen(record, running)) };
 }
+
+export { runningCompanionPid } from "../foundation/pids.js";

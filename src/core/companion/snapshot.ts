@@ -89,18 +89,41 @@ export type Snapshot = z.infer<typeof snapshotSchema>;
  * companion). One read and one parse: this is the faces' first paint.
  */
 export async function readSnapshot(file = userPaths().state): Promise<Snapshot | undefined> {
+  return (await readSnapshotExplained(file)).snapshot;
+}
+
+/** The snapshot, or why it cannot be used, as one line with what fixes it (absent: none written yet). */
+export async function readSnapshotExplained(
+  file = userPaths().state,
+): Promise<{ snapshot?: Snapshot; problem?: string }> {
   let raw: string;
   try {
     raw = await fs.readFile(file, "utf8");
   } catch {
-    return undefined;
+    return {};
   }
+  let value: unknown;
   try {
-    const parsed = snapshotSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
+    value = JSON.parse(raw);
+  } catch (error) {
+    return {
+      problem: `${file} is damaged (${(error as Error).message}). Restart the companion (offrun companion stop, then start): it writes the file again.`,
+    };
   }
+  const version = (value as { version?: unknown } | null)?.version;
+  if (typeof version === "number" && version > 1) {
+    return {
+      problem: `${file} was written by a newer Offrun companion (format ${version}). Update the Offrun extension, or run the companion of this version.`,
+    };
+  }
+  const parsed = snapshotSchema.safeParse(value);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    return {
+      problem: `${file} is not a snapshot this extension can read (${first ? `${first.path.join(".") || "(whole file)"}: ${first.message}` : "invalid"}). Restart the companion: it writes the file again.`,
+    };
+  }
+  return { snapshot: parsed.data };
 }
 
 /** How many agents are in each status. */

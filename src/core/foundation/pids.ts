@@ -1,4 +1,6 @@
 import fs from "node:fs";
+import fsp from "node:fs/promises";
+import { userPaths } from "./paths.js";
 
 /** Process ids and groups, without execa: the faces use these and must start fast. */
 
@@ -36,4 +38,11 @@ function isZombie(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The pid of the running companion of this OFFRUN_HOME, or undefined when none runs (its pid file names no live process). */
+export async function runningCompanionPid(): Promise<number | undefined> {
+  const text = await fsp.readFile(userPaths().pidFile, "utf8").catch(() => "");
+  const pid = Number.parseInt(text.trim(), 10);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
 }
