@@ -43,3 +43,12 @@ test("piped: stdin reaches the wrapped command and its answer comes back", async
   expect(line).toBe("yes:ping");
   expect(await child.exited).toSucceed();
 });
+
+// Found by Start Companion's login shell: a profile's `sleep` kept stdout open after the shell was
+// killed at its timeout, and the run waited for it to end (30 s for a 1 s budget).
+test("run: the timeout ends what the command left behind too, not only the command", async () => {
+  const started = Date.now();
+  const result = await localRunner.run({ file: "sh", args: ["-c", "sleep 30 & echo started"] }, { timeoutMs: 500 });
+  expect(result.stdout).toBe("started\n");
+  expect(Date.now() - started).toBeLessThan(10_000);
+});

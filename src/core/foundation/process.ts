@@ -36,18 +36,32 @@ export interface RunResult {
 
 /** Runs a short command to completion; never throws for a non-zero exit, only for a missing binary. */
 export async function runCommand(command: Command, options: RunOptions = {}): Promise<RunResult> {
-  const result = await execa(command.file, command.args, {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const child = execa(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
     extendEnv: command.env === undefined,
     stdin: options.input === undefined ? "ignore" : "pipe",
     input: options.input,
-    timeout: options.timeoutMs ?? 60_000,
+    timeout: timeoutMs,
     cancelSignal: options.signal,
     forceKillAfterDelay: FORCE_KILL_AFTER_MS,
     maxBuffer: options.maxBuffer ?? 10_000_000,
     reject: false,
     stripFinalNewline: false,
+    // Its own process group: a child it left behind (a profile's `sleep`, a CLI's helper) keeps
+    // stdout open, and killing only the command would leave this waiting past its timeout.
+    detached: true,
+  });
+  const endGroup = () => {
+    signalGroup(child.pid, "SIGTERM");
+    setTimeout(() => signalGroup(child.pid, "SIGKILL"), FORCE_KILL_AFTER_MS).unref();
+  };
+  const timer = setTimeout(endGroup, timeoutMs);
+  options.signal?.addEventListener("abort", endGroup, { once: true });
+  const result = await child.finally(() => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", endGroup);
   });
   if (result.failed && !result.timedOut && result.exitCode === undefined && result.code === "ENOENT") {
     throw new OffrunError("not_installed", `${command.file} was not found.`, { cause: result });

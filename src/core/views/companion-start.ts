@@ -42,7 +42,7 @@ export async function loginEnvironment(
     { file: shell, args: ["-ilc", 'exec "$0" -e "$1"', nodePath, script], env },
     { timeoutMs },
   ).catch(() => undefined);
-  if (!result || result.exitCode !== 0) return undefined;
+  if (!result || result.timedOut || result.exitCode !== 0) return undefined;
   // An interactive profile may print a banner around what we asked for.
   const parts = result.stdout.split(MARK);
   if (parts.length < 3) return undefined;
