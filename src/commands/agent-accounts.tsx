@@ -16,7 +16,7 @@ import {
 } from "@raycast/api";
 import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
 import { addAccount, removeAccount, setDefaultAccount } from "../core/logins/accounts.js";
-import { renameLogin } from "../core/logins/rename.js";
+import { withCompanion } from "./lib/companion.js";
 import type { Account } from "../core/foundation/account-model.js";
 import {
   loadAccountsView,
@@ -135,12 +135,10 @@ function RenameLoginForm({ account, onRenamed }: { account: Account; onRenamed: 
     validation: { label: FormValidation.Required },
     onSubmit: async ({ label }) => {
       try {
-        const result = await renameLogin({
-          harness: account.harness,
-          label: account.label,
-          to: label.trim(),
-          processEnv: faceEnv(),
-        });
+        // Through the companion: it renames while no turn on this login can start.
+        const result = await withCompanion((client) =>
+          client.call("login.rename", { harness: account.harness, label: account.label, to: label.trim() }),
+        );
         await showToast({
           style: Toast.Style.Success,
           title: `Renamed to ${result.account.label}`,

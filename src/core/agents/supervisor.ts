@@ -119,6 +119,12 @@ export class Supervisor {
     });
   }
 
+  /** whileIdle for several agents at once (in one order, so two callers cannot deadlock). */
+  async whileAllIdle<T>(agents: { project: string; name: string }[], task: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = [...agents].sort((a, b) => key(a.project, a.name).localeCompare(key(b.project, b.name)));
+    return first ? this.whileIdle(first.project, first.name, () => this.whileAllIdle(rest, task)) : task();
+  }
+
   private async sendNow(root: string, name: string, prompt: string): Promise<Started> {
     const record = await readAgent(root, name);
     await this.turns.closed(root, name);

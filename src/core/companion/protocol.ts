@@ -62,6 +62,8 @@ export const methods = {
     requestFixes: z.boolean().optional(),
     wait: z.boolean().optional(),
   }),
+  /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
+  "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   shutdown: z.object({}).optional(),
 } as const;
 export type MethodName = keyof typeof methods;
@@ -123,6 +125,10 @@ export const replies = {
   "agent.answer": decidedSchema,
   /** Finished with `wait`, else started. */
   "agent.review": z.union([reviewFinishedSchema, reviewStartedSchema]),
+  "login.rename": z.object({
+    account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
+    agents: z.array(z.string()),
+  }),
   shutdown: z.object({ ok: z.boolean() }),
 } as const satisfies Record<MethodName, z.ZodType>;
 export type Reply<M extends MethodName> = z.output<(typeof replies)[M]>;

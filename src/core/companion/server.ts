@@ -11,6 +11,7 @@ import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./p
 import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
+import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 
 export interface CompanionServer {
   close(): Promise<void>;
@@ -60,6 +61,12 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.handoff": (p) => options.supervisor.handoff(p),
       // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
+      // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile.
+      "login.rename": async (p) =>
+        options.supervisor.whileAllIdle(
+          (await agentsOnLogin(p.harness, p.label)).map((r) => ({ project: r.project, name: r.name })),
+          () => renameLogin(p),
+        ),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>

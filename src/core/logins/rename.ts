@@ -20,12 +20,9 @@ export async function renameLogin(request: {
   to: string;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<{ account: Account; agents: string[] }> {
-  const onLogin: AgentRecord[] = [];
-  for (const root of await knownProjects()) {
-    for (const record of await listAgents(root).catch(() => [])) {
-      if (record.harness === request.harness && record.account === request.label) onLogin.push(record);
-    }
-  }
+  // Read now, not before: in the companion this runs under the turn locks of these agents
+  // (Supervisor.whileAllIdle), so the records are the ones the turns left.
+  const onLogin = await agentsOnLogin(request.harness, request.label);
   const busy = onLogin.filter((r) => r.status === "working" || r.status === "needs-you");
   if (busy.length > 0) {
     throw new OffrunError(
@@ -39,4 +36,15 @@ export async function renameLogin(request: {
   await renameLedgerEntry(request.harness, request.label, account.label);
   await moveSignIn(request.harness, request.label, account.label);
   return { account, agents: onLogin.map((r) => r.name) };
+}
+
+/** The records of every agent, in every known project, that runs on this login. */
+export async function agentsOnLogin(harness: string, label: string): Promise<AgentRecord[]> {
+  const onLogin: AgentRecord[] = [];
+  for (const root of await knownProjects()) {
+    for (const record of await listAgents(root).catch(() => [])) {
+      if (record.harness === harness && record.account === label) onLogin.push(record);
+    }
+  }
+  return onLogin;
 }
