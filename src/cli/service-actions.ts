@@ -10,6 +10,7 @@ import {
   type ServicePlatform,
   type ServiceResult,
 } from "../core/companion/service.js";
+import { CompanionClient } from "../core/companion/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
@@ -52,13 +53,36 @@ export async function install(options: GlobalOptions & { print?: boolean }): Pro
     return output(options, { platform: target, file, content }, () => `# ${file}\n${content.trimEnd()}`);
   }
   const result = await installService({ platform: target, options: service, env: process.env });
-  output(options, result, () =>
+  // A companion started before the service (by a face or `companion start`) holds the socket: it
+  // ends once its running turns have, and the service's companion, waiting for the socket, adopts
+  // its agents. Only once the service manager runs the service, or nothing would take over.
+  const handover = result.managed ? await handOverToService() : undefined;
+  output(options, { ...result, ...(handover ? { handover } : {}) }, () =>
     [
       `Wrote ${result.file}: the companion starts at login and restarts if it crashes.`,
       `  log: ${service.logPath}`,
       ...managerText(result, "Loaded it: the companion runs now."),
+      ...(handover
+        ? [
+            `The companion that was running (pid ${handover.pid}) hands its agents over to the service${handover.running > 0 ? ` once its ${handover.running} running turn(s) end` : ""}.`,
+          ]
+        : []),
     ].join("\n"),
   );
+}
+
+/** Asks a running companion that is not the service's to hand over; undefined when there is none. */
+async function handOverToService(): Promise<{ pid: number; running: number } | undefined> {
+  const client = await CompanionClient.connect().catch(() => undefined);
+  if (!client) return undefined;
+  try {
+    const info = await client.ping();
+    if (info.service) return undefined;
+    const { running } = await client.call("companion.handover", {});
+    return { pid: info.pid, running };
+  } finally {
+    client.close();
+  }
 }
 
 export async function uninstall(options: GlobalOptions): Promise<void> {

@@ -139,11 +139,7 @@ export default function AgentQuota() {
           shortcut={Keyboard.Shortcut.Common.Refresh}
           onAction={revalidate}
         />
-        <MenuBarExtra.Item
-          title="Preferences…"
-          icon={Icon.Gear}
-          onAction={() => void openExtensionPreferences()}
-        />
+        <MenuBarExtra.Item title="Preferences…" icon={Icon.Gear} onAction={() => void openExtensionPreferences()} />
       </MenuBarExtra.Section>
     </MenuBarExtra>
   );

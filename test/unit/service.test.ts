@@ -153,7 +153,12 @@ test("the launchd plist is a well-formed plist with the arguments, PATH, KeepAli
   const plist = readPlist(xml);
   expect(plist.Label).toBe("dev.offrun.companion");
   expect(plist.ProgramArguments).toEqual([options.nodePath, options.binPath, "companion", "run"]);
-  expect(plist.EnvironmentVariables).toEqual({ PATH: options.pathEnv, OFFRUN_HOME: options.offrunHome });
+  // OFFRUN_COMPANION_SERVICE marks the service's companion: `companion install` hands over to it.
+  expect(plist.EnvironmentVariables).toEqual({
+    PATH: options.pathEnv,
+    OFFRUN_COMPANION_SERVICE: "1",
+    OFFRUN_HOME: options.offrunHome,
+  });
   expect(plist.RunAtLoad).toBe(true);
   expect(plist.KeepAlive).toEqual({ SuccessfulExit: false });
   expect(plist.ThrottleInterval).toBeGreaterThan(0);
@@ -171,7 +176,10 @@ test("the plist leaves OFFRUN_HOME out when the shell did not set it", () => {
   });
   expect(options.pathEnv).toBe("/opt/node/bin:/usr/bin");
   expect(options.logPath).toBe(path.join(env.HOME!, ".offrun", "companion-service.log"));
-  expect(readPlist(launchdPlist(options)).EnvironmentVariables).toEqual({ PATH: "/opt/node/bin:/usr/bin" });
+  expect(readPlist(launchdPlist(options)).EnvironmentVariables).toEqual({
+    PATH: "/opt/node/bin:/usr/bin",
+    OFFRUN_COMPANION_SERVICE: "1",
+  });
 });
 
 test("the systemd unit has its sections, quoted arguments, restart policy and logs", () => {
@@ -185,6 +193,7 @@ test("the systemd unit has its sections, quoted arguments, restart policy and lo
   );
   expect(unit.Service!.filter(([key]) => key === "Environment").map(([, value]) => value)).toEqual([
     quote(`PATH=${options.pathEnv}`),
+    quote("OFFRUN_COMPANION_SERVICE=1"),
     quote(`OFFRUN_HOME=${options.offrunHome}`),
   ]);
   expect(service.Restart).toBe("on-failure");

@@ -64,6 +64,8 @@ export const methods = {
   }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
+  /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
+  "companion.handover": z.object({}).optional(),
   shutdown: z.object({}).optional(),
 } as const;
 export type MethodName = keyof typeof methods;
@@ -75,6 +77,8 @@ export const pingResultSchema = z.object({
   version: z.string(),
   startedAt: z.string(),
   running: z.number(),
+  /** Started by the login service (launchd or systemd), not by a face or `companion start`. */
+  service: z.boolean().optional(),
 });
 export type PingResult = z.infer<typeof pingResultSchema>;
 
@@ -129,6 +133,7 @@ export const replies = {
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),
   }),
+  "companion.handover": z.object({ running: z.number() }),
   shutdown: z.object({ ok: z.boolean() }),
 } as const satisfies Record<MethodName, z.ZodType>;
 export type Reply<M extends MethodName> = z.output<(typeof replies)[M]>;

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
-import { describeError } from "../foundation/errors.js";
+import { describeError, isOffrunError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
@@ -12,7 +12,7 @@ import { followHookInbox } from "../notify/hook-inbox.js";
 import { SessionFolders } from "../foundation/session-folders.js";
 import { writeSnapshots } from "./snapshot-writer.js";
 import { watchSignIns } from "../logins/sign-in-watch.js";
-import { serveCompanion } from "./server.js";
+import { isServiceInstance, serveCompanion } from "./server.js";
 
 /**
  * The companion's main loop: recover agents left working by a companion that died, serve the
@@ -45,7 +45,10 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   // an agent being set up by this companion is never mistaken for an orphan of the last one.
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const server = await serveCompanion({ supervisor, version: options.version, log, ready, runner });
+  const server = await serveWhenFree(
+    () => serveCompanion({ supervisor, version: options.version, log, ready, runner }),
+    log,
+  );
   log(`companion ${options.version} listening on ${paths.socket}`);
   const recovered = await supervisor.recover();
   for (const agent of recovered)
@@ -91,4 +94,27 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   await snapshots.close();
   await server.close();
   log("stopped");
+}
+
+/**
+ * The login service's companion, started while another one runs (one a face or `companion start`
+ * began before the service was installed), waits for that one to hand over instead of exiting:
+ * exiting would only have the service manager start it again every few seconds. Any other
+ * companion refuses to run twice.
+ */
+async function serveWhenFree<T>(serve: () => Promise<T>, log: (line: string) => void): Promise<T> {
+  let said = false;
+  for (;;) {
+    try {
+      return await serve();
+    } catch (error) {
+      if (!isServiceInstance() || !isOffrunError(error, "conflict")) throw error;
+      if (!said)
+        log(
+          "another companion is running: waiting for it to hand over its agents (offrun companion install asks it to)",
+        );
+      said = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }

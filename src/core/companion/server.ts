@@ -41,6 +41,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
   const startedAt = new Date().toISOString();
   const connections = new Set<rpc.MessageConnection>();
   let requestShutdown: () => void = () => undefined;
+  let handover: NodeJS.Timeout | undefined;
   const shutdownRequested = new Promise<void>((resolve) => (requestShutdown = resolve));
 
   const server = net.createServer((socket) => {
@@ -55,6 +56,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         version: options.version,
         startedAt,
         running: options.supervisor.runningCount(),
+        service: isServiceInstance(),
       }),
       "agent.start": (p) => options.supervisor.start(p),
       "agent.send": (p) => options.supervisor.send(p.project, p.name, p.prompt),
@@ -85,6 +87,17 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         if (wait) return done;
         done.catch((error: unknown) => options.log(`review of ${request.name} failed: ${describeError(error)}`));
         return { reviewer: prepared.reviewer, warnings: prepared.warnings };
+      },
+      "companion.handover": async () => {
+        if (!handover) {
+          options.log("handing over to the login service: stopping once no turn runs");
+          handover = setInterval(() => {
+            if (options.supervisor.runningCount() > 0) return;
+            clearInterval(handover);
+            requestShutdown();
+          }, HANDOVER_POLL_MS);
+        }
+        return { running: options.supervisor.runningCount() };
       },
       shutdown: async () => {
         setImmediate(requestShutdown);
@@ -145,12 +158,20 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
   await fs.writeFile(paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
 
   const close = async () => {
+    clearInterval(handover);
     server.close();
     for (const connection of connections) connection.dispose();
     await fs.rm(paths.socket, { force: true });
     await fs.rm(paths.pidFile, { force: true });
   };
   return { close, closed: shutdownRequested };
+}
+
+const HANDOVER_POLL_MS = 500;
+
+/** This companion was started by the login service (its definition sets OFFRUN_COMPANION_SERVICE). */
+export function isServiceInstance(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.OFFRUN_COMPANION_SERVICE === "1";
 }
 
 /** A socket file left by a companion that died: remove it unless something answers on it. */

@@ -67,7 +67,11 @@ function programArguments(options: ServiceOptions): string[] {
 }
 
 function environment(options: ServiceOptions): [string, string][] {
-  const env: [string, string][] = [["PATH", options.pathEnv]];
+  // Marks the service's companion: `companion install` asks any other one to hand over to it.
+  const env: [string, string][] = [
+    ["PATH", options.pathEnv],
+    ["OFFRUN_COMPANION_SERVICE", "1"],
+  ];
   if (options.offrunHome) env.push(["OFFRUN_HOME", options.offrunHome]);
   return env;
 }
