@@ -163,11 +163,38 @@ export enum LaunchType {
   Background = "background",
 }
 
+type KeyShortcut = { modifiers: string[]; key: string };
+const both = (macOS: KeyShortcut, windows: KeyShortcut) => ({ macOS, windows });
+
+/**
+ * Raycast's common shortcuts, as its Keyboard reference lists them (developers.raycast.com/api-reference/keyboard,
+ * "Keyboard.Shortcut.Common"): one for each platform. Real values, so a test that two actions of a panel share
+ * none, or that a destructive action uses Remove (⌃X), checks what Raycast would bind.
+ */
 export const Keyboard = {
   Shortcut: {
-    Common: new Proxy({} as Record<string, { modifiers: string[]; key: string }>, {
-      get: (_target, name) => ({ modifiers: ["cmd"], key: String(name) }),
-    }),
+    Common: {
+      Copy: both({ modifiers: ["cmd", "shift"], key: "c" }, { modifiers: ["ctrl", "shift"], key: "c" }),
+      CopyDeeplink: both({ modifiers: ["cmd", "shift"], key: "c" }, { modifiers: ["ctrl", "shift"], key: "c" }),
+      CopyName: both({ modifiers: ["cmd", "shift"], key: "." }, { modifiers: ["ctrl", "alt"], key: "c" }),
+      CopyPath: both({ modifiers: ["cmd", "shift"], key: "," }, { modifiers: ["alt", "shift"], key: "c" }),
+      Save: both({ modifiers: ["cmd"], key: "s" }, { modifiers: ["ctrl"], key: "s" }),
+      Duplicate: both({ modifiers: ["cmd"], key: "d" }, { modifiers: ["ctrl", "shift"], key: "s" }),
+      Edit: both({ modifiers: ["cmd"], key: "e" }, { modifiers: ["ctrl"], key: "e" }),
+      MoveDown: both(
+        { modifiers: ["cmd", "shift"], key: "arrowDown" },
+        { modifiers: ["ctrl", "shift"], key: "arrowDown" },
+      ),
+      MoveUp: both({ modifiers: ["cmd", "shift"], key: "arrowUp" }, { modifiers: ["ctrl", "shift"], key: "arrowUp" }),
+      New: both({ modifiers: ["cmd"], key: "n" }, { modifiers: ["ctrl"], key: "n" }),
+      Open: both({ modifiers: ["cmd"], key: "o" }, { modifiers: ["ctrl"], key: "o" }),
+      OpenWith: both({ modifiers: ["cmd", "shift"], key: "o" }, { modifiers: ["ctrl", "shift"], key: "o" }),
+      Pin: both({ modifiers: ["cmd", "shift"], key: "p" }, { modifiers: ["ctrl"], key: "." }),
+      Refresh: both({ modifiers: ["cmd"], key: "r" }, { modifiers: ["ctrl"], key: "r" }),
+      Remove: both({ modifiers: ["ctrl"], key: "x" }, { modifiers: ["ctrl"], key: "d" }),
+      RemoveAll: both({ modifiers: ["ctrl", "shift"], key: "x" }, { modifiers: ["ctrl", "shift"], key: "d" }),
+      ToggleQuickLook: both({ modifiers: ["cmd"], key: "y" }, { modifiers: ["ctrl"], key: "y" }),
+    },
   },
 };
 
