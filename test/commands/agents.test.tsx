@@ -68,6 +68,11 @@ test("agents in each status, needs-you first, with login quota and the conversat
   const accessories = items[0]!.props.accessories as { text?: string }[];
   expect(accessories.map((a) => a.text)).toContain("claude · default 100%");
 
+  // The first row is selected, as Raycast selects it: its pending approval offers its answers.
+  await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "a-needs-you"), "Approve"));
+  expect(screen.action(screen.byTitle("List.Item", "a-needs-you"), "Always Allow Bash(npm install *)")).toBeDefined();
+
+  await screen.select(screen.byTitle("List.Item", "upload"));
   await screen.waitFor(() => {
     const detail = screen.find("List.Item.Detail", undefined, screen.byTitle("List.Item", "upload").slots.detail);
     expect(String(detail.props.markdown)).toContain("fix the flaky upload test");
@@ -86,8 +91,6 @@ test("agents in each status, needs-you first, with login quota and the conversat
     ]),
   );
 
-  await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "a-needs-you"), "Approve"));
-  expect(screen.action(screen.byTitle("List.Item", "a-needs-you"), "Always Allow Bash(npm install *)")).toBeDefined();
   await screen.press(screen.action(upload, "Copy Branch"));
   expect(runtime.clipboard).toEqual([real.branch]);
   screen.unmount();

@@ -158,6 +158,13 @@ export class Screen {
     return found;
   }
 
+  /** Moves the list's selection to `item`, as the arrow keys do: Raycast calls onSelectionChange with its id. */
+  async select(item: UiNode): Promise<void> {
+    const list = this.find("List", (n) => typeof n.props.onSelectionChange === "function");
+    (list.props.onSelectionChange as (id: string | null) => void)(String(item.props.id));
+    await this.settle(20);
+  }
+
   /** Does what pressing the action does in Raycast. */
   async press(action: UiNode): Promise<void> {
     const props = action.props;

@@ -23,21 +23,29 @@ export interface WorktreeDiff {
  * work. Untracked files are staged into a throwaway copy of the index, so the worktree's own
  * index (what the agent or user staged) is never touched.
  */
-export async function diffWorktree(request: { worktree: string; baseCommit: string }): Promise<WorktreeDiff> {
-  const { worktree, baseCommit } = request;
-  const indexPath = (await git(worktree, ["rev-parse", "--path-format=absolute", "--git-path", "index"])).stdout.trim();
+export async function diffWorktree(request: {
+  worktree: string;
+  baseCommit: string;
+  signal?: AbortSignal;
+}): Promise<WorktreeDiff> {
+  const { worktree, baseCommit, signal } = request;
+  signal?.throwIfAborted();
+  const indexPath = (
+    await git(worktree, ["rev-parse", "--path-format=absolute", "--git-path", "index"], { signal })
+  ).stdout.trim();
   const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-diff-"));
   const tmpIndex = path.join(tmpDir, "index");
   try {
     // A copy of the real index keeps git's stat cache, so unchanged files are not re-hashed.
     await fs.copyFile(indexPath, tmpIndex).catch(() => undefined);
     const env = { GIT_INDEX_FILE: tmpIndex };
-    await git(worktree, ["add", "-A", "--", "."], { env });
+    await git(worktree, ["add", "-A", "--", "."], { env, signal });
     const common = ["diff", "--cached", "-M", "--no-ext-diff", "--no-textconv", "--no-color"];
-    const nameStatus = await git(worktree, [...common, "--name-status", "-z", baseCommit, "--"], { env });
-    const numstat = await git(worktree, [...common, "--numstat", "-z", baseCommit, "--"], { env });
+    const nameStatus = await git(worktree, [...common, "--name-status", "-z", baseCommit, "--"], { env, signal });
+    const numstat = await git(worktree, [...common, "--numstat", "-z", baseCommit, "--"], { env, signal });
     const patch = await git(worktree, [...common, "--src-prefix=a/", "--dst-prefix=b/", baseCommit, "--"], {
       env,
+      signal,
       maxBuffer: 100_000_000,
     });
     return { files: parseChanges(nameStatus.stdout, numstat.stdout), patch: patch.stdout };

@@ -11,6 +11,8 @@ export interface GitOptions {
   okExitCodes?: number[];
   timeoutMs?: number;
   maxBuffer?: number;
+  /** Ends git when a view no longer needs the answer (the Agents view's next poll, a closed view). */
+  signal?: AbortSignal;
 }
 
 // Set by git for hooks; inherited (e.g. tests run from a pre-commit hook) they would point
@@ -29,8 +31,10 @@ export async function git(cwd: string, args: string[], options: GitOptions = {})
   const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env });
   const result = await runCommand(
     { file: "git", args, cwd, env },
-    { timeoutMs: options.timeoutMs ?? 120_000, maxBuffer: options.maxBuffer },
+    { timeoutMs: options.timeoutMs ?? 120_000, maxBuffer: options.maxBuffer, signal: options.signal },
   );
+  // A cancelled git says why it failed as an AbortError, not as git's own words about a killed process.
+  options.signal?.throwIfAborted();
   const ok =
     result.exitCode === 0 || (result.exitCode !== undefined && (options.okExitCodes ?? []).includes(result.exitCode));
   if (!ok) {

@@ -5,15 +5,27 @@ import { asSeen, runningCompanionPid } from "../agents/orphans.js";
 import { diffWorktree } from "../git/diff.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
 
-/** Reads one agent's record, conversation and diff for the Agents view's detail. */
-export async function loadAgentDetail(project: string, name: string): Promise<AgentDetailData> {
+/**
+ * Reads one agent's record, conversation and diff for the Agents view's detail. The diff runs git
+ * several times, so the view asks for the selected agent only, and `signal` ends a read it no
+ * longer needs (the next poll, another selection, the view closed).
+ */
+export async function loadAgentDetail(
+  project: string,
+  name: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<AgentDetailData> {
+  const { signal } = options;
   const record = asSeen(await readAgent(project, name), (await runningCompanionPid()) !== undefined);
   const chat = await readChat(project, name);
+  signal?.throwIfAborted();
   const hasWorktree = await fs.stat(record.worktree).then(
     (s) => s.isDirectory(),
     () => false,
   );
-  const diff = hasWorktree ? await diffWorktree({ worktree: record.worktree, baseCommit: record.base }) : undefined;
+  const diff = hasWorktree
+    ? await diffWorktree({ worktree: record.worktree, baseCommit: record.base, signal })
+    : undefined;
   return {
     record,
     markdown: conversationMarkdown(record, chat.entries),

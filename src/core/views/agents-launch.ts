@@ -31,3 +31,19 @@ export function launchSelection(overview: AgentsOverview | undefined, context: u
   }
   return undefined;
 }
+
+/**
+ * The item whose detail (conversation, diff) the Agents view loads: the one Raycast last reported
+ * selected while it is still listed, else the deeplink's, else the first, as Raycast selects it.
+ * `null` is Raycast's word for "nothing selected" (the search filtered every item out).
+ */
+export function selectedAgentId(
+  ids: readonly string[],
+  reported: string | null | undefined,
+  launched: string | undefined,
+): string | undefined {
+  if (reported === null) return undefined;
+  if (reported !== undefined && ids.includes(reported)) return reported;
+  if (launched !== undefined && ids.includes(launched)) return launched;
+  return ids[0];
+}

@@ -177,17 +177,24 @@ export async function readChatTail(root: string, agent: string, bytes: number): 
   }
 }
 
-/** Reads every known project's agents, the logins' cached quota and each agent's context use. */
+/**
+ * Reads every known project's agents, the logins' cached quota and each agent's context use.
+ * `signal` stops between reads once the answer is not wanted (the Agents view polls every 3 s).
+ */
 export async function loadAgentsOverview(
-  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[] } = {},
+  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[]; signal?: AbortSignal } = {},
 ): Promise<AgentsOverview> {
+  const { signal } = options;
   const env = options.env ?? process.env;
   const roots = options.projects ?? (await knownProjects());
+  signal?.throwIfAborted();
   const running = (await runningCompanionPid()) !== undefined;
   const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
+  signal?.throwIfAborted();
   const records = projects.flatMap((p) => p.agents);
   const now = options.now ?? Date.now();
   const accounts = await listAccounts(undefined, env);
+  signal?.throwIfAborted();
   const used = new Set(records.map((r) => `${r.harness}/${r.account}`));
   const quotas = await Promise.all(
     accounts.filter((a) => used.has(accountKey(a))).map((a) => cachedAccountQuota(a, new Date(now))),

@@ -1,0 +1,174 @@
+import { Action, ActionPanel, Icon, Keyboard } from "@raycast/api";
+import { useCachedPromise } from "@raycast/utils";
+import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
+import type { AgentRow } from "../../core/views/agents-overview.js";
+import { loadStartOptions } from "../../core/views/start-options.js";
+import { faceEnv, preferences } from "../lib/preferences.js";
+import { reviewAgentWithProgress } from "../lib/review.js";
+import { ChangedFiles, DiffView } from "./agent-detail.js";
+import * as ops from "./companion-calls.js";
+import { MessageForm } from "./message-form.js";
+
+/**
+ * The actions of one row of the Agents list. `detail` is the selected agent's loaded detail (pending
+ * approvals, diff, changed files): Raycast shows only the selected row's actions, so the other rows
+ * get none of it and never run git for it.
+ */
+export function AgentActions({
+  row,
+  detail,
+  reload,
+}: {
+  row: AgentRow;
+  detail: AgentDetailData | undefined;
+  reload: () => void;
+}) {
+  const { record } = row;
+  const others = useCachedPromise(() => loadStartOptions({ project: record.project, env: faceEnv() }), [], {
+    execute: false,
+  });
+  const after = (done: Promise<unknown>) => void done.then(reload);
+  const prefs = preferences();
+  const first = detail?.pending[0];
+  const requestId = first && "id" in first ? first.id : undefined;
+  const harness = others.data?.harnesses.find((h) => h.id === record.harness);
+  return (
+    <ActionPanel>
+      <ActionPanel.Section>
+        {first?.type === "approval_request" ? (
+          <>
+            <Action title="Approve" icon={Icon.Check} onAction={() => after(ops.approve(record, requestId, {}))} />
+            <Action
+              title="Deny"
+              icon={Icon.XMarkCircle}
+              onAction={() => after(ops.approve(record, requestId, { deny: true }))}
+            />
+            {first.alwaysKey ? (
+              <Action
+                title={`Always Allow ${first.alwaysKey}`}
+                icon={Icon.CheckCircle}
+                onAction={() => after(ops.approve(record, requestId, { always: true }))}
+              />
+            ) : null}
+          </>
+        ) : null}
+        {first?.type === "question" ? (
+          <Action.Push
+            title="Answer"
+            icon={Icon.SpeechBubble}
+            target={
+              <MessageForm
+                record={record}
+                title={`Answer ${record.name}`}
+                submitTitle="Send Answer"
+                onSend={(text) => ops.answer(record, requestId, text)}
+              />
+            }
+          />
+        ) : null}
+        <Action.Push
+          title="Send Message"
+          icon={Icon.Envelope}
+          target={
+            <MessageForm
+              record={record}
+              title={`Message ${record.name}`}
+              submitTitle="Send"
+              withDraft
+              onSend={(text) => ops.sendMessage(record, text)}
+            />
+          }
+        />
+        <Action.Push
+          title="Show Diff"
+          icon={Icon.Document}
+          shortcut={{ modifiers: ["cmd"], key: "d" }}
+          target={<DiffView record={record} markdown={detail?.diffMarkdown ?? ""} />}
+        />
+        <Action.Push
+          title="Show Changed Files"
+          icon={Icon.List}
+          target={<ChangedFiles record={record} files={detail?.files ?? []} />}
+        />
+      </ActionPanel.Section>
+      <ActionPanel.Section>
+        <Action
+          title="Review Changes"
+          icon={Icon.MagnifyingGlass}
+          onAction={() => after(reviewAgentWithProgress(record, false))}
+        />
+        <Action
+          title="Review and Request Fixes"
+          icon={Icon.Pencil}
+          onAction={() => after(reviewAgentWithProgress(record, true))}
+        />
+        <ActionPanel.Submenu title="Switch Login" icon={Icon.Person} onOpen={() => others.revalidate()}>
+          {(harness?.logins ?? [])
+            .filter((login) => login.label !== record.account)
+            .map((login) => (
+              <Action
+                key={login.label}
+                title={login.title}
+                onAction={() => after(ops.switchLogin(record, login.label))}
+              />
+            ))}
+        </ActionPanel.Submenu>
+        <ActionPanel.Submenu title="Hand off to Another CLI" icon={Icon.ArrowRight} onOpen={() => others.revalidate()}>
+          {(others.data?.harnesses ?? [])
+            .filter((h) => h.id !== record.harness && h.installed)
+            .map((h) => (
+              <Action key={h.id} title={h.name} onAction={() => after(ops.handOff(record, h.id))} />
+            ))}
+        </ActionPanel.Submenu>
+      </ActionPanel.Section>
+      <ActionPanel.Section>
+        <Action.Open
+          title="Open in Editor"
+          icon={Icon.Code}
+          target={record.worktree}
+          application={prefs.editor}
+          shortcut={Keyboard.Shortcut.Common.Edit}
+        />
+        <Action.Open
+          title="Open in Terminal"
+          icon={Icon.Terminal}
+          target={record.worktree}
+          application={prefs.terminal ?? "Terminal"}
+          shortcut={{ modifiers: ["cmd"], key: "t" }}
+        />
+        <Action.ShowInFinder path={record.worktree} />
+        <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
+        <Action.CopyToClipboard title="Copy Branch" content={record.branch} shortcut={Keyboard.Shortcut.Common.Copy} />
+      </ActionPanel.Section>
+      <ActionPanel.Section>
+        <Action
+          title="Merge"
+          icon={Icon.Checkmark}
+          shortcut={{ modifiers: ["cmd", "shift"], key: "m" }}
+          onAction={() => after(ops.merge(record))}
+        />
+        {record.status === "working" || record.status === "needs-you" ? (
+          <Action
+            title="Stop"
+            icon={Icon.Stop}
+            shortcut={Keyboard.Shortcut.Common.Pin}
+            onAction={() => after(ops.stop(record))}
+          />
+        ) : null}
+        <Action
+          title="Discard"
+          icon={Icon.Trash}
+          style={Action.Style.Destructive}
+          shortcut={{ modifiers: ["ctrl"], key: "x" }}
+          onAction={() => after(ops.discard(record))}
+        />
+        <Action
+          title="Refresh"
+          icon={Icon.ArrowClockwise}
+          shortcut={Keyboard.Shortcut.Common.Refresh}
+          onAction={reload}
+        />
+      </ActionPanel.Section>
+    </ActionPanel>
+  );
+}
