@@ -160,7 +160,12 @@ function RenameLoginForm({ account, onRenamed }: { account: Account; onRenamed: 
         </ActionPanel>
       }
     >
-      <Form.TextField {...itemProps.label} title="Label" info="Lowercase letters, digits, '-' and '_'" />
+      <Form.TextField
+        {...itemProps.label}
+        title="Label"
+        placeholder={account.label}
+        info="Lowercase letters, digits, '-' and '_'"
+      />
       <Form.Description title="" text={`The home stays ${account.home}, with its sign-in.`} />
     </Form>
   );
@@ -241,7 +246,7 @@ function LoginItem({
               title="Remove Login"
               icon={Icon.Trash}
               style={Action.Style.Destructive}
-              shortcut={{ modifiers: ["ctrl"], key: "x" }}
+              shortcut={Keyboard.Shortcut.Common.Remove}
               onAction={async () => {
                 const confirmed = await confirmAlert({
                   title: `Remove login ${account.label}?`,

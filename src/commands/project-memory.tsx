@@ -1,4 +1,4 @@
-import { Action, ActionPanel, Alert, Icon, List, Toast, confirmAlert, showToast } from "@raycast/api";
+import { Action, ActionPanel, Alert, Icon, Keyboard, List, Toast, confirmAlert, showToast } from "@raycast/api";
 import { useCachedPromise, useCachedState } from "@raycast/utils";
 import { revertMemoryChange } from "../core/memory/history.js";
 import { knownProjects } from "../core/foundation/project.js";
@@ -21,6 +21,7 @@ export default function ProjectMemory() {
     <List
       isLoading={projects.isLoading || view.isLoading}
       isShowingDetail
+      searchBarPlaceholder="Filter memory files and changes"
       searchBarAccessory={
         <List.Dropdown tooltip="Project" value={project ?? ""} onChange={setChosen}>
           {(projects.data ?? []).map((root) => (
@@ -72,6 +73,7 @@ export default function ProjectMemory() {
                   title="Revert This Change"
                   icon={Icon.Undo}
                   style={Action.Style.Destructive}
+                  shortcut={Keyboard.Shortcut.Common.Remove}
                   onAction={async () => {
                     if (!project) return;
                     const confirmed = await confirmAlert({

@@ -19,6 +19,7 @@ import { withCompanion } from "./lib/companion.js";
 import { appendText, dictateWithProgress } from "./lib/dictate.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
+import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
 
 /** Start Agent: a dictation-first form. Nothing is sent until the user presses Start Agent. */
 
@@ -126,10 +127,13 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     if (harness.defaultLogin) setValue("account", harness.defaultLogin);
   }, [harness]);
 
+  // Submit is the form's primary action (⌘↵, Raycast's own binding for a form's first action); Dictate
+  // has a key of its own, so neither shadows the other.
   const dictateAction = (
     <Action
       title="Dictate"
       icon={Icon.Microphone}
+      shortcut={DICTATE_SHORTCUT}
       onAction={async () => {
         const text = await dictateWithProgress();
         if (text) setValue("prompt", appendText(values.prompt, applyVocabulary(text, vocabulary.data, false)));
@@ -143,13 +147,8 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       enableDrafts
       actions={
         <ActionPanel>
+          <Action.SubmitForm title="Start Agent" icon={Icon.Play} onSubmit={handleSubmit} />
           {dictateAction}
-          <Action.SubmitForm
-            title="Start Agent"
-            icon={Icon.Play}
-            shortcut={{ modifiers: ["cmd"], key: "return" }}
-            onSubmit={handleSubmit}
-          />
         </ActionPanel>
       }
     >

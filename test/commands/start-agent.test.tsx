@@ -30,8 +30,8 @@ test("the form offers the known project, every harness and the logins with their
   const logins = screen.findField("account").children.map((c) => c.props.title);
   expect(logins[0]).toMatch(/^Most headroom: Claude · Default: quota unknown$/);
   expect(logins[1]).toBe("Claude · Default: quota unknown");
-  // Dictate is the primary action: the first one of the panel.
-  expect(screen.actionsOf(screen.find("Form"))[0]!.props.title).toBe("Dictate");
+  // Submit is the primary action (⌘↵); Dictate follows with a key of its own.
+  expect(screen.actionsOf(screen.find("Form")).map((a) => a.props.title)).toEqual(["Start Agent", "Dictate"]);
   screen.unmount();
 });
 

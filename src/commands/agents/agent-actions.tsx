@@ -5,6 +5,7 @@ import type { AgentRow } from "../../core/views/agents-overview.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
+import { STOP_SHORTCUT } from "../lib/shortcuts.js";
 import { ChangedFiles, DiffView } from "./agent-detail.js";
 import * as ops from "./companion-calls.js";
 import { MessageForm } from "./message-form.js";
@@ -102,7 +103,7 @@ export function AgentActions({
           icon={Icon.Pencil}
           onAction={() => after(reviewAgentWithProgress(record, true))}
         />
-        <ActionPanel.Submenu title="Switch Login" icon={Icon.Person} onOpen={() => others.revalidate()}>
+        <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} onOpen={() => others.revalidate()}>
           {(harness?.logins ?? [])
             .filter((login) => login.label !== record.account)
             .map((login) => (
@@ -113,7 +114,7 @@ export function AgentActions({
               />
             ))}
         </ActionPanel.Submenu>
-        <ActionPanel.Submenu title="Hand off to Another CLI" icon={Icon.ArrowRight} onOpen={() => others.revalidate()}>
+        <ActionPanel.Submenu title="Hand off to Another CLI…" icon={Icon.ArrowRight} onOpen={() => others.revalidate()}>
           {(others.data?.harnesses ?? [])
             .filter((h) => h.id !== record.harness && h.installed)
             .map((h) => (
@@ -148,18 +149,13 @@ export function AgentActions({
           onAction={() => after(ops.merge(record))}
         />
         {record.status === "working" || record.status === "needs-you" ? (
-          <Action
-            title="Stop"
-            icon={Icon.Stop}
-            shortcut={Keyboard.Shortcut.Common.Pin}
-            onAction={() => after(ops.stop(record))}
-          />
+          <Action title="Stop" icon={Icon.Stop} shortcut={STOP_SHORTCUT} onAction={() => after(ops.stop(record))} />
         ) : null}
         <Action
           title="Discard"
           icon={Icon.Trash}
           style={Action.Style.Destructive}
-          shortcut={{ modifiers: ["ctrl"], key: "x" }}
+          shortcut={Keyboard.Shortcut.Common.Remove}
           onAction={() => after(ops.discard(record))}
         />
         <Action

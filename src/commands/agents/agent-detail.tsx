@@ -29,7 +29,11 @@ function FilePreview({ file }: { file: PreviewFile }) {
 /** The changed files of a worktree: markdown rendered, images inline, everything in Quick Look. */
 export function ChangedFiles({ record, files }: { record: AgentRecord; files: PreviewFile[] }) {
   return (
-    <List navigationTitle={`Changes of ${record.name}`} isShowingDetail={files.length > 0}>
+    <List
+      navigationTitle={`Changes of ${record.name}`}
+      isShowingDetail={files.length > 0}
+      searchBarPlaceholder="Filter changed files"
+    >
       <List.EmptyView title="No Changes" description={`${record.name} has changed nothing since its base.`} />
       {files.map((file) => (
         <List.Item

@@ -5,6 +5,7 @@ import { clearDraft, keepDraft, readDraft } from "../../core/agents/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText, dictateWithProgress } from "../lib/dictate.js";
+import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";
 
 /**
  * A message box for an agent (send a message, answer a question), dictation-first like Start Agent.
@@ -69,19 +70,15 @@ export function MessageForm(props: {
       navigationTitle={props.title}
       actions={
         <ActionPanel>
+          <Action.SubmitForm title={props.submitTitle} icon={Icon.Envelope} onSubmit={handleSubmit} />
           <Action
             title="Dictate"
             icon={Icon.Microphone}
+            shortcut={DICTATE_SHORTCUT}
             onAction={async () => {
               const text = await dictateWithProgress();
               if (text) edit(appendText(values.text, applyVocabulary(text, vocabulary.data, false)));
             }}
-          />
-          <Action.SubmitForm
-            title={props.submitTitle}
-            icon={Icon.Envelope}
-            shortcut={{ modifiers: ["cmd"], key: "return" }}
-            onSubmit={handleSubmit}
           />
         </ActionPanel>
       }
@@ -96,6 +93,7 @@ export function MessageForm(props: {
       <Form.TextArea
         {...itemProps.text}
         title="Message"
+        placeholder={`Say or type what ${props.record.name} should hear`}
         autoFocus
         onChange={(text) => edit(applyVocabulary(text, vocabulary.data, true))}
       />
