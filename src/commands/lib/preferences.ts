@@ -1,21 +1,12 @@
-import { getPreferenceValues, type Application } from "@raycast/api";
+import { getPreferenceValues } from "@raycast/api";
 import { DEFAULT_DICTATION, type DictationSettings } from "../../core/vocabulary/dictation.js";
 import { binaryOverrides } from "../../core/views/companion-launch.js";
 
-/** The extension's preferences (package.json "preferences"). */
-export interface Preferences {
-  offrunPath?: string;
-  claudePath?: string;
-  codexPath?: string;
-  geminiPath?: string;
-  recorderPath?: string;
-  speechToolPath?: string;
-  speechModel?: string;
-  speechLanguage?: string;
-  editor?: Application;
-  terminal?: Application;
-}
-
+/**
+ * The extension's preferences. `Preferences` is the type `ray build` generates from package.json's
+ * "preferences" into raycast-env.d.ts, committed so a clean clone type-checks before any build
+ * (test/commands/manifest.test.ts keeps it in step with package.json).
+ */
 export function preferences(): Preferences {
   return getPreferenceValues<Preferences>();
 }

@@ -1,0 +1,65 @@
+/// <reference types="@raycast/api">
+
+/* 🚧 🚧 🚧
+ * This file is auto-generated from the extension's manifest.
+ * Do not modify manually. Instead, update the `package.json` file.
+ * 🚧 🚧 🚧 */
+
+/* eslint-disable @typescript-eslint/ban-types */
+
+type ExtensionPreferences = {
+  /** Offrun CLI - Path to the offrun command (found in the usual install folders when empty). */
+  "offrunPath"?: string,
+  /** Claude Code Binary - Path to claude, when it is not in the usual install folders. */
+  "claudePath"?: string,
+  /** Codex Binary - Path to codex, when it is not in the usual install folders. */
+  "codexPath"?: string,
+  /** Gemini CLI Binary - Path to gemini, when it is not in the usual install folders. */
+  "geminiPath"?: string,
+  /** Recorder - The command that records from the microphone (sox's rec). */
+  "recorderPath": string,
+  /** Speech Tool - The local speech-to-text command (whisper.cpp's whisper-cli). */
+  "speechToolPath": string,
+  /** Speech Model - The model file the speech tool loads (a whisper.cpp ggml .bin). */
+  "speechModel"?: string,
+  /** Speech Language - The spoken language for dictation (en, de, auto, ...). */
+  "speechLanguage": string,
+  /** Editor - The app that opens a worktree. */
+  "editor"?: import("@raycast/api").Application,
+  /** Terminal - The app that opens a worktree's shell and the CLIs' sign-in. */
+  "terminal"?: import("@raycast/api").Application
+}
+
+/** Preferences accessible in all the extension's commands */
+declare type Preferences = ExtensionPreferences
+
+declare namespace Preferences {
+  /** Preferences accessible in the `start-agent` command */
+  export type StartAgent = ExtensionPreferences & {}
+  /** Preferences accessible in the `agents` command */
+  export type Agents = ExtensionPreferences & {}
+  /** Preferences accessible in the `agent-quota` command */
+  export type AgentQuota = ExtensionPreferences & {}
+  /** Preferences accessible in the `review-changes` command */
+  export type ReviewChanges = ExtensionPreferences & {}
+  /** Preferences accessible in the `project-memory` command */
+  export type ProjectMemory = ExtensionPreferences & {}
+  /** Preferences accessible in the `agent-accounts` command */
+  export type AgentAccounts = ExtensionPreferences & {}
+}
+
+declare namespace Arguments {
+  /** Arguments passed to the `start-agent` command */
+  export type StartAgent = {}
+  /** Arguments passed to the `agents` command */
+  export type Agents = {}
+  /** Arguments passed to the `agent-quota` command */
+  export type AgentQuota = {}
+  /** Arguments passed to the `review-changes` command */
+  export type ReviewChanges = {}
+  /** Arguments passed to the `project-memory` command */
+  export type ProjectMemory = {}
+  /** Arguments passed to the `agent-accounts` command */
+  export type AgentAccounts = {}
+}
+
