@@ -123,7 +123,8 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
                 accessories={agentAccessories(row)}
                 detail={
                   <List.Item.Detail
-                    isLoading={isSelected ? detail.isLoading : true}
+                    // Until the new selection's load starts, the hook still says "not loading": no empty flash.
+                    isLoading={isSelected ? detail.isLoading || (!detail.data && !detail.error) : true}
                     markdown={isSelected ? (detail.data?.markdown ?? "") : ""}
                   />
                 }
