@@ -30,6 +30,8 @@ fs.cpSync(path.join(root, "build"), path.join(stage, "build"), {
   },
 });
 fs.copyFileSync(path.join(root, "README.md"), path.join(stage, "README.md"));
+// The README links into docs/ (every command, how it works): they ship with it.
+fs.cpSync(path.join(root, "docs"), path.join(stage, "docs"), { recursive: true });
 
 const notifier = manifest.dependencies["node-notifier"];
 fs.writeFileSync(
@@ -43,7 +45,7 @@ fs.writeFileSync(
       type: "module",
       bin: { offrun: "bin/offrun.js" },
       engines: manifest.engines,
-      files: ["bin", "build"],
+      files: ["bin", "build", "docs"],
       dependencies: { "node-notifier": notifier },
     },
     null,

@@ -270,9 +270,13 @@ test("the README opens with the install and `offrun`, then the contributor comma
   const readme = read("README.md");
   const parts = [...sections(readme).keys()];
   expect(parts.slice(0, 3)).toEqual(["Install", "Contributing", "Documentation"]);
+  // It opens with the two commands that matter on a fresh machine: install and run, then the tests.
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
-  expect(firstBlock).toMatch(/^npm ci && npm run pack:cli && npm install -g pack\/offrun-\*\.tgz\s/m);
-  expect(firstBlock).toMatch(/^offrun\s/m);
+  expect(readme.indexOf(firstBlock)).toBeLessThan(readme.indexOf("\n## "));
+  const lines = firstBlock.trim().split("\n");
+  expect(lines).toHaveLength(2);
+  expect(lines[0]).toMatch(/^npm ci && npm run pack:cli && npm install -g pack\/offrun-\*\.tgz && offrun\s/);
+  expect(lines[1]).toMatch(/^npm test\s+# build, install the pinned agent CLIs/);
   // CI and the project's rules run the README's test command: the contributor block keeps both lines as they were.
   const contributing = sections(readme).get("Contributing") ?? "";
   expect(contributing).toMatch(/^npm ci && npm link && offrun {5}# install, put `offrun` on PATH/m);
