@@ -76,7 +76,7 @@ const layers = [
 ];
 
 export default [
-  { ignores: ["node_modules/", "build/", "dist/", ".test-clis/", "test/fixtures/", "raycast-env.d.ts"] },
+  { ignores: ["node_modules/", "build/", "dist/", "pack/", ".test-clis/", "test/fixtures/", "raycast-env.d.ts"] },
   ...raycastConfig,
   ...layers,
   zodNamespace,

@@ -67,13 +67,9 @@ function programArguments(options: ServiceOptions): string[] {
 }
 
 function environment(options: ServiceOptions): [string, string][] {
-  // Marks the service's companion: `companion install` asks any other one to hand over to it.
-  const env: [string, string][] = [
-    ["PATH", options.pathEnv],
-    ["OFFRUN_COMPANION_SERVICE", "1"],
-  ];
-  if (options.offrunHome) env.push(["OFFRUN_HOME", options.offrunHome]);
-  return env;
+  // OFFRUN_COMPANION_SERVICE marks the service's companion: `companion install` asks any other one to hand over to it.
+  const home: [string, string][] = options.offrunHome ? [["OFFRUN_HOME", options.offrunHome]] : [];
+  return [["PATH", options.pathEnv], ["OFFRUN_COMPANION_SERVICE", "1"], ...home];
 }
 
 /** No value may hold a control character: XML 1.0 cannot carry most of them and a unit file is line-based. */
