@@ -17,8 +17,8 @@ import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import type { AccountQuota } from "../core/quota/ledger.js";
 import { cachedAccountQuota } from "../core/quota/pipeline.js";
-import { OffrunError, isOffrunError } from "../core/foundation/errors.js";
-import { withCompanion } from "./context.js";
+import { OffrunError } from "../core/foundation/errors.js";
+import { throughCompanion } from "./context.js";
 import { offrunHome, userPaths } from "../core/foundation/paths.js";
 import { runCommand } from "../core/foundation/process.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
@@ -158,10 +158,10 @@ export async function rename(harnessId: string, label: string, to: string, optio
   // Through the companion, which holds the turn locks of the login's agents while it renames, so a
   // turn starting at that moment cannot run under the old name; by itself only when it cannot start.
   const request = { harness: harnessId, label, to };
-  const result = await withCompanion((client) => client.call("login.rename", request)).catch((error: unknown) => {
-    if (isOffrunError(error, "companion_unavailable")) return renameLogin(request);
-    throw error;
-  });
+  const result = await throughCompanion<{ account: { home: string }; agents: string[] }>(
+    (client) => client.call("login.rename", request),
+    () => renameLogin(request),
+  );
   const name = (await findHarness(harnessId)).displayName;
   const moved = result.agents.length > 0 ? ` Its agents (${result.agents.join(", ")}) go on under the new name.` : "";
   output(

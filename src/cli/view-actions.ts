@@ -6,7 +6,7 @@ import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { projectPaths } from "../core/foundation/paths.js";
-import { withCompanion } from "./context.js";
+import { throughCompanion } from "./context.js";
 import { pendingFromLog } from "../core/agents/approvals.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
@@ -50,7 +50,11 @@ export async function diff(name: string, options: GlobalOptions & { stat?: boole
 }
 
 export async function merge(name: string, options: GlobalOptions): Promise<void> {
-  const result = await agentMerge(projectDir(options), name);
+  const project = projectDir(options);
+  const result = await throughCompanion(
+    (client) => client.call("agent.merge", { project, name }),
+    () => agentMerge(project, name),
+  );
   output(
     options,
     result,
@@ -64,11 +68,11 @@ export async function discard(
   options: GlobalOptions & { force?: boolean; deleteBranch?: boolean },
 ): Promise<void> {
   const project = projectDir(options);
-  if (options.force) await withCompanion((client) => client.call("agent.stop", { project, name }));
-  const result = await agentDiscard(project, name, {
-    force: Boolean(options.force),
-    deleteBranch: Boolean(options.deleteBranch),
-  });
+  const how = { force: Boolean(options.force), deleteBranch: Boolean(options.deleteBranch) };
+  const result = await throughCompanion(
+    (client) => client.call("agent.discard", { project, name, ...how }),
+    () => agentDiscard(project, name, how),
+  );
   output(
     options,
     result,

@@ -1,5 +1,4 @@
 import { Alert, Toast, confirmAlert, showToast } from "@raycast/api";
-import { agentDiscard, agentMerge } from "../../core/agents/branch-actions.js";
 import { isOffrunError } from "../../core/foundation/errors.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { withCompanion } from "../lib/companion.js";
@@ -73,7 +72,10 @@ export async function merge(record: AgentRecord): Promise<boolean> {
     primaryAction: { title: "Merge" },
   });
   if (!confirmed) return false;
-  return run(`Merging ${record.name}…`, `Merged ${record.branch}`, () => agentMerge(record.project, record.name));
+  // Through the companion, under the agent's turn lock: a turn cannot start while its worktree is merged.
+  return run(`Merging ${record.name}…`, `Merged ${record.branch}`, () =>
+    withCompanion((c) => c.call("agent.merge", { project: record.project, name: record.name })),
+  );
 }
 
 export async function discard(record: AgentRecord): Promise<boolean> {
@@ -85,7 +87,9 @@ export async function discard(record: AgentRecord): Promise<boolean> {
   if (!confirmed) return false;
   const toast = await showToast({ style: Toast.Style.Animated, title: `Discarding ${record.name}…` });
   try {
-    await agentDiscard(record.project, record.name, { force: false, deleteBranch: false });
+    await withCompanion((c) =>
+      c.call("agent.discard", { project: record.project, name: record.name, force: false, deleteBranch: false }),
+    );
     toast.style = Toast.Style.Success;
     toast.title = `Discarded ${record.name}`;
     return true;

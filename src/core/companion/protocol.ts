@@ -62,6 +62,15 @@ export const methods = {
     requestFixes: z.boolean().optional(),
     wait: z.boolean().optional(),
   }),
+  /** Merge and discard change the worktree and the record: under the agent's turn lock, refused mid-turn. */
+  "agent.merge": z.object({ project: z.string().min(1), name: z.string().min(1) }),
+  "agent.discard": z.object({
+    project: z.string().min(1),
+    name: z.string().min(1),
+    /** Stops a running turn first, and discards work that is not merged. */
+    force: z.boolean().default(false),
+    deleteBranch: z.boolean().default(false),
+  }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
@@ -129,6 +138,13 @@ export const replies = {
   "agent.answer": decidedSchema,
   /** Finished with `wait`, else started. */
   "agent.review": z.union([reviewFinishedSchema, reviewStartedSchema]),
+  "agent.merge": z.object({
+    record: agentRecordSchema,
+    mergedInto: z.string(),
+    commit: z.string(),
+    files: z.array(z.string()),
+  }),
+  "agent.discard": z.object({ record: agentRecordSchema, worktreeRemoved: z.string(), logFile: z.string() }),
   "login.rename": z.object({
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),

@@ -12,6 +12,7 @@ import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
+import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 
 export interface CompanionServer {
   close(): Promise<void>;
@@ -63,6 +64,11 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.handoff": (p) => options.supervisor.handoff(p),
       // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
+      "agent.merge": (p) => options.supervisor.whileIdle(p.project, p.name, () => agentMerge(p.project, p.name)),
+      "agent.discard": async ({ project, name, ...how }) => {
+        if (how.force) await options.supervisor.stop(project, name);
+        return options.supervisor.whileIdle(project, name, () => agentDiscard(project, name, how));
+      },
       // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile.
       "login.rename": async (p) =>
         options.supervisor.whileAllIdle(

@@ -1,0 +1,55 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { claudeWorld, type World } from "../helpers/e2e.js";
+import { eventually } from "../helpers/offrun.js";
+
+// Issue 13, one writer: merge and discard go through the companion, under the agent's turn lock.
+// They were checked against the record's status and pid, then done with no lock shared with the
+// supervisor, so a turn that started in between had its worktree removed under it, or its record
+// overwritten with a stale copy.
+
+let world: World;
+beforeAll(async () => {
+  world = await claudeWorld("offrun-one-writer-");
+});
+afterAll(async () => {
+  await world.close();
+});
+
+const status = async (name: string) =>
+  (JSON.parse((await world.offrun(["show", name, "--json"])).stdout) as { agent: { status: string } }).agent.status;
+
+test("discard and merge are refused while a turn runs; discard --force stops the turn, then discards", async () => {
+  world.server.script({ kind: "hang" });
+  expect(await world.offrun(["start", "--name", "busy", "a long task"])).toSucceed();
+  await eventually(async () => ((await status("busy")) === "working" ? true : undefined), 30_000, "the turn");
+  const worktree = path.join(world.repo, ".worktrees", "busy");
+
+  for (const args of [
+    ["discard", "busy"],
+    ["merge", "busy"],
+  ]) {
+    const refused = await world.offrun(args);
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain("in the middle of a turn");
+  }
+  expect((await fs.stat(worktree)).isDirectory()).toBe(true);
+  expect(await status("busy")).toBe("working");
+
+  const forced = await world.offrun(["discard", "busy", "--force"]);
+  expect(forced).toSucceed();
+  await expect(fs.stat(worktree)).rejects.toThrow();
+  expect(await status("busy")).toBe("done");
+});
+
+test("with the companion running, merge goes through it and the record keeps every turn", async () => {
+  const worktree = path.join(world.repo, ".worktrees", "notes");
+  world.server.script({ kind: "write_file", path: path.join(worktree, "NOTES.md"), content: "notes\n" });
+  expect(await world.offrun(["start", "--wait", "--name", "notes", "write NOTES.md"])).toSucceed();
+  const merged = await world.offrun(["merge", "notes", "--json"]);
+  expect(merged).toSucceed();
+  expect((JSON.parse(merged.stdout) as { files: string[] }).files).toContain("NOTES.md");
+  expect(await fs.readFile(path.join(world.repo, "NOTES.md"), "utf8")).toBe("notes\n");
+  const log = await fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
+  expect(log).not.toContain("agent.merge failed");
+}, 120_000);
