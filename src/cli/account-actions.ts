@@ -136,7 +136,14 @@ export async function rm(
   label: string,
   options: GlobalOptions & { purge?: boolean },
 ): Promise<void> {
-  const result = await removeAccount({ harness: harnessId, label, purge: options.purge === true });
+  const request = { harness: harnessId, label, purge: options.purge === true };
+  const result = await throughCompanion<{
+    account: { home: string };
+    keptBecause?: "not-purged" | "adopted" | "outside-offrun";
+  }>(
+    (client) => client.call("login.remove", request),
+    () => removeAccount(request),
+  );
   const name = (await findHarness(harnessId)).displayName;
   const home = result.account.home;
   output(options, result, () => {

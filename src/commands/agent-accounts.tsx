@@ -15,7 +15,7 @@ import {
   Keyboard,
 } from "@raycast/api";
 import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
-import { addAccount, removeAccount, setDefaultAccount } from "../core/logins/accounts.js";
+import { addAccount, setDefaultAccount } from "../core/logins/accounts.js";
 import { withCompanion } from "./lib/companion.js";
 import type { Account } from "../core/foundation/account-model.js";
 import {
@@ -255,7 +255,10 @@ function LoginItem({
                 });
                 if (!confirmed) return;
                 try {
-                  await removeAccount({ harness: account.harness, label: account.label, processEnv: faceEnv() });
+                  // Through the companion: it forgets the login while none of its agents is in a turn.
+                  await withCompanion((client) =>
+                    client.call("login.remove", { harness: account.harness, label: account.label, purge: false }),
+                  );
                   await showToast({ style: Toast.Style.Success, title: `Removed ${account.label}` });
                   reload();
                 } catch (error) {

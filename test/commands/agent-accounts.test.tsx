@@ -3,6 +3,7 @@ import AgentAccounts from "../../src/commands/agent-accounts.js";
 import { addAccount, listAccounts } from "../../src/core/logins/accounts.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
+import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
@@ -55,8 +56,10 @@ test("sign in opens the CLI's own login in Terminal with the login's home", asyn
   screen.unmount();
 });
 
-test("remove asks first, then forgets the login and keeps its home", async () => {
+test("remove asks first, then forgets the login (through the companion) and keeps its home", async () => {
   const account = await addAccount({ harness: "claude", label: "work" });
+  // The companion removes it, once no turn runs on it: the service the user started.
+  expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
   const screen = render(<AgentAccounts />);
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
   await screen.press(screen.action(work, "Remove Login"));

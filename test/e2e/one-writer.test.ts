@@ -53,3 +53,22 @@ test("with the companion running, merge goes through it and the record keeps eve
   const log = await fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
   expect(log).not.toContain("agent.merge failed");
 }, 120_000);
+
+test("a login is not removed, nor its home deleted, while a turn runs on it", async () => {
+  const home = path.join(world.box.dir, "claude-side");
+  await fs.mkdir(home, { recursive: true });
+  expect(await world.offrun(["accounts", "add", "claude", "side", "--home", home, "--no-login"])).toSucceed();
+  world.server.script({ kind: "hang" });
+  expect(await world.offrun(["start", "--account", "side", "--name", "onside", "a long task"])).toSucceed();
+  await eventually(async () => ((await status("onside")) === "working" ? true : undefined), 30_000, "the turn");
+
+  const refused = await world.offrun(["accounts", "rm", "claude", "side", "--purge"]);
+  expect(refused.exitCode).not.toBe(0);
+  expect(refused.stderr).toContain("onside is in the middle of a turn");
+  expect((await fs.stat(home)).isDirectory()).toBe(true);
+
+  expect(await world.offrun(["stop", "onside"])).toSucceed();
+  expect(await world.offrun(["accounts", "rm", "claude", "side"])).toSucceed();
+  const listed = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as { accounts: { label: string }[] };
+  expect(listed.accounts.map((a) => a.label)).not.toContain("side");
+}, 120_000);

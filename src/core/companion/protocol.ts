@@ -71,6 +71,8 @@ export const methods = {
     force: z.boolean().default(false),
     deleteBranch: z.boolean().default(false),
   }),
+  /** Forgets a login (deleting its home with purge) while none of its agents is in a turn. */
+  "login.remove": z.object({ harness: z.string().min(1), label: z.string().min(1), purge: z.boolean().default(false) }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
@@ -145,6 +147,11 @@ export const replies = {
     files: z.array(z.string()),
   }),
   "agent.discard": z.object({ record: agentRecordSchema, worktreeRemoved: z.string(), logFile: z.string() }),
+  "login.remove": z.object({
+    account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
+    deletedHome: z.boolean(),
+    keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
+  }),
   "login.rename": z.object({
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),

@@ -12,6 +12,7 @@ import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
+import { removeAccount } from "../logins/changes.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 
 export interface CompanionServer {
@@ -69,7 +70,13 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         if (how.force) await options.supervisor.stop(project, name);
         return options.supervisor.whileIdle(project, name, () => agentDiscard(project, name, how));
       },
-      // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile.
+      // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile,
+      // nor runs in a home that is being deleted.
+      "login.remove": async (p) =>
+        options.supervisor.whileAllIdle(
+          (await agentsOnLogin(p.harness, p.label)).map((r) => ({ project: r.project, name: r.name })),
+          () => removeAccount(p),
+        ),
       "login.rename": async (p) =>
         options.supervisor.whileAllIdle(
           (await agentsOnLogin(p.harness, p.label)).map((r) => ({ project: r.project, name: r.name })),
