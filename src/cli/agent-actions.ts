@@ -1,11 +1,9 @@
 import fs from "node:fs/promises";
 import type { CompanionClient } from "../core/companion/client.js";
-import { readAgent, readChat } from "../core/agents/records.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
 import type { AgentRecord, Mode } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
-import { renderEvent } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
 /** start, send and stop: the commands that act through the companion. */
@@ -162,6 +160,12 @@ async function waitAndReport(
   record: AgentRecord,
   firstTurn: number,
 ): Promise<void> {
+  // Loaded here: only --wait reads the log and renders it, and a plain start must not pay for the
+  // file store (proper-lockfile, graceful-fs, write-file-atomic) and the renderer on every run.
+  const [{ readAgent, readChat }, { renderEvent }] = await Promise.all([
+    import("../core/agents/records.js"),
+    import("./format.js"),
+  ]);
   const waited = await client.call("agent.wait", { project: projectDir(options), name: record.name });
   const latest = await readAgent(record.project, record.name);
   const chat = await readChat(record.project, record.name);
