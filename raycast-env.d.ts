@@ -16,13 +16,13 @@ type ExtensionPreferences = {
   "codexPath"?: string,
   /** Gemini CLI Binary - Path to gemini, when it is not in the usual install folders. */
   "geminiPath"?: string,
-  /** Recorder - The command that records from the microphone (sox's rec). */
+  /** Recorder - The command that records from the microphone into {file} and stops when you stop talking (sox's rec with its silence effect). Run without a shell; quote words with spaces. */
   "recorderPath": string,
-  /** Speech Tool - The local speech-to-text command (whisper.cpp's whisper-cli). */
+  /** Speech Tool - The local speech-to-text command: {file} is the recording, {model} the model below, {language} the language; it prints the words. E.g. pocketsphinx_continuous -infile {file} -logfn /dev/null. */
   "speechToolPath": string,
-  /** Speech Model - The model file the speech tool loads (a whisper.cpp ggml .bin). */
+  /** Speech Model - The model file for {model} in the speech tool's command (a whisper.cpp ggml .bin). */
   "speechModel"?: string,
-  /** Speech Language - The spoken language for dictation (en, de, auto, ...). */
+  /** Speech Language - The spoken language for {language} in the speech tool's command (en, de, auto, ...). */
   "speechLanguage": string,
   /** Editor - The app that opens a worktree. */
   "editor"?: import("@raycast/api").Application,

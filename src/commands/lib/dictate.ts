@@ -1,5 +1,5 @@
 import { Toast } from "@raycast/api";
-import { dictate } from "../../core/vocabulary/dictation.js";
+import { dictate } from "../../core/dictation/index.js";
 import { showFailure, progress } from "./failure.js";
 import { dictationSettings, faceEnv } from "./preferences.js";
 

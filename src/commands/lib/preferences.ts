@@ -1,5 +1,5 @@
 import { getPreferenceValues } from "@raycast/api";
-import { DEFAULT_DICTATION, type DictationSettings } from "../../core/vocabulary/dictation.js";
+import { DEFAULT_DICTATION, type DictationSettings } from "../../core/dictation/index.js";
 import { binaryOverrides } from "../../core/views/companion-launch.js";
 
 /**
