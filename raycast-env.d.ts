@@ -36,6 +36,8 @@ declare type Preferences = ExtensionPreferences
 declare namespace Preferences {
   /** Preferences accessible in the `start-agent` command */
   export type StartAgent = ExtensionPreferences & {}
+  /** Preferences accessible in the `dictate-task` command */
+  export type DictateTask = ExtensionPreferences & {}
   /** Preferences accessible in the `agents` command */
   export type Agents = ExtensionPreferences & {}
   /** Preferences accessible in the `agent-quota` command */
@@ -51,6 +53,8 @@ declare namespace Preferences {
 declare namespace Arguments {
   /** Arguments passed to the `start-agent` command */
   export type StartAgent = {}
+  /** Arguments passed to the `dictate-task` command */
+  export type DictateTask = {}
   /** Arguments passed to the `agents` command */
   export type Agents = {}
   /** Arguments passed to the `agent-quota` command */

@@ -119,6 +119,13 @@ const FIGURES = {
       "accent",
     ],
   ],
+  // Dictate Task: a microphone, the part that hears in the accent.
+  "dictate-task": (x, y) => [
+    [segment(x, y, 256, 148, 256, 244, 58), "accent"],
+    [y < 236 ? Infinity : ring(x, y, 256, 236, 104, 26), "ink"],
+    [segment(x, y, 256, 340, 256, 392, 13), "ink"],
+    [capsule(x, y, 192, 320, 396, 14), "ink"],
+  ],
   // Agents: a list, one status dot per row.
   agents: (x, y) =>
     [168, 256, 344].flatMap((row, i) => [

@@ -16,7 +16,7 @@ import type { Mode } from "../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
 import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
 import { withCompanion } from "./lib/companion.js";
-import { appendText, dictateWithProgress } from "./lib/dictate.js";
+import { appendText, dictateWithProgress, type StartAgentContext } from "./lib/dictate.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
@@ -56,7 +56,7 @@ function loginDropdownTitle(choice: HarnessChoice | undefined): string {
   return `Most headroom: ${pick.title}`;
 }
 
-export default function StartAgent(props: LaunchProps<{ draftValues: StartValues }>) {
+export default function StartAgent(props: LaunchProps<{ draftValues: StartValues; launchContext: StartAgentContext }>) {
   const draft = props.draftValues;
   const [lastProject, setLastProject] = useCachedState<string>("start-agent:project", "");
   const [project, setProject] = useCachedState<string>("start-agent:selected", draft?.project ?? lastProject);
@@ -74,7 +74,8 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   const { handleSubmit, itemProps, values, setValue, reset } = useForm<StartValues>({
     initialValues: {
-      prompt: draft?.prompt ?? "",
+      // Dictate Task opens this form with the task it heard.
+      prompt: props.launchContext?.prompt ?? draft?.prompt ?? "",
       project: selectedProject,
       harness: draft?.harness ?? "",
       account: draft?.account ?? PICK_FOR_ME,

@@ -112,7 +112,15 @@ test("each command has its own icon, drawn apart from the extension's, in a ligh
 
 test("every command has a title-case title, a description and an entry file at src/<name>.tsx", () => {
   expect(manifest.commands.map((c) => c.name).sort()).toEqual(
-    ["agent-accounts", "agent-quota", "agents", "project-memory", "review-changes", "start-agent"].sort(),
+    [
+      "agent-accounts",
+      "agent-quota",
+      "agents",
+      "dictate-task",
+      "project-memory",
+      "review-changes",
+      "start-agent",
+    ].sort(),
   );
   for (const command of manifest.commands) {
     expect(isTitleCase(command.title)).toBe(true);

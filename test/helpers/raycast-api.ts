@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createElement, Fragment, isValidElement, type ReactElement, type ReactNode } from "react";
+import * as z from "zod";
 
 /**
  * The one Raycast stand-in (jest maps `@raycast/api` here). `@raycast/api` exists only inside
@@ -383,8 +384,19 @@ export async function open(target: string, application?: unknown): Promise<void>
 export async function showInFinder(target: string): Promise<void> {
   record("showInFinder", target);
 }
-export async function launchCommand(options: unknown): Promise<void> {
+/** The commands package.json declares: Raycast's launchCommand rejects any other name in this extension. */
+const COMMAND_NAMES = new Set(
+  z
+    .object({ commands: z.array(z.object({ name: z.string() })) })
+    .parse(JSON.parse(fs.readFileSync(path.resolve("package.json"), "utf8")))
+    .commands.map((command) => command.name),
+);
+
+export async function launchCommand(options: { name: string; extensionName?: string }): Promise<void> {
   record("launchCommand", options);
+  if (options.extensionName === undefined && !COMMAND_NAMES.has(options.name)) {
+    throw new Error(`Command "${options.name}" not found in this extension's manifest`);
+  }
 }
 export async function openExtensionPreferences(): Promise<void> {
   record("openExtensionPreferences");

@@ -40,6 +40,11 @@ export async function dictateWithProgress(): Promise<string | undefined> {
   }
 }
 
+/** What Dictate Task hands Start Agent (launchCommand's `context`): the task as heard and rewritten. */
+export interface StartAgentContext {
+  prompt?: string;
+}
+
 /** Appends dictated text to what is already in the field. */
 export function appendText(current: string, addition: string): string {
   if (current.trim() === "") return addition;

@@ -1,0 +1,1 @@
+export { default } from "./commands/dictate-task.js";
