@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { ActionPanel, Form } from "@raycast/api";
 import DictateTask from "../../src/commands/dictate-task.js";
 import StartAgent from "../../src/commands/start-agent.js";
+import { DictateAction } from "../../src/commands/lib/dictate-action.js";
 import { installCommand } from "../../src/core/dictation/index.js";
 import { render, type Screen } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
@@ -132,3 +134,38 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+function FormWithDictate(props: { onText: (text: string) => void }) {
+  return (
+    <Form
+      actions={
+        <ActionPanel>
+          <DictateAction onText={props.onText} />
+        </ActionPanel>
+      }
+    />
+  );
+}
+
+test("a form's Dictate becomes Show Dictation Setup, saying what to install, when the speech tool is missing", async () => {
+  await prefer({});
+  runtime.preferences.speechToolPath = "/nonexistent/whisper-cli -f {file}";
+  const screen = render(<FormWithDictate onText={() => undefined} />);
+  const setUp = await screen.waitFor(() => screen.action(screen.find("Form"), "Show Dictation Setup"));
+  await screen.press(setUp);
+  const toast = runtime.toasts.at(-1)!;
+  expect(toast.title).toBe("Dictation Is Not Set Up");
+  expect(toast.message).toContain("The speech tool '/nonexistent/whisper-cli' was not found. Install whisper.cpp");
+  expect(toast.primaryAction?.title).toBe("Open Extension Preferences");
+  screen.unmount();
+});
+
+test("a form's Dictate hands the words to the form when the tools are there", async () => {
+  await prefer({ heard: "fix the upload" });
+  const heard: string[] = [];
+  const screen = render(<FormWithDictate onText={(text) => heard.push(text)} />);
+  await screen.settle(200);
+  await screen.press(screen.action(screen.find("Form"), "Dictate"));
+  await screen.waitFor(() => expect(heard).toEqual(["fix the upload"]));
+  screen.unmount();
+});
