@@ -169,3 +169,50 @@ describe("while the text is still being typed", () => {
     expect(rewriteDictation("retry backoff.", vocabulary, { partial: true }).text).toBe("`retryBackoff`.");
   });
 });
+
+describe("words a recognizer splits that the code joins", () => {
+  const vocabulary = vocabularyOf(SOURCE, FILES);
+
+  test.each([
+    // PocketSphinx 0.8's dictionary has no "backoff": it can only say "back off".
+    ["the retry back off helper", "the `retryBackoffHelper`"],
+    ["call the retry back off help er now", "call the `retryBackoffHelper` now"],
+    // whisper.cpp writes the everyday spelling.
+    ["make the retry back-off helper wait", "make the `retryBackoffHelper` wait"],
+    ["fix upload dot test dot j s", "fix `upload.test.js`"],
+    ["fix up load dot test dot js", "fix `upload.test.js`"],
+    ["read me dot md", "`README.md`"],
+    ["one time pass word reset", "`oneTimePasswordReset`"],
+    ["base sixty four en code", "`base64Encode`"],
+    ["retry back off", "`retryBackoff`"],
+  ])("%j becomes %j", (spoken, written) => {
+    expect(rewriteDictation(spoken, vocabulary).text).toBe(written);
+  });
+
+  test.each([
+    // A hyphen between two words of a phrase makes a spelling of its own.
+    ["retry-backoff-helper"],
+    ["retry back offhelper"],
+    // A spoken "dot" is a word of the file name, not part of the next one.
+    ["upload dotest dot js"],
+    ["back off and retry later"],
+    ["helper"],
+  ])("%j stays as it is", (spoken) => {
+    expect(rewriteDictation(spoken, vocabulary).text).toBe(spoken);
+  });
+
+  test("the rewrite keeps what was said, joined words and all", () => {
+    const [rewrite] = rewriteDictation("use retry back off helper", vocabulary).rewrites;
+    expect(rewrite).toMatchObject({
+      start: 4,
+      end: 25,
+      spoken: "retry back off helper",
+      spelling: "retryBackoffHelper",
+    });
+  });
+
+  test("while typing, joined words wait for the word that may make a longer phrase", () => {
+    expect(rewriteDictation("retry back off", vocabulary, { partial: true }).text).toBe("retry back off");
+    expect(rewriteDictation("retry back off helper", vocabulary, { partial: true }).text).toBe("`retryBackoffHelper`");
+  });
+});

@@ -1,4 +1,5 @@
-import { lookupPhrase, type Vocabulary, type VocabularyEntry } from "./vocabulary.js";
+import { isSpaceGap, longestJoinedAt, longestMatchAt, type Match } from "./match.js";
+import type { Vocabulary } from "./vocabulary.js";
 import { tokenizeText, type Token } from "./words.js";
 
 export interface RewriteOptions {
@@ -34,6 +35,8 @@ export interface RewriteResult {
  * Rewrites the phrases of `text` that name something in the project. The rules:
  * - Longest match first, left to right: "retry backoff helper" beats "retry backoff".
  * - Case, number words ("two" = "2") and letters next to digits ("v2" = "v 2") do not matter.
+ * - Nor do words said apart that the code joins: "retry back off helper", "upload dot test dot
+ *   j s", "back-off" (match.ts, longestJoinedAt); the words as the code splits them come first.
  * - A phrase is whole words separated only by spaces or tabs: punctuation around it stays
  *   ("Retry backoff helper." -> "`retryBackoffHelper`."), punctuation inside it ("retry, backoff
  *   helper") means it is not one phrase, and a line break ends a phrase.
@@ -49,7 +52,10 @@ export function rewriteDictation(text: string, vocabulary: Vocabulary, options: 
   let copiedUpTo = 0;
   let i = 0;
   while (i < tokens.length) {
-    const match = longestMatchAt(text, tokens, i, vocabulary);
+    const match = longerMatch(
+      longestMatchAt(text, tokens, i, vocabulary),
+      longestJoinedAt(text, tokens, i, vocabulary),
+    );
     if (match === undefined || (options.partial && mightGrow(text, tokens, match))) {
       i += 1;
       continue;
@@ -76,40 +82,10 @@ export function rewriteDictation(text: string, vocabulary: Vocabulary, options: 
   return { text: pieces.join(""), rewrites };
 }
 
-interface Match {
-  entry: VocabularyEntry;
-  /** Longer phrases start with this one. */
-  extends: boolean;
-  lastIndex: number;
-}
-
-/** The longest phrase that starts with token `i`, found by extending the key while some phrase still starts with it. */
-function longestMatchAt(text: string, tokens: readonly Token[], i: number, vocabulary: Vocabulary): Match | undefined {
-  const first = tokens[i]!;
-  if (!first.startsWord) return undefined;
-  let key = "";
-  let best: Match | undefined;
-  for (let j = i; j < tokens.length; j++) {
-    const token = tokens[j]!;
-    if (j > i && token.startsWord && !isSpaceGap(text, tokens[j - 1]!.end, token.start)) break;
-    key = j === i ? token.norm : `${key} ${token.norm}`;
-    const found = lookupPhrase(vocabulary, key);
-    if (found === undefined) break;
-    if (found.entry !== undefined && token.endsWord)
-      best = { entry: found.entry, extends: found.extends, lastIndex: j };
-    if (!found.extends) break;
-  }
-  return best;
-}
-
-/** Spaces and tabs only, at least one: dictation's word gaps. */
-function isSpaceGap(text: string, from: number, to: number): boolean {
-  if (to <= from) return false;
-  for (let k = from; k < to; k++) {
-    const c = text.charCodeAt(k);
-    if (c !== 32 && c !== 9 && c !== 0xa0) return false;
-  }
-  return true;
+/** The match that reaches further; the words as the code splits them win a tie. */
+function longerMatch(exact: Match | undefined, joined: Match | undefined): Match | undefined {
+  if (joined === undefined) return exact;
+  return exact === undefined || joined.lastIndex > exact.lastIndex ? joined : exact;
 }
 
 /**
