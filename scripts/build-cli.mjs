@@ -52,6 +52,8 @@ await build({
     "bench/vocabulary.ts",
     "bench/menu-bar.ts",
     "bench/failover.ts",
+    // Under build/bench with the benchmarks, so that pack-cli leaves it out of the package too.
+    { in: "scripts/dictation-accuracy.ts", out: "bench/dictation-accuracy" },
   ],
   outdir: "build",
   splitting: false,
