@@ -16,7 +16,8 @@ import type { Mode } from "../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
 import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
 import { withCompanion } from "./lib/companion.js";
-import { appendText, dictateWithProgress, type StartAgentContext } from "./lib/dictate.js";
+import { appendText, type StartAgentContext } from "./lib/dictate.js";
+import { DictateAction } from "./lib/dictate-action.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
@@ -131,14 +132,9 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
   // Submit is the form's primary action (⌘↵, Raycast's own binding for a form's first action); Dictate
   // has a key of its own, so neither shadows the other.
   const dictateAction = (
-    <Action
-      title="Dictate"
-      icon={Icon.Microphone}
+    <DictateAction
       shortcut={DICTATE_SHORTCUT}
-      onAction={async () => {
-        const text = await dictateWithProgress();
-        if (text) setValue("prompt", appendText(values.prompt, applyVocabulary(text, vocabulary.data, false)));
-      }}
+      onText={(text) => setValue("prompt", appendText(values.prompt, applyVocabulary(text, vocabulary.data, false)))}
     />
   );
 

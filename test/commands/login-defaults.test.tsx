@@ -80,7 +80,7 @@ test("Rename Login renames it, keeps its home, its default mark and its agents",
   screen.setField("label", "job");
   await screen.settle();
   await screen.press(screen.find("Action.SubmitForm"));
-  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Renamed to job"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.history.join(" | ")).toContain("Renamed to job"));
   screen.unmount();
 
   const logins = await listAccounts("claude");

@@ -4,7 +4,8 @@ import { useEffect, useMemo, useRef } from "react";
 import { clearDraft, keepDraft, readDraft } from "../../core/agents/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
-import { appendText, dictateWithProgress } from "../lib/dictate.js";
+import { appendText } from "../lib/dictate.js";
+import { DictateAction } from "../lib/dictate-action.js";
 import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";
 
 /**
@@ -71,14 +72,9 @@ export function MessageForm(props: {
       actions={
         <ActionPanel>
           <Action.SubmitForm title={props.submitTitle} icon={Icon.Envelope} onSubmit={handleSubmit} />
-          <Action
-            title="Dictate"
-            icon={Icon.Microphone}
+          <DictateAction
             shortcut={DICTATE_SHORTCUT}
-            onAction={async () => {
-              const text = await dictateWithProgress();
-              if (text) edit(appendText(values.text, applyVocabulary(text, vocabulary.data, false)));
-            }}
+            onText={(text) => edit(appendText(values.text, applyVocabulary(text, vocabulary.data, false)))}
           />
         </ActionPanel>
       }
