@@ -7,6 +7,7 @@ import { HOME_MODE, isDirectory } from "./env.js";
 import { findAccount, noSuchLogin } from "./lookup.js";
 import { accountsRoot, toAccount, updateAccountsFile, withDefault, withReserveMoved } from "./accounts-file.js";
 import { OffrunError } from "../foundation/errors.js";
+import { homeSettled } from "./home-use.js";
 
 /** Changing the logins: add, remove, rename, and the one Start Agent preselects. */
 
@@ -165,6 +166,8 @@ export async function removeAccount(request: {
   if (!path.resolve(account.home).startsWith(root)) {
     return { account, deletedHome: false, keptBecause: "outside-offrun" };
   }
+  // No longer listed, so no new check starts in it; one under way ends first.
+  await homeSettled(account.home);
   await fs.rm(account.home, { recursive: true, force: true });
   return { account, deletedHome: true };
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { inHome } from "./home-use.js";
 import * as z from "zod";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account, AccountIdentity } from "../foundation/account-model.js";
@@ -143,7 +144,10 @@ export async function checkSignIn(
   }
   const startedAt = new Date().toISOString();
   const identity = await withBudget(
-    harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
+    inHome(
+      account.home,
+      harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
+    ),
   );
   const entry: SignInEntry = {
     state: stateOf(identity),
