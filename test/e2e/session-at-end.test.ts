@@ -109,8 +109,9 @@ test.each([
   expect(events.find((e) => e.type === "turn_end")).toMatchObject({ outcome: "limited" });
   expect(afterExit.startsWith(atEnd)).toBe(true);
   const later = linesOf(afterExit.slice(atEnd.length)).map(typeOf);
-  // 2.1.332 appends exactly its cost bookkeeping on the way out.
-  expect(later.every((type) => type === "cost-state")).toBe(true);
+  // 2.1.332 appends its bookkeeping on the way out (mostly one cost-state line; once in CI under
+  // load some other line too): never a line of the conversation, which is what a failover copies.
+  expect(later.filter((type) => type === "user" || type === "assistant")).toEqual([]);
   // The conversation itself (the user's message, and the tool call when one ran) was already there.
   expect(atEnd).toContain("list the files");
   expect(linesOf(atEnd).some((line) => typeOf(line) === "assistant")).toBe(true);
