@@ -9,6 +9,7 @@ import { installCommand } from "../../src/core/dictation/index.js";
 import { render, type Screen } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+import { isAlive } from "../../src/core/foundation/pids.js";
 
 // Small executables stand in for sox's rec and whisper-cli, named in the preferences as command
 // templates (test/e2e/dictation-real.test.ts runs the real sox and PocketSphinx).
@@ -121,19 +122,10 @@ test("closing the command while it records ends the recorder and sends nothing",
   await screen.waitFor(() => expect(markdown(screen)).toContain("# Listening…"));
   const pid = Number(await screen.waitFor(() => readFileSync(pidFile, "utf8")));
   screen.unmount();
-  await screen.waitFor(() => expect(isRunning(pid)).toBe(false));
+  await screen.waitFor(() => expect(isAlive(pid)).toBe(false));
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(launches()).toEqual([]);
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function FormWithDictate(props: { onText: (text: string) => void }) {
   return (

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
+import { isAlive } from "../../src/core/foundation/pids.js";
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "..");
 export const OFFRUN_BIN = path.join(PROJECT_ROOT, "bin", "offrun.js");
@@ -82,16 +83,7 @@ async function stopStrayCompanions(dir: string): Promise<void> {
       continue; // already gone
     }
     // It writes its log and removes its socket on the way out: wait, so the folder can go after.
-    for (let i = 0; i < 100 && isRunning(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
