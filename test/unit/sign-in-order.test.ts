@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Account } from "../../src/core/foundation/account-model.js";
-import { cachedSignIn, checkSignIn, markSignedIn, markSignedOut } from "../../src/core/logins/sign-in.js";
+import { cachedSignIn, checkSignIn, isNeverUsed, markSignedIn, markSignedOut } from "../../src/core/logins/sign-in.js";
 import { codexHarness } from "../../src/harnesses/codex/index.js";
 import type { Harness } from "../../src/harnesses/types.js";
 
@@ -77,4 +77,36 @@ test("a check that cannot answer leaves an earlier check's definite answer", asy
   const signsOut: Harness = { ...codexHarness, identity: async () => ({ signedIn: false, note: "Not logged in" }) };
   expect((await checkSignIn(beta, signsOut, "/bin/codex", process.env)).state).toBe("signed-out");
   expect((await checkSignIn(beta, cannotTell, "/bin/codex", process.env)).state).toBe("signed-out");
+});
+
+// Broke in CI (failover-limits.test.ts, Claude): `offrun accounts` asked eight logins at once beside
+// a test suite, every check ran past its budget, and the Default login nobody had used became an
+// "unknown" that tied with the signed-in logins, so the failover moved the session to it.
+test("a Default login whose home was never made stays never used when its CLI cannot tell", async () => {
+  const home = path.join(process.env.TMPDIR!, "never-made");
+  const defaultLogin: Account = { harness: "codex", label: "default", home, isDefault: true, adopted: true, env: {} };
+  const entry = await checkSignIn(defaultLogin, cannotTell, "/bin/codex", process.env);
+  expect(isNeverUsed(entry)).toBe(true);
+  expect(isNeverUsed(await cachedSignIn(defaultLogin))).toBe(true);
+});
+
+test("status commands asked together run a few at a time, each with its whole budget", async () => {
+  let running = 0;
+  let most = 0;
+  const counted: Harness = {
+    ...codexHarness,
+    identity: async () => {
+      most = Math.max(most, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      running--;
+      return { signedIn: true };
+    },
+  };
+  const logins = await Promise.all(Array.from({ length: 8 }, (_, i) => login(`together-${i}`)));
+  const states = await Promise.all(
+    logins.map(async (a) => (await checkSignIn(a, counted, "/bin/codex", process.env)).state),
+  );
+  expect(states).toEqual(logins.map(() => "signed-in"));
+  expect(most).toBeGreaterThanOrEqual(2);
+  expect(most).toBeLessThanOrEqual(4);
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { inHome } from "./home-use.js";
 import * as z from "zod";
@@ -6,6 +7,7 @@ import type { Account, AccountIdentity } from "../foundation/account-model.js";
 import { accountProcessEnv, isDirectory } from "./env.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { Slots } from "../foundation/queue.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 
@@ -38,6 +40,15 @@ const fileSchema = z.object({ version: z.literal(1), logins: z.record(z.string()
 
 /** A status command that hangs is cut off well before this by the adapter; this bounds the whole check. */
 const CHECK_BUDGET_MS = 15_000;
+
+/**
+ * Status commands running at once in this process. `offrun accounts` and the companion's first
+ * round ask every login together, and each answer is a CLI start (Claude Code's alone loads a
+ * 10 MB bundle): seen in CI on 2 cores, eight at once beside a test suite all ran past the budget,
+ * so every login read "unknown" and a failover chose the Default login nobody had signed in to.
+ * The budget counts from when a check gets its slot, not from when it queued.
+ */
+const checks = new Slots(Math.max(2, Math.min(4, availableParallelism())));
 
 function signInFile(): string {
   return path.join(userPaths().cache, "sign-in.json");
@@ -143,20 +154,24 @@ export async function checkSignIn(
     return entry;
   }
   const startedAt = new Date().toISOString();
-  const identity = await withBudget(
-    inHome(
-      account.home,
-      harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
+  const identity = await checks.run(() =>
+    withBudget(
+      inHome(
+        account.home,
+        harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
+      ),
     ),
   );
-  const entry: SignInEntry = {
-    state: stateOf(identity),
-    source: "status",
-    checkedAt: new Date().toISOString(),
-    ...(identity.note ? { note: identity.note } : {}),
-    ...(identity.email ? { email: identity.email } : {}),
-    ...(identity.detail ? { detail: identity.detail } : {}),
-  };
+  const entry: SignInEntry = (await isNeverUsedHome(account, identity))
+    ? { state: "unknown", source: "home", checkedAt: new Date().toISOString(), note: NEVER_USED }
+    : {
+        state: stateOf(identity),
+        source: "status",
+        checkedAt: new Date().toISOString(),
+        ...(identity.note ? { note: identity.note } : {}),
+        ...(identity.email ? { email: identity.email } : {}),
+        ...(identity.detail ? { detail: identity.detail } : {}),
+      };
   // Decided under the lock, against the entry as it is now: a turn that ended while the status
   // command ran writes its finding in the meantime (seen in CI: read before the lock, a Codex
   // login's "unknown" overwrote the "signed in" its warm-up turn had just written, and start then
@@ -175,6 +190,15 @@ export async function checkSignIn(
     return entry;
   };
   return (await store(account, decide).catch(() => undefined)) ?? entry;
+}
+
+/**
+ * A Default login whose CLI could not tell (too slow, say) and whose home still does not exist
+ * stays "never used", which picks rank last, rather than becoming an unknown that ties with
+ * logins the user added and signed in to.
+ */
+async function isNeverUsedHome(account: Account, identity: AccountIdentity): Promise<boolean> {
+  return account.isDefault === true && identity.signedIn === undefined && !(await isDirectory(account.home));
 }
 
 async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIdentity> {
