@@ -4,7 +4,15 @@ import path from "node:path";
 import { execa } from "execa";
 import { isOffrunError, type OffrunError } from "../../src/core/foundation/errors.js";
 import { withRepoLock } from "../../src/core/git/lock.js";
-import { currentBranch, ensureExcludes, findRepoRoot, git, headCommit, isDirty } from "../../src/core/git/repo.js";
+import {
+  addExcludes,
+  currentBranch,
+  ensureExcludes,
+  findRepoRoot,
+  git,
+  headCommit,
+  isDirty,
+} from "../../src/core/git/repo.js";
 import { diffWorktree } from "../../src/core/git/diff.js";
 import { discardWorktree } from "../../src/core/git/discard.js";
 import { commitAgentWork, mergeAgent } from "../../src/core/git/merge.js";
@@ -178,6 +186,16 @@ describe("createWorktree", () => {
       expect(exclude.split("\n").filter((l) => l === line)).toHaveLength(1);
     }
     await expect(fs.access(path.join(root, ".gitignore"))).rejects.toThrow();
+  });
+
+  // Broke in CI (review.test.ts): a new agent's worktree and its memory snapshots added their
+  // lines at once, each rewrote the file from what it had read, and `.worktrees/` was lost.
+  test("excludes added at the same time with different lines all land", async () => {
+    const root = await makeRepo();
+    const lines = Array.from({ length: 8 }, (_, i) => `/copied-${i}.env`);
+    await Promise.all([ensureExcludes(root), ...lines.map((line) => addExcludes(root, [line], "test"))]);
+    const exclude = (await fs.readFile(path.join(root, ".git", "info", "exclude"), "utf8")).split("\n");
+    for (const line of [".worktrees/", ".offrun/chats/", ".offrun/agents/", ...lines]) expect(exclude).toContain(line);
   });
 
   test("twenty concurrent creates all succeed with twenty distinct ports", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { OffrunError } from "../foundation/errors.js";
 import { runCommand, type RunResult } from "../foundation/process.js";
+import { withFileLock } from "../foundation/store.js";
 
 export interface GitOptions {
   /** Extra environment for this call (e.g. GIT_INDEX_FILE). */
@@ -187,18 +188,34 @@ export async function ensureExcludes(root: string): Promise<void> {
   await addExcludes(root, [...EXCLUDE_LINES], "Offrun: agent worktrees and private state");
 }
 
-/** Appends the missing `lines` to info/exclude under a comment; true when something was added. */
+/**
+ * Appends the missing `lines` to info/exclude under a comment; true when something was added.
+ * The write is a read-change-write under the file's lock: two callers with different lines (a new
+ * agent's worktree and its memory snapshots, started together) each rewrote the file from what
+ * they had read, and the last one dropped the other's lines (seen in CI: `.worktrees/` and
+ * `.offrun/agents/` showed up in `git status`).
+ */
 export async function addExcludes(root: string, lines: string[], comment: string): Promise<boolean> {
   const excludeFile = path.join(await gitCommonDir(root), "info", "exclude");
-  const current = await fs.readFile(excludeFile, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const missingFrom = (current: string) => {
+    const present = new Set(current.split(/\r?\n/).map((line) => line.trim()));
+    return lines.filter((line) => !present.has(line));
+  };
+  // Most calls find every line there already: no lock, no write.
+  if (missingFrom(await readExcludes(excludeFile)).length === 0) return false;
+  return withFileLock(excludeFile, async () => {
+    const current = await readExcludes(excludeFile);
+    const missing = missingFrom(current);
+    if (missing.length === 0) return false;
+    const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+    await writeFileAtomic(excludeFile, `${current}${separator}# ${comment}\n${missing.join("\n")}\n`);
+    return true;
+  });
+}
+
+async function readExcludes(file: string): Promise<string> {
+  return fs.readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return "";
     throw error;
   });
-  const present = new Set(current.split(/\r?\n/).map((line) => line.trim()));
-  const missing = lines.filter((line) => !present.has(line));
-  if (missing.length === 0) return false;
-  const separator = current === "" || current.endsWith("\n") ? "" : "\n";
-  await fs.mkdir(path.dirname(excludeFile), { recursive: true });
-  await writeFileAtomic(excludeFile, `${current}${separator}# ${comment}\n${missing.join("\n")}\n`);
-  return true;
 }
