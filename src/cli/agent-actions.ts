@@ -17,6 +17,7 @@ export interface StartOptions extends GlobalOptions {
   model?: string;
   account?: string;
   force?: boolean;
+  sandbox?: boolean;
   wait?: boolean;
   dictated?: boolean;
 }
@@ -39,12 +40,13 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       model: options.model,
       account: options.account,
       force: options.force,
+      sandbox: options.sandbox,
     });
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
     if (options.wait) return waitAndReport(client, options, record, firstTurn);
     output(options, record, () =>
       [
-        `Started ${record.name} (${record.harness} · ${record.account}, ${record.mode}) on ${record.branch}`,
+        `Started ${record.name} (${record.harness} · ${record.account}, ${record.mode}${record.sandbox ? ", sandboxed" : ""}) on ${record.branch}`,
         `  worktree: ${record.worktree}`,
         `  follow:   offrun show ${record.name}`,
       ].join("\n"),

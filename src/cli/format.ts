@@ -71,7 +71,7 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "user_message":
       return `\n› you (turn ${event.turn})\n${event.text}`;
     case "turn_start":
-      return `  [${event.harness} · ${event.account} · ${event.mode}${event.resume ? " · resumed" : ""}]`;
+      return `  [${event.harness} · ${event.account} · ${event.mode}${event.resume ? " · resumed" : ""}${event.sandbox ? " · sandboxed" : ""}]`;
     case "session":
       return undefined;
     case "text":

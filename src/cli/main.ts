@@ -31,6 +31,8 @@ export async function main(argv: string[]): Promise<void> {
     .option("--model <model>", "model to ask the CLI for")
     .option("--account <label>", "the login to use (default: the one with the most headroom)")
     .option("--force", "start even on a login that is limited")
+    .option("--sandbox", "run the agent's CLI inside the sandbox (default: the project's sandbox.enabled)")
+    .option("--no-sandbox", "run it outside the sandbox even when the project enables it")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .option("--dictated", "the prompt was dictated: spoken names become the code's spellings first (printed)")
     .action(lazy(() => import("./agent-actions.js"), "start"));

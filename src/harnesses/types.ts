@@ -186,6 +186,17 @@ export interface Harness {
   readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
+  /**
+   * What a sandboxed turn of this CLI needs beyond its worktree and its login's home: the hosts it
+   * talks to when the login's environment names no gateway (`host` or `*.domain`), the files beside
+   * the home that it writes (Claude Code's `~/.claude.json` for the Default login), and hosts the
+   * login's own config names (Codex's `base_url` in config.toml).
+   */
+  readonly sandbox: {
+    readonly hosts: readonly string[];
+    writes?(home: string, env: NodeJS.ProcessEnv): string[];
+    configuredHosts?(home: string): Promise<string[]>;
+  };
   /** Offrun's hook in the CLI's own settings (`offrun hooks install`), for CLIs that have hooks. */
   readonly hooks?: HarnessHooks;
 }

@@ -16,6 +16,8 @@ export interface StartRequest {
   account?: string;
   /** Dispatch even to a limited login. */
   force?: boolean;
+  /** Run the CLI inside the sandbox; without it, the project's `sandbox.enabled` decides. */
+  sandbox?: boolean;
 }
 
 export interface HandoffRequest {

@@ -8,6 +8,7 @@ import { createWorktree } from "../git/worktrees.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "./requests.js";
+import { assertSandboxAvailable } from "../sandbox/support.js";
 
 /**
  * Picks the new agent's name (from the prompt unless given) and its stable port, and writes its
@@ -22,6 +23,9 @@ export async function reserveAgent(options: {
   config: ProjectConfig;
 }): Promise<AgentRecord> {
   const { root, request, config } = options;
+  const sandbox = request.sandbox ?? config.sandbox.enabled;
+  // Never unsandboxed by surprise: an agent that asked for the sandbox starts in it or not at all.
+  if (sandbox) await assertSandboxAvailable();
   const agents = await listAgents(root);
   const existing = new Set(agents.map((a) => a.name));
   const name = request.name ?? slugFromPrompt(request.prompt, existing);
@@ -46,6 +50,7 @@ export async function reserveAgent(options: {
     port,
     status: "working",
     turns: 0,
+    ...(sandbox ? { sandbox } : {}),
     createdAt: now,
     updatedAt: now,
   };

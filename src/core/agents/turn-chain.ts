@@ -14,6 +14,7 @@ import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
+import { sandboxRunner } from "../sandbox/runner.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
@@ -176,9 +177,14 @@ async function runOn(
   const memory = ctx.firstMemory;
   ctx.firstMemory = undefined; // a second turn of the chain (a failover) opens its own
   try {
+    const env = ctx.logins.processEnv(account, harness);
+    // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
+    const runner = ctx.record.sandbox
+      ? await sandboxRunner({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner })
+      : ctx.runner;
     return await runTurn({
       ...(memory ? { memory } : {}),
-      runner: ctx.runner,
+      runner,
       record: ctx.record,
       prompt,
       continuation,
@@ -186,7 +192,7 @@ async function runOn(
       binary: ctx.binary,
       config: ctx.config,
       signal: ctx.signal,
-      env: ctx.logins.processEnv(account, harness),
+      env,
       ...(account.isDefault ? {} : { accountHome: account.home }),
       log: ctx.log,
       update: ctx.update,

@@ -167,7 +167,14 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   };
   const onSpawn = (pid: number | undefined) => {
     write(
-      ctx.log(turn, { type: "turn_start", harness: harness.id, account: record.account, mode: record.mode, resume }),
+      ctx.log(turn, {
+        type: "turn_start",
+        harness: harness.id,
+        account: record.account,
+        mode: record.mode,
+        resume,
+        ...(record.sandbox ? { sandbox: true } : {}),
+      }),
     );
     write(ctx.update({ pid }));
   };

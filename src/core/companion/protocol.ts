@@ -15,6 +15,7 @@ export const methods = {
     model: z.string().optional(),
     account: z.string().optional(),
     force: z.boolean().optional(),
+    sandbox: z.boolean().optional(),
   }),
   "agent.send": z.object({ project: z.string().min(1), name: z.string().min(1), prompt: z.string() }),
   "agent.handoff": z.object({

@@ -25,6 +25,8 @@ const turnStart = z.object({
   account: z.string(),
   mode: z.enum(["build", "plan"]),
   resume: z.boolean(),
+  /** The CLI ran inside the sandbox (core/sandbox). */
+  sandbox: z.boolean().optional(),
 });
 /** The CLI's own session id (for resume) and model, once the stream names them. */
 const session = z.object({ ...base, type: z.literal("session"), sessionId: z.string(), model: z.string().optional() });

@@ -36,6 +36,8 @@ export const agentRecordSchema = z.object({
   turnStartedAt: z.string().optional(),
   lastError: z.string().optional(),
   mergedAt: z.string().optional(),
+  /** The CLI runs inside the sandbox (see core/sandbox): chosen at start, kept for every turn. */
+  sandbox: z.boolean().optional(),
   /**
    * Every login was limited: the message goes on by itself at `at` (the earliest reset the CLI gave,
    * plus jitter), on `account` when it still has the most room then. Kept in the record so that a
@@ -95,6 +97,17 @@ export const projectConfigSchema = z
         model: z.string().optional(),
       })
       .optional(),
+    /**
+     * Every agent of the project runs inside the sandbox (`offrun start --sandbox` asks it for one).
+     * `allowHosts` and `allowWrite` widen the policy, and only they: nothing else is opened.
+     */
+    sandbox: z
+      .object({
+        enabled: z.boolean().default(false),
+        allowHosts: z.array(z.string().min(1)).default([]),
+        allowWrite: z.array(z.string().min(1)).default([]),
+      })
+      .default({ enabled: false, allowHosts: [], allowWrite: [] }),
     /** Transient 429s (rate limiting, not a usage limit): tries again with capped exponential backoff and jitter. */
     retry: z
       .object({

@@ -77,6 +77,11 @@ const harnessEntrySchema = z
     installHint: text(500).optional(),
     loginHint: text(500).optional(),
     initializeTimeoutSeconds: z.number().positive().max(600, "must be at most 600 seconds").optional(),
+    /** Hosts a sandboxed turn may reach: the agent's API (`api.example.com`, `*.example.com`, `host:port`). */
+    hosts: z
+      .array(text(253).regex(/^[A-Za-z0-9.*:[\]-]+$/, "must be a host name, `*.domain` or `host:port`"))
+      .max(50)
+      .default([]),
   })
   // An unknown key is most often a typo ("comand"): zod names it.
   .strict();
@@ -105,6 +110,7 @@ export function toAcpDefinition(entry: CustomHarnessEntry): AcpAgentDefinition {
         ? DEFAULT_INITIALIZE_TIMEOUT_MS
         : entry.initializeTimeoutSeconds * 1000,
     authMethodIds: [],
+    hosts: entry.hosts,
     ...(entry.loginHint ? { loginHint: entry.loginHint } : {}),
   };
 }

@@ -35,6 +35,8 @@ export interface AcpAgentDefinition {
   authMethodIds: string[];
   /** Shown with a not-logged-in error: the command that signs in, e.g. "grok login". */
   loginHint?: string;
+  /** The hosts the agent talks to, which a sandboxed turn may reach (`host`, `host:port`, `*.domain`). */
+  hosts?: string[];
 }
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;

@@ -61,6 +61,7 @@ export function createAcpHarness(definition: AcpAgentDefinition): Harness {
       );
     },
     live: { runTurn: (input, io) => runAcpTurn(definition, input, io) },
+    sandbox: { hosts: definition.hosts ?? [] },
     approvals: "interactive over ACP: each permission request is asked (allow once, always, or reject)",
   };
 }

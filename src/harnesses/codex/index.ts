@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { Command } from "../../core/foundation/process.js";
+import { codexConfiguredHosts } from "./config-hosts.js";
 import type { Harness, TurnInput } from "../types.js";
 import { codexHooks } from "./hooks.js";
 import { codexContextWindow } from "./context-window.js";
@@ -99,6 +100,12 @@ export const codexHarness: Harness = {
   contextWindow: codexContextWindow,
   transcripts: codexTranscripts,
   live: codexLive,
+  sandbox: {
+    // 0.171.0: the Responses API for an API key, chatgpt.com's backend for a ChatGPT sign-in, and
+    // auth.openai.com for its token refresh.
+    hosts: ["api.openai.com", "chatgpt.com", "auth.openai.com"],
+    configuredHosts: codexConfiguredHosts,
+  },
   approvals:
     "interactive in Build turns (app-server): commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyCodexSession,

@@ -67,6 +67,7 @@ export const agyHarness: Harness = {
   quotaSources: [],
   quotaCoverage: "limits",
   sessionRoots: (home) => [path.join(agyStateDir(home), "brain")],
+  sandbox: { hosts: ["*.googleapis.com", "accounts.google.com"] },
   approvals: "not interactive in headless mode (documentation only): agy waits for approvals it cannot get",
   async copySession({ fromHome, toHome, sessionId }) {
     const from = agyStateDir(fromHome);

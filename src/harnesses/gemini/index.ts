@@ -93,6 +93,15 @@ export const geminiHarness: Harness = {
   sessionRoots: geminiSessionRoots,
   transcripts: geminiTranscripts,
   contextWindow: geminiContextWindow,
+  sandbox: {
+    // 0.61.0: the Gemini API for a key, Code Assist for a Google sign-in, OAuth for its refresh.
+    hosts: [
+      "generativelanguage.googleapis.com",
+      "cloudcode-pa.googleapis.com",
+      "oauth2.googleapis.com",
+      "accounts.google.com",
+    ],
+  },
   approvals:
     "not interactive in headless mode: Build auto-approves edits; other tools are refused and logged as denials",
   copySession: copyGeminiSession,

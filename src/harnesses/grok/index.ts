@@ -42,6 +42,7 @@ const definition: AcpAgentDefinition = {
   // methods "cached_token" for a `grok login`, or an API key, which Offrun never uses).
   authMethodIds: ["cached_token"],
   loginHint: "grok login",
+  hosts: ["api.x.ai", "accounts.x.ai"],
 };
 
 /** argv of one headless turn (flags from documentation only, see above). */
@@ -141,6 +142,7 @@ export const grokHarness: Harness = {
   sessionRoots: (home) => [path.join(home, "sessions")],
   copySession,
   live: { runTurn },
+  sandbox: { hosts: definition.hosts ?? [] },
   approvals: "interactive over ACP (`grok agent stdio`); headless turns cannot ask",
   hooks: grokHooks,
 };

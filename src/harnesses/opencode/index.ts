@@ -73,5 +73,17 @@ export const opencodeHarness: Harness = {
   // for each hunk's source path and writes a `*** Move to:` target unasked: no rule grants exactly
   // the memory folder, so the Planner stays fully read-only.
   plannerWritesNothing: true,
+  sandbox: {
+    // 1.18.33 reads its model list from models.dev and talks to whichever provider the login's
+    // config names; the common ones are listed, a project adds others with sandbox.allowHosts.
+    hosts: [
+      "models.dev",
+      "opencode.ai",
+      "api.anthropic.com",
+      "api.openai.com",
+      "generativelanguage.googleapis.com",
+      "openrouter.ai",
+    ],
+  },
   approvals: "not interactive: `opencode run` auto-rejects every permission set to ask; refusals are logged as denials",
 };

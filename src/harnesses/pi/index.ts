@@ -62,5 +62,9 @@ export const piHarness: Harness = {
   // 0.73.1 has no permission system: `--tools` allows a tool everywhere or nowhere, with no path
   // scope, so a Planner cannot be given write to its memory folder without the worktree too.
   plannerWritesNothing: true,
+  sandbox: {
+    // 0.73.1 talks to the provider of its model; the common ones are listed (sandbox.allowHosts adds more).
+    hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "openrouter.ai"],
+  },
   approvals: "none: Pi has no permission prompts; Planner gives it only the read, grep, find and ls tools",
 };
