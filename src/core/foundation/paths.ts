@@ -12,6 +12,8 @@ export const userPaths = (home = offrunHome()) => ({
   home,
   projects: path.join(home, "projects.json"),
   accounts: path.join(home, "accounts.json"),
+  /** The homes of added logins, `accounts/<harness>/<label>/`: each is its CLI's own folder. */
+  loginHomes: path.join(home, "accounts"),
   run: path.join(home, "run"),
   socket: path.join(home, "run", "companion.sock"),
   pidFile: path.join(home, "run", "companion.pid"),
@@ -29,6 +31,7 @@ export const projectPaths = (root: string) => ({
   agents: path.join(root, ".offrun", "agents"),
   logs: path.join(root, ".offrun", "agents", "logs"),
   memory: path.join(root, ".offrun", "memory"),
+  memorySnapshots: path.join(root, ".offrun", "memory-snapshots"),
   worktrees: path.join(root, ".worktrees"),
   chat: (agent: string) => path.join(root, ".offrun", "chats", `${agent}.jsonl`),
   agent: (agent: string) => path.join(root, ".offrun", "agents", `${agent}.json`),

@@ -1,5 +1,4 @@
 import fs from "node:fs/promises";
-import path from "node:path";
 import { accountsFileSchema, type Account, type AccountEntry, type AccountsFile } from "../foundation/account-model.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
@@ -13,7 +12,7 @@ const FIX =
 
 /** Where Offrun creates the homes of the logins it adds. */
 export function accountsRoot(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(offrunHome(env), "accounts");
+  return userPaths(offrunHome(env)).loginHomes;
 }
 
 export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<AccountsFile> {

@@ -37,7 +37,7 @@ const recordedSchema = z.object({
 export type Recorded = z.infer<typeof recordedSchema>["files"];
 
 export function snapshotPaths(root: string) {
-  const dir = path.join(projectPaths(root).offrun, "memory-snapshots");
+  const dir = projectPaths(root).memorySnapshots;
   return {
     dir,
     blobs: path.join(dir, "blobs"),
