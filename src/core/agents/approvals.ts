@@ -221,7 +221,8 @@ export async function rememberAlwaysAllow(root: string, key: string): Promise<vo
   const rules = z.array(z.string()).safeParse(current.alwaysAllow);
   const list = rules.success ? rules.data : [];
   if (list.includes(key)) return;
-  await writeJsonAtomic(file, { ...current, alwaysAllow: [...list, key] });
+  // The project's settings are the user's to commit: not made private like Offrun's own files.
+  await writeJsonAtomic(file, { ...current, alwaysAllow: [...list, key] }, { shared: true });
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { projectPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 
 /**
  * The author's message box: text waiting to be sent to an agent, never sent by itself. It lives
@@ -25,8 +26,8 @@ export async function addToDraft(root: string, agent: string, text: string): Pro
   const file = draftFile(root, agent);
   const current = (await readDraft(root, agent)) ?? "";
   const next = current.trim() === "" ? text : `${current.replace(/\s*$/, "")}\n\n${text}`;
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, next.endsWith("\n") ? next : `${next}\n`);
+  await makePrivateDir(path.dirname(file));
+  await fs.writeFile(file, next.endsWith("\n") ? next : `${next}\n`, { mode: PRIVATE_FILE_MODE });
   return file;
 }
 
@@ -38,8 +39,8 @@ export async function clearDraft(root: string, agent: string): Promise<void> {
 export async function writeDraft(root: string, agent: string, text: string): Promise<void> {
   if (text.trim() === "") return clearDraft(root, agent);
   const file = draftFile(root, agent);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, text.endsWith("\n") ? text : `${text}\n`);
+  await makePrivateDir(path.dirname(file));
+  await fs.writeFile(file, text.endsWith("\n") ? text : `${text}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 export interface DraftKeeper {

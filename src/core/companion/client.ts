@@ -3,6 +3,7 @@ import net from "node:net";
 import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
 import type { Command } from "../foundation/process.js";
 import {
   replies,
@@ -137,7 +138,7 @@ export async function ensureCompanion(launch: Command): Promise<CompanionClient>
 
 export async function startCompanionDetached(launch: Command): Promise<void> {
   const paths = userPaths();
-  await fs.mkdir(paths.home, { recursive: true });
+  await fs.mkdir(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
   // Loaded here, not at the top: only a client that finds the companion down needs the runner (execa).
   const { spawnDetached } = await import("../foundation/process.js");
   spawnDetached({ ...launch, cwd: launch.cwd ?? paths.home });

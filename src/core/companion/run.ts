@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
 import { describeError, isOffrunError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
 import { notifyFromChats } from "../notify/chat-notifications.js";
@@ -21,11 +22,11 @@ import { isServiceInstance, serveCompanion } from "./server.js";
 export async function runCompanion(options: { version: string; echo?: boolean }): Promise<void> {
   const startedAt = new Date().toISOString();
   const paths = userPaths();
-  fs.mkdirSync(paths.home, { recursive: true });
+  fs.mkdirSync(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
   const log = (line: string) => {
     const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
     try {
-      fs.appendFileSync(paths.companionLog, text);
+      fs.appendFileSync(paths.companionLog, text, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       // A full disk must not take the companion down; say it where someone may see it.
       process.stderr.write(`offrun companion: cannot write its log (${describeError(error)}): ${text}`);

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { OffrunError, describeError, isOffrunError } from "../foundation/errors.js";
 import { offrunHome } from "../foundation/paths.js";
+import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
 import { runCommand } from "../foundation/process.js";
 
 /**
@@ -266,7 +267,7 @@ export async function installService(request: ServiceRequest): Promise<ServiceRe
   const file = serviceFilePath(platform, env);
   const content = platform === "darwin" ? launchdPlist(options) : systemdUnit(options);
   // launchd and systemd open the log but do not create its folder.
-  await fs.mkdir(path.dirname(options.logPath), { recursive: true });
+  await fs.mkdir(path.dirname(options.logPath), { recursive: true, mode: PRIVATE_DIR_MODE });
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, content, { mode: 0o644 });
   const run = await runPlan(loadPlan(platform, file, uidOf(request)), env);

@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import chokidar from "chokidar";
 import { listAccounts } from "../logins/accounts.js";
@@ -11,6 +10,7 @@ import { cut } from "../notify/classify.js";
 import { followChats, type ChatFollower } from "../notify/chat-tail.js";
 import type { NotificationRecord } from "../notify/notifier.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
+import { makePrivateDir } from "../foundation/private-files.js";
 import { knownProjects } from "../foundation/project.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
@@ -169,12 +169,12 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   const quotaCache = path.join(userPaths().cache, "quota.json");
   const signInCache = path.join(userPaths().cache, "sign-in.json");
   // chokidar does not see a folder created after the watch began.
-  await fs.mkdir(userPaths().cache, { recursive: true });
+  await makePrivateDir(userPaths().cache);
   const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
   // The folder is part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so
   // the first record of a project without agents is seen.
   const watchProject = async (root: string) => {
-    await fs.mkdir(projectPaths(root).agents, { recursive: true }).catch(() => undefined);
+    await makePrivateDir(projectPaths(root).agents).catch(() => undefined);
     files.add(projectPaths(root).agents);
   };
   for (const root of await projectsOf().catch(() => [])) await watchProject(root);

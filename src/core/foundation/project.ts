@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import { projectConfigSchema, projectsFileSchema, type ProjectConfig } from "./model.js";
 import { projectPaths, userPaths } from "./paths.js";
+import { makePrivateDir } from "./private-files.js";
 import { readJsonFile, writeJsonAtomic } from "./store.js";
 
 /** Reads `.offrun/config.json`; a missing file means defaults. Errors name the file, the field and the fix. */
@@ -44,8 +45,12 @@ export async function knownProjects(): Promise<string[]> {
   return roots;
 }
 
-/** Makes the per-project folders Offrun owns. */
+/**
+ * Makes the per-project folders Offrun owns: `.offrun` with the umask's mode (it holds the memory
+ * and config.json the user commits), the chats and agent records in it user-only.
+ */
 export async function ensureProjectDirs(root: string): Promise<void> {
   const paths = projectPaths(root);
-  await Promise.all([paths.chats, paths.agents, paths.logs].map((dir) => fs.mkdir(dir, { recursive: true })));
+  await fs.mkdir(paths.offrun, { recursive: true });
+  await Promise.all([paths.chats, paths.logs].map((dir) => makePrivateDir(dir)));
 }

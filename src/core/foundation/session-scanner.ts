@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
 import * as z from "zod";
 
 /**
@@ -259,9 +260,9 @@ export class SessionScanner<A> {
       walkedAt: this.walkedAt,
       aggregate: this.config.encode(this.state),
     });
-    await mkdir(this.config.cacheDir, { recursive: true });
+    await mkdir(this.config.cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const temp = `${this.cacheFile}.${randomBytes(4).toString("hex")}.tmp`;
-    await writeFile(temp, body, { mode: 0o600 });
+    await writeFile(temp, body, { mode: PRIVATE_FILE_MODE });
     await rename(temp, this.cacheFile);
   }
 }

@@ -4,9 +4,16 @@ import lockfile from "proper-lockfile";
 import writeFileAtomic from "write-file-atomic";
 import type * as z from "zod";
 import { OffrunError } from "./errors.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
 
 export interface WriteOptions {
+  /** Default 0600, in a folder made 0700: what Offrun writes is the user's alone (private-files.ts). */
   mode?: number;
+  /**
+   * A file the user commits (`.offrun/config.json`): the umask makes a new one and a missing
+   * folder, and an existing one keeps its mode.
+   */
+  shared?: boolean;
   /**
    * Flush to disk before the rename (default true). Pass false for files written on every turn or
    * that Offrun rebuilds (agent records, caches): the rename alone keeps them whole when a process
@@ -17,11 +24,14 @@ export interface WriteOptions {
   fsync?: boolean;
 }
 
-/** Writes JSON so that a reader never sees half a file (temp file + rename). */
+/**
+ * Writes JSON so that a reader never sees half a file (temp file + rename). The mode is set on the
+ * temp file, so a file left 0644 by an older Offrun is 0600 after its next write.
+ */
 export async function writeJsonAtomic(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.mkdir(path.dirname(file), { recursive: true, ...(options.shared ? {} : { mode: PRIVATE_DIR_MODE }) });
   await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", {
-    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.shared ? {} : { mode: options.mode ?? PRIVATE_FILE_MODE }),
     fsync: options.fsync ?? true,
   });
 }
@@ -31,7 +41,7 @@ export async function writeJsonAtomic(file: string, value: unknown, options: Wri
  * the companion and the CLI both write. A lock left by a killed process goes stale in 10 s.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const release = await lockfile.lock(path.dirname(file), {
     lockfilePath: `${file}.lock`,
     stale: 10_000,
@@ -91,10 +101,13 @@ export async function readJsonFile<S extends z.ZodTypeAny>(
   return parsed.data;
 }
 
-/** Appends one JSON value as one line. A single write call with O_APPEND keeps lines whole. */
+/**
+ * Appends one JSON value as one line. A single write call with O_APPEND keeps lines whole. A new
+ * file is made 0600: these are conversations (chat logs, review logs).
+ */
 export async function appendJsonLine(file: string, value: unknown): Promise<void> {
   const line = JSON.stringify(value) + "\n";
-  const handle = await fs.open(file, "a");
+  const handle = await fs.open(file, "a", PRIVATE_FILE_MODE);
   try {
     await handle.write(line);
   } finally {

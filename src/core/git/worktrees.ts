@@ -4,6 +4,7 @@ import { OffrunError, isOffrunError } from "../foundation/errors.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import { validateAgentName } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
 import { addExcludes, cleanEnv, ensureExcludes, git, resolveCommit } from "./repo.js";
@@ -82,7 +83,7 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
       ...(base.ref === undefined ? {} : { baseRef: base.ref }),
     };
   });
-  await fs.mkdir(path.dirname(request.logFile), { recursive: true });
+  await makePrivateDir(path.dirname(request.logFile));
   await copyConfiguredFiles(root, worktree, copies, request.logFile);
   await runSetup(worktree, config, request.port, request.logFile);
   return created;
@@ -131,7 +132,7 @@ async function exists(file: string): Promise<boolean> {
 }
 
 async function appendLog(logFile: string, text: string): Promise<void> {
-  await fs.appendFile(logFile, text.endsWith("\n") ? text : `${text}\n`);
+  await fs.appendFile(logFile, text.endsWith("\n") ? text : `${text}\n`, { mode: PRIVATE_FILE_MODE });
 }
 
 /** `file` relative to the project root; throws when it points outside it. */

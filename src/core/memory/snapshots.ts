@@ -5,6 +5,7 @@ import * as z from "zod";
 import { OffrunError } from "../foundation/errors.js";
 import { addExcludes } from "../git/repo.js";
 import { projectPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 
 /**
@@ -65,7 +66,7 @@ export async function scanMemory(root: string): Promise<MemoryState> {
   const state: MemoryState = {};
   const entries = await fs.readdir(base, { recursive: true, withFileTypes: true }).catch(() => []);
   const snaps = snapshotPaths(root);
-  await fs.mkdir(snaps.blobs, { recursive: true });
+  await makePrivateDir(snaps.blobs);
   await Promise.all(
     entries.map(async (entry) => {
       // Symlinks are skipped: following one could pull any file on the machine into the log.
@@ -94,9 +95,11 @@ async function shaOf(root: string, full: string): Promise<string | undefined> {
 
 export async function storeBlob(root: string, sha: string, text: string): Promise<void> {
   // "wx": blobs never change once written; an existing one is the same bytes.
-  await fs.writeFile(snapshotPaths(root).blob(sha), text, { flag: "wx" }).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  });
+  await fs
+    .writeFile(snapshotPaths(root).blob(sha), text, { flag: "wx", mode: PRIVATE_FILE_MODE })
+    .catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    });
 }
 
 /** A blob's text; throws not_found naming what was lost when the snapshot folder was cleared. */

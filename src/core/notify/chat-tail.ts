@@ -3,6 +3,7 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import { projectPaths } from "../foundation/paths.js";
+import { makePrivateDir } from "../foundation/private-files.js";
 import { readAppendedLines, tailPosition, type TailPosition } from "./tail.js";
 
 /** How soon to look again after a read that found news (see onFile). */
@@ -114,7 +115,7 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
     if (projectOf.has(dir)) return;
     // The folder belongs to the project's Offrun layout (ensureProjectDirs makes it too): a
     // project with no agent yet gets it now, so its first chat log is seen.
-    await fs.mkdir(dir, { recursive: true });
+    await makePrivateDir(dir);
     projectOf.set(dir, root);
     // Logs there already: only what is appended from now on is news (unless asked to replay).
     if (!options.fromStart) {

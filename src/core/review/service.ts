@@ -10,6 +10,7 @@ import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
+import { makePrivateDir } from "../foundation/private-files.js";
 import { isAlive } from "../foundation/pids.js";
 import { loadProjectConfig } from "../foundation/project.js";
 import { appendJsonLine } from "../foundation/store.js";
@@ -144,7 +145,7 @@ async function runReview(
   let before: { head: string; tree: string } | undefined;
   try {
     before = await worktreeFingerprint(record.worktree);
-    await fs.mkdir(path.dirname(transcript), { recursive: true });
+    await makePrivateDir(path.dirname(transcript));
     scratch = await createScratch(root, record.base, id, changes.patch);
     run = await runInScratch(scratch, record, changes, reviewer, using, transcript);
   } catch (error) {
