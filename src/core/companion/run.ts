@@ -2,7 +2,8 @@ import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
 import { describeError, isOffrunError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFiles } from "../foundation/private-files.js";
+import { knownProjects } from "../foundation/project.js";
 import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
 import { notifyFromChats } from "../notify/chat-notifications.js";
@@ -51,6 +52,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
     log,
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
+  await tightenWhatCameBefore(paths.home, log);
   const recovered = await supervisor.recover();
   for (const agent of recovered)
     log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
@@ -117,5 +119,24 @@ async function serveWhenFree<T>(serve: () => Promise<T>, log: (line: string) => 
       said = true;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
+  }
+}
+
+/**
+ * Files an older Offrun (or a copy, or an editor) left readable by others are made user-only once
+ * per start, here rather than on each CLI call: it walks OFFRUN_HOME and every known project's
+ * private folders. Never fatal: a file it cannot change is named in the log.
+ */
+async function tightenWhatCameBefore(home: string, log: (line: string) => void): Promise<void> {
+  try {
+    const result = await tightenPrivateFiles(home, await knownProjects().catch(() => []));
+    if (result.changed.length > 0) {
+      const shown = result.changed.slice(0, 5).join(", ");
+      const more = result.changed.length > 5 ? ` and ${result.changed.length - 5} more` : "";
+      log(`private: took group and other access off ${shown}${more}`);
+    }
+    for (const failure of result.failed) log(`private: could not make ${failure.path} user-only: ${failure.problem}`);
+  } catch (error) {
+    log(`private: ${describeError(error)}`);
   }
 }
