@@ -38,7 +38,17 @@ await build({
   entryPoints: ["src/cli/main.ts"],
   outdir: "build",
   splitting: true,
-  external: ["node-notifier"],
+  external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
+});
+
+// The sandbox's launcher runs as a process of its own (src/core/sandbox/launch.ts). The runtime
+// stays a package: it finds its seccomp helper and proxy agent in its own folder, as
+// node-notifier finds its notifier.
+await build({
+  ...shared,
+  entryPoints: ["src/core/sandbox/launch.ts"],
+  outdir: "build",
+  external: ["@anthropic-ai/sandbox-runtime"],
 });
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the

@@ -3,7 +3,8 @@
 // bundled CLI (which is also the companion) and nothing of the checkout: no tests, fixtures,
 // benchmarks, sources or source maps, and none of the Raycast extension's dependencies. esbuild
 // bundles every runtime dependency into build/ except node-notifier, which finds its platform
-// notifier (terminal-notifier on macOS) in its own package folder. Prints the tarball's path and size.
+// notifier (terminal-notifier on macOS) in its own package folder, and the sandbox runtime, which
+// finds its seccomp helper there. Prints the tarball's path and size.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -46,7 +47,10 @@ fs.writeFileSync(
       bin: { offrun: "bin/offrun.js" },
       engines: manifest.engines,
       files: ["bin", "build", "docs"],
-      dependencies: { "node-notifier": notifier },
+      dependencies: {
+        "node-notifier": notifier,
+        "@anthropic-ai/sandbox-runtime": manifest.dependencies["@anthropic-ai/sandbox-runtime"],
+      },
     },
     null,
     2,

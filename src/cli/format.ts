@@ -84,6 +84,8 @@ export function renderEvent(event: AgentEvent): string | undefined {
       return `  ? needs approval${event.id ? ` [${event.id}]` : ""}: ${event.tool} ${describeInput(event.input)}`;
     case "denial":
       return `  ⊘ refused: ${event.tool} ${describeInput(event.input)}`;
+    case "sandbox_refusal":
+      return `  ⊘ sandbox refused ${describeRefusal(event)}`;
     case "question":
       return `  ? ${event.id ? `[${event.id}] ` : ""}${event.text}`;
     case "decision":
@@ -163,4 +165,16 @@ export function renderPending(name: string, pending: AgentEvent[], several = pen
     }
     return [];
   });
+}
+
+/** "a write to /etc/hosts": what the sandbox kept the agent from, in words. */
+export function describeRefusal(event: { kind: "write" | "read" | "network"; target: string }): string {
+  switch (event.kind) {
+    case "write":
+      return `a write to ${event.target} (outside the agent's folders)`;
+    case "read":
+      return `a read of ${event.target} (protected)`;
+    case "network":
+      return `a connection to ${event.target} (not on the allowed hosts; add it to sandbox.allowHosts)`;
+  }
 }

@@ -12,7 +12,7 @@ import { eventually } from "../helpers/offrun.js";
 interface Shown {
   agent: { status: string; worktree: string; sandbox?: boolean };
   pending: { id: string; type: string }[];
-  events: { type: string; output?: string; text?: string; outcome?: string }[];
+  events: { type: string; output?: string; text?: string; outcome?: string; kind?: string; target?: string }[];
 }
 
 let world: World;
@@ -62,15 +62,25 @@ test("a sandboxed task that writes in its worktree succeeds", async () => {
 
 test("an approved command that writes outside the worktree is refused by the sandbox", async () => {
   const outside = path.join(world.box.dir, "outside.txt");
-  const { output } = await approvedCommand("escape", `node -e "require('fs').writeFileSync('${outside}','x')"`);
+  const { output, shown: done } = await approvedCommand(
+    "escape",
+    `node -e "require('fs').writeFileSync('${outside}','x')"`,
+  );
   await expect(fs.access(outside)).rejects.toThrow();
   expect(output).toMatch(/EROFS|read-only file system/i);
+  // Named as the sandbox's refusal, apart from the CLI's own permission system.
+  expect(done.events).toContainEqual(
+    expect.objectContaining({ type: "sandbox_refusal", kind: "write", target: outside }),
+  );
+  expect((await offrun("show", "escape")).stdout).toContain(`sandbox refused a write to ${outside}`);
 });
 
 test("an approved command that reads ~/.ssh gets nothing, and the secret never reaches the model", async () => {
   const key = path.join(world.box.home, ".ssh", "id_ed25519");
   const before = world.server.turnRequests().length;
-  await approvedCommand("peek", `cat ${key}`);
+  const { output, shown: done } = await approvedCommand("peek", `cat ${key}`);
+  expect(output).not.toContain(SECRET);
+  expect(done.events).toContainEqual(expect.objectContaining({ type: "sandbox_refusal", kind: "read", target: key }));
   const later = world.server.turnRequests().slice(before);
   expect(later.length).toBeGreaterThan(0);
   expect(JSON.stringify(later.map((r) => r.body))).not.toContain(SECRET);
@@ -107,6 +117,9 @@ const ask = (label, options) => new Promise((done) => {
     expect(output).toContain("direct failed");
     expect(output).not.toContain("status 200");
     expect(hits).toBe(0);
+    expect(done.events).toContainEqual(
+      expect.objectContaining({ type: "sandbox_refusal", kind: "network", target: `127.0.0.1:${port}` }),
+    );
     expect(done.agent.status).toBe("idle");
     expect(done.events.some((e) => e.type === "text" && e.text?.includes("Done with netcheck."))).toBe(true);
   } finally {

@@ -14,7 +14,7 @@ import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
-import { sandboxRunner } from "../sandbox/runner.js";
+import { openSandbox } from "../sandbox/runner.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
@@ -179,12 +179,13 @@ async function runOn(
   try {
     const env = ctx.logins.processEnv(account, harness);
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
-    const runner = ctx.record.sandbox
-      ? await sandboxRunner({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner })
-      : ctx.runner;
+    const sandbox = ctx.record.sandbox
+      ? await openSandbox({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner })
+      : undefined;
     return await runTurn({
       ...(memory ? { memory } : {}),
-      runner,
+      ...(sandbox ? { refusals: sandbox.refusals } : {}),
+      runner: sandbox?.runner ?? ctx.runner,
       record: ctx.record,
       prompt,
       continuation,

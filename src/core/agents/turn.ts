@@ -7,6 +7,7 @@ import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runCli } from "./cli-run.js";
 import type { ProcessRunner } from "../foundation/runner.js";
+import type { RefusalWatch } from "../sandbox/refusals.js";
 import { liveRunner } from "./live-turn.js";
 import { trailingQuestion } from "../foundation/question.js";
 
@@ -38,6 +39,8 @@ export interface TurnContext {
   memory?: MemoryTurn;
   /** Where the CLI runs (see foundation/runner.ts). */
   runner: ProcessRunner;
+  /** A sandboxed turn: what the sandbox refused becomes events beside the tool calls that met it. */
+  refusals?: RefusalWatch;
 }
 
 /** Whether a turn of this agent may write its memory folder: not a Planner whose CLI cannot write at all. */
@@ -140,7 +143,11 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
           write(ctx.log(turn, { type: "question", text: question }));
         }
       }
+      const refused = ctx.refusals?.inspect(event) ?? [];
+      // Refusals noted at the end still belong to the turn: they go before its terminal event.
+      if (event.type === "turn_end") for (const refusal of refused) write(ctx.log(turn, refusal));
       write(ctx.log(turn, event));
+      if (event.type !== "turn_end") for (const refusal of refused) write(ctx.log(turn, refusal));
       if (event.type === "session" && event.sessionId !== record.sessionId) {
         write(ctx.update({ sessionId: event.sessionId }));
       }

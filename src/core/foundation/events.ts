@@ -62,6 +62,19 @@ const approvalRequest = z.object({
 });
 /** A tool use the CLI refused by itself (non-interactive mode). */
 const denial = z.object({ ...base, type: z.literal("denial"), tool: z.string(), input: z.unknown() });
+/**
+ * Offrun's sandbox, not the CLI's own permission layer, kept the agent from something: a write
+ * outside its folders, a read of a protected file, a host not on the list.
+ */
+const sandboxRefusal = z.object({
+  ...base,
+  type: z.literal("sandbox_refusal"),
+  kind: z.enum(["write", "read", "network"]),
+  /** The path or host refused. */
+  target: z.string(),
+  /** The tool call it happened in, when known. */
+  toolId: z.string().optional(),
+});
 /** The agent asks the user something. */
 const question = z.object({
   ...base,
@@ -219,6 +232,7 @@ export const agentEventSchema = z.discriminatedUnion("type", [
   toolResult,
   approvalRequest,
   denial,
+  sandboxRefusal,
   question,
   decision,
   usage,

@@ -141,6 +141,7 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
     case "tool_call":
     case "tool_result":
     case "denial":
+    case "sandbox_refusal":
     case "decision":
     case "usage":
     case "quota":

@@ -12,6 +12,7 @@ import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type ProcessRunner } from "../foundation/runner.js";
 import { OffrunError } from "../foundation/errors.js";
 import { listAccounts } from "../logins/accounts.js";
+import { RefusalWatch } from "./refusals.js";
 import { hostsInEnvironment, reachesLoopback, runtimeSettings, type SandboxScope } from "./policy.js";
 import { assertSandboxAvailable, sandboxLauncher } from "./support.js";
 
@@ -32,21 +33,29 @@ export interface SandboxRequest {
   inner?: ProcessRunner;
 }
 
+/** One sandboxed turn: where its CLI runs, and what the sandbox refused on the way. */
+export interface SandboxTurn {
+  runner: ProcessRunner;
+  refusals: RefusalWatch;
+}
+
 /**
- * A runner that starts the agent's CLI inside the sandbox, for one turn on one login (a failover
- * builds another: the next login's home is writable for that login only). The policy is written
- * to a settings file the sandbox cannot read or write, and the CLI runs as
- * `node <srt> --settings <file> -- <file> <args...>`: an argv array all the way, which the runtime
- * quotes itself for the shell it starts inside bubblewrap or sandbox-exec.
+ * Opens the sandbox for one turn on one login (a failover opens another: the next login's home
+ * is writable for that login only). The policy is written to a settings file the sandbox can
+ * neither read nor write, and the CLI runs as `node launch.js <settings> <refusals> -- <file>
+ * <args...>` (see launch.ts): an argv array all the way.
  */
-export async function sandboxRunner(request: SandboxRequest): Promise<ProcessRunner> {
+export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
   const { record, env } = request;
   const scope = await sandboxScope(request);
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });
+  const settings = runtimeSettings(scope);
   const settingsFile = path.join(folder, "settings.json");
-  await fs.writeFile(settingsFile, JSON.stringify(runtimeSettings(scope), null, 2) + "\n", { mode: 0o600 });
+  const refusalsFile = path.join(folder, "refusals.jsonl");
+  await fs.writeFile(settingsFile, JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
+  await fs.rm(refusalsFile, { force: true });
   const launcher = sandboxLauncher();
   const loopback = reachesLoopback(scope.hosts);
   const wrap = (command: Command): Command => {
@@ -57,12 +66,15 @@ export async function sandboxRunner(request: SandboxRequest): Promise<ProcessRun
     return {
       ...command,
       file: process.execPath,
-      args: [launcher, "--settings", settingsFile, "--", ...inner],
+      args: [launcher, settingsFile, refusalsFile, "--", ...inner],
       // The runtime points TMPDIR inside at CLAUDE_CODE_TMPDIR (else a /tmp/claude every sandbox shares).
       env: { ...(command.env ?? env), CLAUDE_CODE_TMPDIR: scope.tmpDir },
     };
   };
-  return wrappedRunner(wrap, request.inner ?? localRunner);
+  return {
+    runner: wrappedRunner(wrap, request.inner ?? localRunner),
+    refusals: new RefusalWatch(refusalsFile, settings.filesystem.denyRead, scope.userHome),
+  };
 }
 
 /** `~/.offrun/sandbox/<project>-<hash>/<agent>`: the policy and the agent's temp folder, outside its reach. */

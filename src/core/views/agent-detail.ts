@@ -56,6 +56,8 @@ export function eventMarkdown(event: AgentEvent): string | undefined {
       return `⏸ **Question**: ${event.text}`;
     case "denial":
       return `⊘ Refused by the CLI: \`${event.tool}\` ${inputSummary(event.input).replace(/`/g, "'")}`;
+    case "sandbox_refusal":
+      return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\``;
     case "decision":
       return `✓ ${event.decision === "deny" ? "Denied" : event.decision === "answer" ? `Answered: ${event.text ?? ""}` : "Allowed"}${event.by === "always_allow" ? " (always-allow rule)" : ""}`;
     case "limit_hit":
