@@ -34,6 +34,12 @@ export interface TurnInput {
   /** Extra folders the agent may write (memory). */
   addDirs?: string[];
   /**
+   * The CLI runs inside Offrun's sandbox, which already enforces the mode (a Planner's worktree
+   * is read-only there): an adapter whose CLI has a sandbox of its own that cannot nest inside
+   * it (Codex's bubblewrap) turns that one off.
+   */
+  sandboxed?: boolean;
+  /**
    * The final answer must be JSON of this schema (a review). CLIs with their own structured output
    * get it natively (`file` holds the same schema for CLIs that read it from a file); the final
    * text event then carries the JSON. Other CLIs are told in the prompt, by the caller.

@@ -25,13 +25,20 @@ test("writes go to the worktree, memory, git folder, the login's home, its temp 
   const { filesystem } = runtimeSettings(scope);
   expect(filesystem.allowWrite).toEqual([
     scope.worktree,
-    scope.memoryDir,
     scope.gitCommonDir,
+    scope.memoryDir,
     ...scope.loginWrites,
     scope.tmpDir,
     `${home}/.npm`,
   ]);
   expect(filesystem.denyWrite).toEqual(["/work/app/.git/hooks", "/work/app/.git/config"]);
+});
+
+test("a Planner's worktree and git folder are read-only; its memory is not", () => {
+  const { filesystem } = runtimeSettings({ ...scope, readOnlyWorktree: true });
+  expect(filesystem.allowWrite).not.toContain(scope.worktree);
+  expect(filesystem.allowWrite).not.toContain(scope.gitCommonDir);
+  expect(filesystem.allowWrite).toContain(scope.memoryDir);
 });
 
 test("reads are closed to the user's secrets, Offrun's folder, other logins and other projects, but not to this login", () => {

@@ -120,6 +120,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     resumeSessionId: resume ? record.sessionId : undefined,
     newSessionId,
     model: record.model,
+    ...(record.sandbox ? { sandboxed: true } : {}),
     env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
   };
 

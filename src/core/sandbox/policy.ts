@@ -27,6 +27,8 @@ export interface SandboxScope {
   hosts: readonly string[];
   /** What the project's config adds (`sandbox.allowWrite`), already absolute. */
   extraWrites: readonly string[];
+  /** A Planner turn: the worktree and the git folder are read-only, its memory stays writable. */
+  readOnlyWorktree?: boolean;
 }
 
 /** Secrets of the user's that no agent needs: read by nothing in the sandbox. */
@@ -72,7 +74,12 @@ export function runtimeSettings(scope: SandboxScope): RuntimeSettings {
         ...scope.otherProjects.filter((root) => !isInside(scope.worktree, root)),
       ]),
       allowRead: unique(own.filter((entry) => isInside(entry, scope.offrunHome))),
-      allowWrite: unique([scope.worktree, scope.memoryDir, scope.gitCommonDir, ...own, ...scope.extraWrites]),
+      allowWrite: unique([
+        ...(scope.readOnlyWorktree ? [] : [scope.worktree, scope.gitCommonDir]),
+        scope.memoryDir,
+        ...own,
+        ...scope.extraWrites,
+      ]),
       denyWrite: [path.join(scope.gitCommonDir, "hooks"), path.join(scope.gitCommonDir, "config")],
     },
   };

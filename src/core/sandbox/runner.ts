@@ -106,6 +106,7 @@ async function sandboxScope(request: SandboxRequest): Promise<SandboxScope> {
     otherProjects: projects.filter((root) => path.resolve(root) !== path.resolve(record.project)),
     hosts: [...harness.sandbox.hosts, ...hostsInEnvironment(env), ...configured, ...config.sandbox.allowHosts],
     extraWrites: config.sandbox.allowWrite.map(expand),
+    readOnlyWorktree: record.mode === "plan",
   };
 }
 

@@ -28,10 +28,19 @@ export { CODEX_ROLLOUT_SOURCE, findCodexRollout, readCodexRolloutQuota } from ".
 export function codexTurnArgs(
   input: Pick<
     TurnInput,
-    "prompt" | "mode" | "cwd" | "model" | "addDirs" | "resumeSessionId" | "promptViaStdin" | "outputSchema"
+    | "prompt"
+    | "mode"
+    | "cwd"
+    | "model"
+    | "addDirs"
+    | "resumeSessionId"
+    | "promptViaStdin"
+    | "outputSchema"
+    | "sandboxed"
   >,
 ): string[] {
-  const args = ["exec", "--json", ...sandboxArgs(input.mode, input.addDirs ?? []), "-C", input.cwd];
+  const own = input.sandboxed ? ["-s", "danger-full-access"] : sandboxArgs(input.mode, input.addDirs ?? []);
+  const args = ["exec", "--json", ...own, "-C", input.cwd];
   if (input.model) args.push("-m", input.model);
   // Every --add-dir must exist: a missing one makes bubblewrap fail every command of the turn.
   for (const dir of input.addDirs ?? []) args.push("--add-dir", dir);
@@ -45,7 +54,10 @@ export function codexTurnArgs(
 }
 
 /**
- * Build: `workspace-write`. Planner: `read-only`, which in 0.171.0 keeps `--add-dir` folders
+ * Inside Offrun's sandbox Codex's own is off (`danger-full-access`): 0.171.0's bubblewrap cannot
+ * make a namespace inside another ("No permissions to create new namespace"), so every command
+ * would fail; Offrun's sandbox then enforces the mode, a Planner's worktree read-only included.
+ * Outside it, Build: `workspace-write`. Planner: `read-only`, which in 0.171.0 keeps `--add-dir` folders
  * read-only too; a Planner that keeps memory gets a permission profile instead (`-c`, inline TOML)
  * that extends the built-in `:read-only` with write access to exactly its memory folders: patches
  * and commands write there and nowhere else. Passing `-s` would switch profiles off, so it is left

@@ -109,9 +109,10 @@ class AppServerTurn {
     const settings = {
       cwd: this.input.cwd,
       approvalPolicy: "untrusted",
-      sandbox: "workspace-write",
+      // Inside Offrun's sandbox Codex's own cannot nest (see codexTurnArgs): Offrun's enforces the mode.
+      sandbox: this.input.sandboxed ? "danger-full-access" : "workspace-write",
       ...(this.input.model ? { model: this.input.model } : {}),
-      ...(this.input.addDirs?.length
+      ...(!this.input.sandboxed && this.input.addDirs?.length
         ? { config: { "sandbox_workspace_write.writable_roots": this.input.addDirs } }
         : {}),
     };

@@ -1,0 +1,144 @@
+import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { claudeWorld, codexWorld, type World } from "../helpers/e2e.js";
+import { eventually } from "../helpers/offrun.js";
+
+// Issue 14: the real Claude Code and Codex inside the sandbox (bubblewrap on Linux), against the fake model
+// server, which is the one host it may reach. The sandbox, not the CLI's own permission layer,
+// must refuse what is outside the policy: each command below is approved first.
+
+interface Shown {
+  agent: { status: string; worktree: string; sandbox?: boolean };
+  pending: { id: string; type: string }[];
+  events: { type: string; output?: string; text?: string; outcome?: string; kind?: string; target?: string }[];
+}
+
+describe.each([
+  ["Claude Code", claudeWorld, "claude"],
+  ["Codex", codexWorld, "codex"],
+] as const)("%s in the sandbox", (_name, makeWorld, harness) => {
+  let world: World;
+  const offrun = (...args: string[]) => world.offrun(args);
+  const shown = async (name: string) => JSON.parse((await offrun("show", name, "--json")).stdout) as Shown;
+  const SECRET = "SECRET-KEY-7c1e9b";
+
+  beforeAll(async () => {
+    world = await makeWorld("offrun-sandbox-", { "README.md": "# demo\n" });
+    await fs.mkdir(path.join(world.box.home, ".ssh"), { recursive: true, mode: 0o700 });
+    await fs.writeFile(path.join(world.box.home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  /** Runs one approved shell command in a new sandboxed agent and returns what its tool call got back. */
+  async function approvedCommand(name: string, command: string): Promise<{ output: string; shown: Shown }> {
+    world.server.script({ kind: "shell", command }, { kind: "text", text: `Done with ${name}.` });
+    expect(
+      await offrun("start", "--harness", harness, "--sandbox", "--name", name, `run the command for ${name}`),
+    ).toSucceed();
+    await eventually(async () => ((await shown(name)).pending.length > 0 ? true : undefined), 60_000, `${name} to ask`);
+    expect(await offrun("approve", name)).toSucceed();
+    const done = await eventually(
+      async () => {
+        const now = await shown(name);
+        return now.agent.status === "idle" || now.agent.status === "failed" ? now : undefined;
+      },
+      90_000,
+      `${name} to finish`,
+    );
+    const output = done.events
+      .filter((e) => e.type === "tool_result")
+      .map((e) => e.output ?? "")
+      .join("\n");
+    return { output, shown: done };
+  }
+
+  test("a sandboxed task that writes in its worktree succeeds", async () => {
+    const worktree = path.join(world.repo, ".worktrees", "inside");
+    world.server.script({ kind: "write_file", path: path.join(worktree, "inside.txt"), content: "written inside\n" });
+    const started = await offrun(
+      "start",
+      "--harness",
+      harness,
+      "--sandbox",
+      "--wait",
+      "--name",
+      "inside",
+      "write inside.txt",
+    );
+    expect(started).toSucceed();
+    expect(started.stdout).toContain("sandboxed");
+    expect(await fs.readFile(path.join(worktree, "inside.txt"), "utf8")).toBe("written inside\n");
+    expect((await shown("inside")).agent.sandbox).toBe(true);
+  });
+
+  test("an approved command that writes outside the worktree is refused by the sandbox", async () => {
+    const outside = path.join(world.box.dir, "outside.txt");
+    const { output, shown: done } = await approvedCommand(
+      "escape",
+      `node -e "require('fs').writeFileSync('${outside}','x')"`,
+    );
+    await expect(fs.access(outside)).rejects.toThrow();
+    expect(output).toMatch(/EROFS|read-only file system/i);
+    // Named as the sandbox's refusal, apart from the CLI's own permission system.
+    expect(done.events).toContainEqual(
+      expect.objectContaining({ type: "sandbox_refusal", kind: "write", target: outside }),
+    );
+    expect((await offrun("show", "escape")).stdout).toContain(`sandbox refused a write to ${outside}`);
+  });
+
+  test("an approved command that reads ~/.ssh gets nothing, and the secret never reaches the model", async () => {
+    const key = path.join(world.box.home, ".ssh", "id_ed25519");
+    const before = world.server.turnRequests().length;
+    const { output, shown: done } = await approvedCommand("peek", `cat ${key}`);
+    expect(output).not.toContain(SECRET);
+    expect(done.events).toContainEqual(expect.objectContaining({ type: "sandbox_refusal", kind: "read", target: key }));
+    const later = world.server.turnRequests().slice(before);
+    expect(later.length).toBeGreaterThan(0);
+    expect(JSON.stringify(later.map((r) => r.body))).not.toContain(SECRET);
+  });
+
+  test("an approved command that connects to a host not on the list is blocked, and the model server still answers", async () => {
+    // A server on this machine that is not the model's: reachable from outside the sandbox, never from inside.
+    let hits = 0;
+    const bait = http.createServer((_request, response) => {
+      hits += 1;
+      response.end("bait");
+    });
+    await new Promise<void>((resolve) => bait.listen(0, "127.0.0.1", resolve));
+    const port = (bait.address() as AddressInfo).port;
+    try {
+      // Asks through the proxy the environment names, as curl and most tools do, and directly too.
+      const probe = path.join(world.box.dir, "probe.cjs");
+      await fs.writeFile(
+        probe,
+        `const http = require("http");
+  const proxy = process.env.http_proxy ? new URL(process.env.http_proxy) : undefined;
+  const ask = (label, options) => new Promise((done) => {
+    http.get(options, (r) => { console.log(label, "status", r.statusCode); r.resume(); r.on("end", done); })
+      .on("error", (e) => { console.log(label, "failed", e.code); done(); });
+  });
+  (async () => {
+    if (proxy) await ask("proxied", { host: proxy.hostname, port: proxy.port, path: "http://127.0.0.1:${port}/",
+      headers: { "proxy-authorization": "Basic " + Buffer.from(decodeURIComponent(proxy.username) + ":" + proxy.password).toString("base64") } });
+    await ask("direct", { host: "127.0.0.1", port: ${port}, path: "/" });
+  })();
+  `,
+      );
+      const { output, shown: done } = await approvedCommand("netcheck", `node ${probe}`);
+      expect(output).toContain("direct failed");
+      expect(output).not.toContain("status 200");
+      expect(hits).toBe(0);
+      expect(done.events).toContainEqual(
+        expect.objectContaining({ type: "sandbox_refusal", kind: "network", target: `127.0.0.1:${port}` }),
+      );
+      expect(done.agent.status).toBe("idle");
+      expect(done.events.some((e) => e.type === "text" && e.text?.includes("Done with netcheck."))).toBe(true);
+    } finally {
+      bait.close();
+    }
+  });
+});
