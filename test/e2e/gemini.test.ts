@@ -123,3 +123,24 @@ test("the daily quota ends the turn limited, with the reset time recorded", asyn
   expect(resetsIn).toBeLessThanOrEqual(25 * 3600 * 1000);
   expect(events.find((e) => e.type === "turn_end")).toMatchObject({ outcome: "limited" });
 });
+
+// Issue 14: Gemini CLI inside the sandbox reaches the model (its only allowed host) through the
+// sandbox's proxy and writes in its worktree. Headless Gemini refuses shell tools by itself, so the
+// refusals are tested on Claude Code and Codex (sandbox.test.ts).
+test("a sandboxed Build turn reaches the model through the sandbox and writes in its worktree", async () => {
+  const worktree = path.join(repo, ".worktrees", "boxed");
+  server.script({ kind: "write_file", path: path.join(worktree, "boxed.md"), content: "inside the sandbox\n" });
+  const started = await offrun(
+    "start",
+    "--harness",
+    "gemini",
+    "--sandbox",
+    "--wait",
+    "--name",
+    "boxed",
+    "write boxed.md",
+  );
+  expect(started).toSucceed();
+  expect(started.stdout).toContain("sandboxed");
+  expect(await fs.readFile(path.join(worktree, "boxed.md"), "utf8")).toBe("inside the sandbox\n");
+});
