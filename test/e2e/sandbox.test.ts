@@ -12,7 +12,15 @@ import { eventually } from "../helpers/offrun.js";
 interface Shown {
   agent: { status: string; worktree: string; sandbox?: boolean };
   pending: { id: string; type: string }[];
-  events: { type: string; output?: string; text?: string; outcome?: string; kind?: string; target?: string }[];
+  events: {
+    type: string;
+    output?: string;
+    text?: string;
+    outcome?: string;
+    kind?: string;
+    target?: string;
+    sandbox?: boolean;
+  }[];
 }
 
 describe.each([
@@ -140,5 +148,62 @@ describe.each([
     } finally {
       bait.close();
     }
+  });
+});
+
+describe("failover and memory in the sandbox (Claude Code)", () => {
+  let world: World;
+  const offrun = (...args: string[]) => world.offrun(args);
+
+  beforeAll(async () => {
+    world = await claudeWorld("offrun-sandbox-move-", { "README.md": "# demo\n" }, { subscriber: true });
+    // A second login with its own home under ~/.offrun, which the sandbox otherwise keeps closed.
+    const added = await offrun(
+      "accounts",
+      "add",
+      "claude",
+      "second",
+      "--no-login",
+      "--env",
+      `ANTHROPIC_BASE_URL=${world.server.url}`,
+    );
+    expect(added).toSucceed();
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  test("a limit moves the session to the next login, whose home opens for it, and the agent's memory is written", async () => {
+    const worktree = path.join(world.repo, ".worktrees", "moved");
+    const plan = path.join(world.repo, ".offrun", "memory", "moved", "plan.md");
+    world.server.script(
+      { kind: "write_file", path: path.join(worktree, "step1.txt"), content: "on the first login\n" },
+      { kind: "usage_limit", resetsAt: Math.floor(Date.now() / 1000) + 3 * 3600 },
+      { kind: "write_file", path: plan, content: "# Plan\n- step1 done; finish the rest\n" },
+      { kind: "text", text: "Finished on the second login." },
+    );
+    const result = await offrun(
+      "start",
+      "--sandbox",
+      "--wait",
+      "--account",
+      "default",
+      "--name",
+      "moved",
+      "do step1, then the rest",
+    );
+    expect(result).toSucceed();
+    expect(result.stdout).toContain("Finished on the second login.");
+    expect(await fs.readFile(path.join(worktree, "step1.txt"), "utf8")).toBe("on the first login\n");
+    expect(await fs.readFile(plan, "utf8")).toBe("# Plan\n- step1 done; finish the rest\n");
+    const done = JSON.parse((await offrun("show", "moved", "--json")).stdout) as Shown & {
+      agent: { account: string };
+      events: { type: string; from?: string; to?: string; sandbox?: boolean }[];
+    };
+    expect(done.agent).toMatchObject({ account: "second", status: "idle", sandbox: true });
+    expect(done.events.find((e) => e.type === "account_switch")).toMatchObject({ from: "default", to: "second" });
+    expect(done.events.filter((e) => e.type === "turn_start").every((e) => e.sandbox === true)).toBe(true);
+    expect(done.events.filter((e) => e.type === "sandbox_refusal")).toEqual([]);
+    expect(done.events.some((e) => e.type === "memory_change")).toBe(true);
   });
 });

@@ -44,10 +44,21 @@ async function makeWorld(
 }
 
 /** The real Claude Code CLI against the fake Anthropic server. */
-export async function claudeWorld(prefix: string, files?: Record<string, string>): Promise<World> {
+export async function claudeWorld(
+  prefix: string,
+  files?: Record<string, string>,
+  /** subscriber: the CLI signs in as a subscription (limits read as the 5-hour window's). */
+  options: { subscriber?: boolean } = {},
+): Promise<World> {
   const server = await startFakeServer([anthropicProtocol]);
   return makeWorld(prefix, files, server, async (s, box) => ({
-    ...claudeTestEnv({ serverUrl: s.url, home: box.home, tmp: box.tmp, configDir: path.join(box.home, ".claude") }),
+    ...claudeTestEnv({
+      serverUrl: s.url,
+      home: box.home,
+      tmp: box.tmp,
+      configDir: path.join(box.home, ".claude"),
+      ...(options.subscriber ? { subscriber: true } : {}),
+    }),
     OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
   }));
 }
