@@ -1,14 +1,10 @@
-import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../core/foundation/account-model.js";
 import {
   accountsRoot,
   addAccount,
   defaultAccounts,
-  ensureAccountHome,
   findAccount,
   listAccounts,
-  loginCommand,
   removeAccount,
   setDefaultAccount,
   setReserve,
@@ -19,11 +15,9 @@ import type { AccountQuota } from "../core/quota/ledger.js";
 import { cachedAccountQuota } from "../core/quota/pipeline.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { throughCompanion } from "./context.js";
-import { offrunHome, userPaths } from "../core/foundation/paths.js";
-import { runCommand } from "../core/foundation/process.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../harnesses/registry.js";
-import type { Harness } from "../harnesses/types.js";
+import { openLogin } from "./account-login.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 
@@ -107,12 +101,13 @@ function parseEnvPairs(pairs: string[] | undefined): Record<string, string> {
 }
 
 export async function add(harnessId: string, label: string, options: AddOptions): Promise<void> {
-  const account = await addAccount({
-    harness: harnessId,
-    label,
-    ...(options.home === undefined ? {} : { home: options.home }),
-    env: parseEnvPairs(options.env),
-  });
+  // Resolved here: the companion's working directory is not the user's.
+  const home = options.home === undefined ? {} : { home: path.resolve(options.home) };
+  const request = { harness: harnessId, label, ...home, env: parseEnvPairs(options.env) };
+  const account = await throughCompanion(
+    (client) => client.call("login.add", request),
+    () => addAccount(request),
+  );
   const created = `Added login '${account.label}' of ${(await findHarness(account.harness)).displayName}, home ${account.home}${
     account.adopted ? " (adopted: Offrun never deletes it)" : ""
   }.`;
@@ -189,7 +184,11 @@ export async function setDefault(
       `Name a login (\`offrun accounts default ${harnessId} work\`) or pass --clear, not both.`,
     );
   }
-  const account = await setDefaultAccount({ harness: harnessId, label: options.clear ? undefined : label });
+  const chosen = options.clear ? undefined : label;
+  const { account } = await throughCompanion(
+    (client) => client.call("login.default", { harness: harnessId, label: chosen ?? null }),
+    async () => ({ account: (await setDefaultAccount({ harness: harnessId, label: chosen })) ?? null }),
+  );
   const name = (await findHarness(harnessId)).displayName;
   output(options, { harness: harnessId, default: account?.label ?? null }, () =>
     account
@@ -212,85 +211,4 @@ export async function reserve(
       ? `Login '${account.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
       : `Login '${account.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --account to use it anyway.`,
   );
-}
-
-/** Quotes a word for a POSIX shell when it needs it. */
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The binary as a person would type it: its bare name when that is what their PATH finds first. */
-async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {
-  if (!binary) return harness.binaryName;
-  const pathDirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  const firstOnPath = await locateBinary(harness.id, harness.binaryName, {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-  });
-  const isFirst = firstOnPath === binary && pathDirs.includes(path.dirname(binary));
-  return isFirst && path.basename(binary) === harness.binaryName ? harness.binaryName : binary;
-}
-
-interface LoginResult {
-  /** The command line that signs in to this login. */
-  command: string;
-  /** True when a Terminal window was opened with it (macOS). */
-  opened: boolean;
-  message: string;
-}
-
-/**
- * Starts the CLI's own sign-in for a login: in a new Terminal window on macOS, else it prints the
- * command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
- */
-async function openLogin(account: Account): Promise<LoginResult> {
-  const harness = await findHarness(account.harness);
-  await ensureAccountHome(account);
-  const binary = await locateBinary(harness.id, harness.binaryName);
-  const spec = loginCommand(account, harness, binary ?? harness.binaryName);
-  const words = [await typedBinary(harness, binary), ...spec.args].map(shellQuote);
-  const assignments = Object.entries(spec.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  const command = [...assignments, ...words].join(" ");
-  const who = `login '${account.label}' of ${harness.displayName}`;
-  if (!binary) {
-    return {
-      command,
-      opened: false,
-      message: `${harness.displayName} is not installed (${harness.installHint}). Then sign in to ${who} with:\n  ${command}`,
-    };
-  }
-  if (process.platform !== "darwin") {
-    return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
-  }
-  // Terminal starts a login shell whose PATH may differ: the script names the binary in full.
-  const exec = [binary, ...spec.args].map(shellQuote).join(" ");
-  const script = await writeLoginScript(account, harness, [...assignments.map((a) => `export ${a}`), `exec ${exec}`]);
-  const opened = await runCommand({ file: "open", args: ["-a", "Terminal", script] }, { timeoutMs: 10_000 });
-  if (opened.exitCode !== 0) {
-    return { command, opened: false, message: `Could not open Terminal. Sign in to ${who} by running:\n  ${command}` };
-  }
-  return {
-    command,
-    opened: true,
-    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun accounts`,
-  };
-}
-
-/**
- * Writes the .command file Terminal runs. It goes in the login's folder when Offrun made it,
- * else in Offrun's own folder: the user's own homes get no stray files.
- */
-async function writeLoginScript(account: Account, harness: Harness, lines: string[]): Promise<string> {
-  const dir = account.adopted ? userPaths(offrunHome()).run : account.home;
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `offrun-login-${harness.id}-${account.label}.command`);
-  const text = [
-    "#!/bin/sh",
-    `# Written by Offrun: signs in to login '${account.label}' of ${harness.displayName} in its own home.`,
-    ...lines,
-    "",
-  ];
-  await fs.writeFile(file, text.join("\n"), { mode: 0o700 });
-  await fs.chmod(file, 0o700);
-  return file;
 }

@@ -1,50 +1,15 @@
-import {
-  Action,
-  ActionPanel,
-  Alert,
-  Color,
-  Form,
-  Icon,
-  List,
-  Toast,
-  confirmAlert,
-  environment,
-  open,
-  showToast,
-  useNavigation,
-  Keyboard,
-} from "@raycast/api";
-import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
-import { addAccount, setDefaultAccount } from "../core/logins/accounts.js";
+import { Action, ActionPanel, Alert, Color, Icon, List, Toast, confirmAlert, showToast, Keyboard } from "@raycast/api";
+import { useCachedPromise } from "@raycast/utils";
 import { withCompanion } from "./lib/companion.js";
+import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./accounts/login-forms.js";
 import type { Account } from "../core/foundation/account-model.js";
-import {
-  loadAccountsView,
-  refreshSignIn,
-  writeLoginScript,
-  type HarnessLogins,
-  type LoginRow,
-} from "../core/views/accounts-view.js";
+import { loadAccountsView, refreshSignIn, type HarnessLogins, type LoginRow } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
 import { signInCommand } from "../core/views/login-quota.js";
 import { FailureView, showFailure } from "./lib/failure.js";
-import { faceEnv, preferences } from "./lib/preferences.js";
+import { faceEnv } from "./lib/preferences.js";
 
 /** Agent Accounts: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
-
-async function signIn(account: Account) {
-  try {
-    const script = await writeLoginScript(environment.supportPath, account, faceEnv());
-    await open(script, preferences().terminal ?? "Terminal");
-    await showToast({
-      style: Toast.Style.Success,
-      title: "Sign In With Terminal",
-      message: `${account.harness} · ${account.label}`,
-    });
-  } catch (error) {
-    await showFailure(error, "Cannot Open the Sign-In");
-  }
-}
 
 const SIGN_IN_TITLES = { "signed-in": "Signed In", "signed-out": "Signed Out", unknown: "Unknown" } as const;
 
@@ -72,108 +37,11 @@ function SignedIn({ row }: { row: LoginRow }) {
   );
 }
 
-/** The CLIs a login can be added to: every harness the registry lists, custom ACP agents included. */
-type CliChoice = { id: string; name: string };
-
-function AddLoginForm({ harness, clis, onAdded }: { harness?: string; clis: CliChoice[]; onAdded: () => void }) {
-  const { pop } = useNavigation();
-  const { handleSubmit, itemProps } = useForm<{ harness: string; label: string; home: string[] }>({
-    initialValues: { harness: harness ?? clis[0]?.id ?? "", label: "", home: [] },
-    validation: { label: FormValidation.Required },
-    onSubmit: async (values) => {
-      try {
-        const account = await addAccount({
-          harness: values.harness,
-          label: values.label.trim(),
-          home: values.home[0],
-          processEnv: faceEnv(),
-        });
-        onAdded();
-        pop();
-        await signIn(account);
-      } catch (error) {
-        await showFailure(error, "Could Not Add the Login");
-      }
-    },
-  });
-  return (
-    <Form
-      navigationTitle="Add Login"
-      actions={
-        <ActionPanel>
-          <Action.SubmitForm title="Add and Sign in" icon={Icon.Plus} onSubmit={handleSubmit} />
-        </ActionPanel>
-      }
-    >
-      <Form.Dropdown {...itemProps.harness} title="Agent CLI">
-        {clis.map((h) => (
-          <Form.Dropdown.Item key={h.id} value={h.id} title={h.name} />
-        ))}
-      </Form.Dropdown>
-      <Form.TextField
-        {...itemProps.label}
-        title="Label"
-        placeholder="work"
-        info="Lowercase letters, digits, '-' and '_'"
-      />
-      <Form.FilePicker
-        {...itemProps.home}
-        title="Existing Home"
-        canChooseDirectories
-        canChooseFiles={false}
-        allowMultipleSelection={false}
-        info="Leave empty: Offrun makes a new home for this login"
-      />
-    </Form>
-  );
-}
-
-function RenameLoginForm({ account, onRenamed }: { account: Account; onRenamed: () => void }) {
-  const { pop } = useNavigation();
-  const { handleSubmit, itemProps } = useForm<{ label: string }>({
-    initialValues: { label: account.label },
-    validation: { label: FormValidation.Required },
-    onSubmit: async ({ label }) => {
-      try {
-        // Through the companion: it renames while no turn on this login can start.
-        const result = await withCompanion((client) =>
-          client.call("login.rename", { harness: account.harness, label: account.label, to: label.trim() }),
-        );
-        await showToast({
-          style: Toast.Style.Success,
-          title: `Renamed to ${result.account.label}`,
-          message: result.agents.length > 0 ? `${result.agents.length} agent(s) go on under the new name` : undefined,
-        });
-        onRenamed();
-        pop();
-      } catch (error) {
-        await showFailure(error, "Could Not Rename the Login");
-      }
-    },
-  });
-  return (
-    <Form
-      navigationTitle={`Rename ${account.label}`}
-      actions={
-        <ActionPanel>
-          <Action.SubmitForm title="Rename" icon={Icon.Pencil} onSubmit={handleSubmit} />
-        </ActionPanel>
-      }
-    >
-      <Form.TextField
-        {...itemProps.label}
-        title="Label"
-        placeholder={account.label}
-        info="Lowercase letters, digits, '-' and '_'"
-      />
-      <Form.Description title="" text={`The home stays ${account.home}, with its sign-in.`} />
-    </Form>
-  );
-}
-
 async function setDefault(account: Account, on: boolean, reload: () => void) {
   try {
-    await setDefaultAccount({ harness: account.harness, label: on ? account.label : undefined, processEnv: faceEnv() });
+    await withCompanion((client) =>
+      client.call("login.default", { harness: account.harness, label: on ? account.label : null }),
+    );
     await showToast({
       style: Toast.Style.Success,
       title: on ? `${titleCase(account.label)} Is the Default` : "No Default Login",

@@ -87,3 +87,20 @@ test("the cached sign-in shows at once: a signed-out login says so and offers it
   expect(screen.actionsOf(work).map((a) => a.props.title)).toContain("Sign in with Terminal");
   screen.unmount();
 });
+
+test("Add Login adds it through the companion, then opens its sign-in", async () => {
+  expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
+  const screen = render(<AgentAccounts />);
+  const first = await screen.waitFor(() => screen.byTitle("List.Item", "Default"));
+  await screen.press(screen.action(first, "Add Login"));
+  await screen.waitFor(() => expect(screen.findField("harness").props.value).toBe("claude"));
+  screen.setField("label", "side");
+  await screen.settle();
+  await screen.press(screen.find("Action.SubmitForm"));
+  await screen.waitFor(() => expect(runtime.calls.find((c) => c.kind === "open")).toBeDefined());
+  const side = (await listAccounts("claude")).find((a) => a.label === "side")!;
+  expect((await fs.stat(side.home)).isDirectory()).toBe(true);
+  const log = await fs.readFile(`${sandbox.box.offrunHome}/companion.log`, "utf8");
+  expect(log).toContain("for a face: login.add claude side");
+  screen.unmount();
+});

@@ -25,10 +25,21 @@ afterEach(async () => {
 
 const env = () => ({ ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub });
 
-test("Set as Default writes the default into accounts.json, and Start Agent preselects that login", async () => {
+test("Set as Default writes the default through the companion, and Start Agent preselects that login", async () => {
   await addAccount({ harness: "claude", label: "work" });
   const screen = render(<AgentAccounts />);
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
+  // No companion: the command does not write accounts.json itself; the failure offers to start it.
+  await screen.press(screen.action(work, "Set as Default"));
+  const refused = await screen.waitFor(() => {
+    const toast = runtime.toasts.at(-1)!;
+    expect(toast.title).toBe("Could Not Set the Default");
+    return toast;
+  });
+  expect(refused.primaryAction?.title).toBe("Start Companion");
+  expect(await defaultAccounts()).toEqual({});
+
+  expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
   await screen.press(screen.action(work, "Set as Default"));
   await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Work Is the Default"));
   expect(await defaultAccounts()).toEqual({ claude: "work" });

@@ -72,3 +72,26 @@ test("a login is not removed, nor its home deleted, while a turn runs on it", as
   const listed = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as { accounts: { label: string }[] };
   expect(listed.accounts.map((a) => a.label)).not.toContain("side");
 }, 120_000);
+
+test("accounts add and default go through the companion, and a relative --home is the user's folder", async () => {
+  await fs.mkdir(path.join(world.box.dir, "homes", "claude-extra"), { recursive: true });
+  // Relative to where the user is, not to the companion's working directory.
+  const added = await world.offrun(["accounts", "add", "claude", "extra", "--home", "claude-extra", "--no-login"], {
+    cwd: path.join(world.box.dir, "homes"),
+  });
+  expect(added).toSucceed();
+  expect(await world.offrun(["accounts", "default", "claude", "extra"])).toSucceed();
+  const listed = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as {
+    accounts: { label: string; home: string }[];
+    defaults: Record<string, string>;
+  };
+  expect(listed.accounts.find((a) => a.label === "extra")?.home).toBe(
+    path.join(world.box.dir, "homes", "claude-extra"),
+  );
+  expect(listed.defaults).toMatchObject({ claude: "extra" });
+  expect(await world.offrun(["accounts", "default", "claude", "--clear"])).toSucceed();
+  const log = await fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
+  expect(log).toContain("for a face: login.add claude extra");
+  expect(log).toContain("for a face: login.default claude extra");
+  expect(log).toContain("for a face: login.default claude (none)");
+}, 60_000);

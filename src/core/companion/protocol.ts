@@ -1,6 +1,11 @@
+import path from "node:path";
 import * as z from "zod";
+import type { Account } from "../foundation/account-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { agentRecordSchema, MODES } from "../foundation/model.js";
+
+/** A path the companion can use as it is: its working directory is not the face's. */
+const absolutePath = z.string().refine((p) => path.isAbsolute(p), "expected an absolute path");
 
 /** Requests the faces send to the companion. Every request is validated with these schemas. */
 export const methods = {
@@ -74,6 +79,15 @@ export const methods = {
   }),
   /** Forgets a login (deleting its home with purge) while none of its agents is in a turn. */
   "login.remove": z.object({ harness: z.string().min(1), label: z.string().min(1), purge: z.boolean().default(false) }),
+  /** Adds a login (its own new home, or an existing folder adopted) while no agent naming it is in a turn. */
+  "login.add": z.object({
+    harness: z.string().min(1),
+    label: z.string().min(1),
+    home: absolutePath.optional(),
+    env: z.record(z.string(), z.string()).default({}),
+  }),
+  /** Sets (null: clears) the login Start Agent preselects for a harness. */
+  "login.default": z.object({ harness: z.string().min(1), label: z.string().min(1).nullable() }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
@@ -123,6 +137,17 @@ export const reviewStartedSchema = z.object({
   warnings: z.array(z.string()),
 });
 
+/** A login as the faces get it back from a change (logins/accounts.ts). */
+const accountSchema = z.object({
+  harness: z.string(),
+  label: z.string(),
+  home: z.string(),
+  isDefault: z.boolean(),
+  adopted: z.boolean(),
+  env: z.record(z.string(), z.string()),
+  reservePercent: z.number().optional(),
+}) satisfies z.ZodType<Account>;
+
 /**
  * What the companion answers to each request, beside the requests themselves (as the ACP SDK
  * types both directions in one place). The client parses every reply with these, so a face gets
@@ -153,6 +178,8 @@ export const replies = {
     deletedHome: z.boolean(),
     keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
   }),
+  "login.add": accountSchema,
+  "login.default": z.object({ account: accountSchema.nullable() }),
   "login.rename": z.object({
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),

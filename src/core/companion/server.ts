@@ -3,7 +3,6 @@ import type { ProcessRunner } from "../foundation/runner.js";
 import net from "node:net";
 import lockfile from "proper-lockfile";
 import rpc from "vscode-jsonrpc/node.js";
-import * as z from "zod";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";
@@ -11,9 +10,7 @@ import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./p
 import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
-import { agentsOnLogin, renameLogin } from "../logins/rename.js";
-import { removeAccount } from "../logins/changes.js";
-import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
+import { changeHandlers, type Handlers } from "./changes.js";
 
 export interface CompanionServer {
   close(): Promise<void>;
@@ -52,7 +49,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       new rpc.SocketMessageWriter(socket),
     );
     connections.add(connection);
-    const handlers: { [M in MethodName]: (params: z.output<(typeof methods)[M]>) => Promise<unknown> } = {
+    const handlers: Handlers<MethodName> = {
       ping: async (): Promise<PingResult> => ({
         pid: process.pid,
         version: options.version,
@@ -65,23 +62,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.handoff": (p) => options.supervisor.handoff(p),
       // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
-      "agent.merge": (p) => options.supervisor.whileIdle(p.project, p.name, () => agentMerge(p.project, p.name)),
-      "agent.discard": async ({ project, name, ...how }) => {
-        if (how.force) await options.supervisor.stop(project, name);
-        return options.supervisor.whileIdle(project, name, () => agentDiscard(project, name, how));
-      },
-      // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile,
-      // nor runs in a home that is being deleted.
-      "login.remove": async (p) =>
-        options.supervisor.whileAllIdle(
-          (await agentsOnLogin(p.harness, p.label)).map((r) => ({ project: r.project, name: r.name })),
-          () => removeAccount(p),
-        ),
-      "login.rename": async (p) =>
-        options.supervisor.whileAllIdle(
-          (await agentsOnLogin(p.harness, p.label)).map((r) => ({ project: r.project, name: r.name })),
-          () => renameLogin(p),
-        ),
+      ...changeHandlers(options.supervisor, options.log),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>

@@ -223,10 +223,14 @@ export async function setDefaultAccount(request: {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   const account = request.label === undefined ? undefined : await findAccount(harness, request.label, processEnv);
-  await updateAccountsFile(processEnv, async (file) => ({
-    file: withDefault(file, harness.id, undefined, account?.label),
-    result: undefined,
-  }));
+  await updateAccountsFile(processEnv, async (file) => {
+    // Looked up again under the file's lock: a login removed meanwhile is not left as the default.
+    const same = file.accounts.filter((e) => e.harness === harness.id);
+    if (account && !account.isDefault && !same.some((e) => e.label === account.label)) {
+      throw noSuchLogin(harness, account.label, same);
+    }
+    return { file: withDefault(file, harness.id, undefined, account?.label), result: undefined };
+  });
   return account;
 }
 

@@ -1,0 +1,92 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Account } from "../core/foundation/account-model.js";
+import { locateBinary } from "../core/foundation/binaries.js";
+import { offrunHome, userPaths } from "../core/foundation/paths.js";
+import { runCommand } from "../core/foundation/process.js";
+import { ensureAccountHome, loginCommand } from "../core/logins/accounts.js";
+import { findHarness } from "../harnesses/registry.js";
+import type { Harness } from "../harnesses/types.js";
+
+/** `offrun accounts add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
+
+/** Quotes a word for a POSIX shell when it needs it. */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The binary as a person would type it: its bare name when that is what their PATH finds first. */
+async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {
+  if (!binary) return harness.binaryName;
+  const pathDirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  const firstOnPath = await locateBinary(harness.id, harness.binaryName, {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+  });
+  const isFirst = firstOnPath === binary && pathDirs.includes(path.dirname(binary));
+  return isFirst && path.basename(binary) === harness.binaryName ? harness.binaryName : binary;
+}
+
+interface LoginResult {
+  /** The command line that signs in to this login. */
+  command: string;
+  /** True when a Terminal window was opened with it (macOS). */
+  opened: boolean;
+  message: string;
+}
+
+/**
+ * Starts the CLI's own sign-in for a login: in a new Terminal window on macOS, else it prints the
+ * command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
+ */
+export async function openLogin(account: Account): Promise<LoginResult> {
+  const harness = await findHarness(account.harness);
+  await ensureAccountHome(account);
+  const binary = await locateBinary(harness.id, harness.binaryName);
+  const spec = loginCommand(account, harness, binary ?? harness.binaryName);
+  const words = [await typedBinary(harness, binary), ...spec.args].map(shellQuote);
+  const assignments = Object.entries(spec.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  const command = [...assignments, ...words].join(" ");
+  const who = `login '${account.label}' of ${harness.displayName}`;
+  if (!binary) {
+    return {
+      command,
+      opened: false,
+      message: `${harness.displayName} is not installed (${harness.installHint}). Then sign in to ${who} with:\n  ${command}`,
+    };
+  }
+  if (process.platform !== "darwin") {
+    return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
+  }
+  // Terminal starts a login shell whose PATH may differ: the script names the binary in full.
+  const exec = [binary, ...spec.args].map(shellQuote).join(" ");
+  const script = await writeLoginScript(account, harness, [...assignments.map((a) => `export ${a}`), `exec ${exec}`]);
+  const opened = await runCommand({ file: "open", args: ["-a", "Terminal", script] }, { timeoutMs: 10_000 });
+  if (opened.exitCode !== 0) {
+    return { command, opened: false, message: `Could not open Terminal. Sign in to ${who} by running:\n  ${command}` };
+  }
+  return {
+    command,
+    opened: true,
+    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun accounts`,
+  };
+}
+
+/**
+ * Writes the .command file Terminal runs. It goes in the login's folder when Offrun made it,
+ * else in Offrun's own folder: the user's own homes get no stray files.
+ */
+async function writeLoginScript(account: Account, harness: Harness, lines: string[]): Promise<string> {
+  const dir = account.adopted ? userPaths(offrunHome()).run : account.home;
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `offrun-login-${harness.id}-${account.label}.command`);
+  const text = [
+    "#!/bin/sh",
+    `# Written by Offrun: signs in to login '${account.label}' of ${harness.displayName} in its own home.`,
+    ...lines,
+    "",
+  ];
+  await fs.writeFile(file, text.join("\n"), { mode: 0o700 });
+  await fs.chmod(file, 0o700);
+  return file;
+}

@@ -1,0 +1,69 @@
+import type * as z from "zod";
+import type { Supervisor } from "../agents/supervisor.js";
+import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
+import { addAccount, setDefaultAccount } from "../logins/accounts.js";
+import { removeAccount } from "../logins/changes.js";
+import { agentsOnLogin, renameLogin } from "../logins/rename.js";
+import type { methods, MethodName } from "./protocol.js";
+
+/**
+ * The changes the faces ask the companion to make, each under the lock a turn would take: the one
+ * writer of issue 13. A face writes by itself only when no companion can run (the CLI's fallback),
+ * and then no turn runs either.
+ */
+
+export type Handlers<K extends MethodName> = { [M in K]: (params: z.output<(typeof methods)[M]>) => Promise<unknown> };
+
+type Change = "agent.merge" | "agent.discard" | "login.add" | "login.default" | "login.remove" | "login.rename";
+
+export function changeHandlers(supervisor: Supervisor, log: (line: string) => void): Handlers<Change> {
+  /** The turn locks of every agent that runs on a login (in every known project). */
+  const onLogin = async (harness: string, label: string) =>
+    (await agentsOnLogin(harness, label)).map((r) => ({ project: r.project, name: r.name }));
+  /** Says in the companion's log what changed for a face (names only: never a draft's or a file's text). */
+  const noted = <T>(what: string, change: Promise<T>) =>
+    change.then((result) => {
+      log(`for a face: ${what}`);
+      return result;
+    });
+  return {
+    "agent.merge": (p) =>
+      noted(
+        `agent.merge ${p.name}`,
+        supervisor.whileIdle(p.project, p.name, () => agentMerge(p.project, p.name)),
+      ),
+    "agent.discard": async ({ project, name, ...how }) => {
+      if (how.force) await supervisor.stop(project, name);
+      return noted(
+        `agent.discard ${name}`,
+        supervisor.whileIdle(project, name, () => agentDiscard(project, name, how)),
+      );
+    },
+    // A turn of an agent still naming the login cannot start while it appears (a home left by rm is reused).
+    "login.add": async (p) =>
+      noted(
+        `login.add ${p.harness} ${p.label}`,
+        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => addAccount(p)),
+      ),
+    // Only Start Agent reads the default (no turn does): accounts.json's own lock is enough.
+    "login.default": (p) =>
+      noted(
+        `login.default ${p.harness} ${p.label ?? "(none)"}`,
+        setDefaultAccount({ harness: p.harness, label: p.label ?? undefined }).then((account) => ({
+          account: account ?? null,
+        })),
+      ),
+    // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile,
+    // nor runs in a home that is being deleted.
+    "login.remove": async (p) =>
+      noted(
+        `login.remove ${p.harness} ${p.label}`,
+        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => removeAccount(p)),
+      ),
+    "login.rename": async (p) =>
+      noted(
+        `login.rename ${p.harness} ${p.label} ${p.to}`,
+        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => renameLogin(p)),
+      ),
+  };
+}
