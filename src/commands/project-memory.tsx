@@ -1,8 +1,8 @@
 import { Action, ActionPanel, Alert, Icon, Keyboard, List, Toast, confirmAlert, showToast } from "@raycast/api";
 import { useCachedPromise, useCachedState } from "@raycast/utils";
-import { revertMemoryChange } from "../core/memory/history.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { loadMemoryView, memoryChangeMarkdown } from "../core/views/memory-view.js";
+import { withCompanion } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { preferences } from "./lib/preferences.js";
 
@@ -83,7 +83,10 @@ export default function ProjectMemory() {
                     });
                     if (!confirmed) return;
                     try {
-                      const result = await revertMemoryChange(project, entry.agent, entry.event.id);
+                      // Through the companion: it reverts once no turn that writes the file runs.
+                      const result = await withCompanion((client) =>
+                        client.call("memory.revert", { project, agent: entry.agent, id: entry.event.id }),
+                      );
                       await showToast({
                         style: Toast.Style.Success,
                         title: result.outcome === "reverted" ? "Reverted" : "Already As Before",

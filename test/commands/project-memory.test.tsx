@@ -56,7 +56,7 @@ test("the memory files render, with the turn's memory change and its diff", asyn
   screen.unmount();
 });
 
-test("Revert This Change asks first, then puts the file back as the turn found it", async () => {
+test("Revert This Change asks first, then the companion puts the file back as the turn found it", async () => {
   const plan = await turnThatWritesThePlan();
   const before = (await fs.readFile(plan, "utf8")).replace("- retry the upload with backoff\n", "");
   const events = (await readChat(sandbox.repo, "upload")).entries.filter((e) => e.type === "memory_change");
@@ -68,6 +68,8 @@ test("Revert This Change asks first, then puts the file back as the turn found i
   expect(runtime.alerts[0]!.title).toBe("Revert this memory change?");
   await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Reverted"));
   expect(await fs.readFile(plan, "utf8")).toBe(before);
+  const log = await fs.readFile(path.join(sandbox.box.offrunHome, "companion.log"), "utf8");
+  expect(log).toContain(`for a face: memory.revert upload ${events[0]!.type === "memory_change" ? events[0]!.id : ""}`);
   screen.unmount();
 });
 
@@ -79,6 +81,24 @@ test("a revert the user declines changes nothing", async () => {
   const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
   await screen.press(screen.action(change, "Revert This Change"));
   expect(runtime.toasts).toHaveLength(0);
+  expect(await fs.readFile(plan, "utf8")).toBe(written);
+  screen.unmount();
+});
+
+test("with the companion down, Revert This Change offers Start Companion and changes nothing", async () => {
+  const plan = await turnThatWritesThePlan();
+  const written = await fs.readFile(plan, "utf8");
+  // The revert is the companion's to make, once no turn writes the file: the command does not write it.
+  expect(await runOffrun(["companion", "stop"], { env: sandbox.box.env })).toSucceed();
+  const screen = render(<ProjectMemory />);
+  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  await screen.press(screen.action(change, "Revert This Change"));
+  const refused = await screen.waitFor(() => {
+    const toast = runtime.toasts.at(-1)!;
+    expect(toast.title).toBe("Could Not Revert");
+    return toast;
+  });
+  expect(refused.primaryAction?.title).toBe("Start Companion");
   expect(await fs.readFile(plan, "utf8")).toBe(written);
   screen.unmount();
 });

@@ -4,8 +4,9 @@ import { appendChat, readChat, writeAgent } from "../../src/core/agents/records.
 import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { revertOnto, unifiedDiff } from "../../src/core/memory/diff.js";
-import { memoryHistory, recordUserEdits, revertMemoryChange } from "../../src/core/memory/history.js";
-import { scanMemory } from "../../src/core/memory/snapshots.js";
+import { applyMemoryEdit, readForEdit } from "../../src/core/memory/edit.js";
+import { memoryHistory, revertMemoryChange } from "../../src/core/memory/history.js";
+import { scanMemory, sha256 } from "../../src/core/memory/snapshots.js";
 import { openMemoryTurn } from "../../src/core/memory/turn.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 import { ensureProjectDirs } from "../../src/core/foundation/project.js";
@@ -144,11 +145,35 @@ test("revert restores the file, is recorded as the user's, and refuses when late
   // The next turn does not report the user's revert as the agent's change.
   expect(changesOf(await turn({ ...a, turns: 4 }, async () => undefined))).toEqual([]);
 
-  await fs.writeFile(files.plan, "# Plan\n- step 1, rewritten by hand\n");
-  await recordUserEdits(root, {});
+  const written = await fs.readFile(files.plan, "utf8");
+  const byHand = { file: "alpha/plan.md", base: sha256(written), text: "# Plan\n- step 1, rewritten by hand\n" };
+  expect(await applyMemoryEdit(root, "alpha", [byHand])).toEqual(["alpha/plan.md"]);
   await expect(revertMemoryChange(root, "alpha", "m3.1")).rejects.toMatchObject({ kind: "conflict" });
   expect(await fs.readFile(files.plan, "utf8")).toBe("# Plan\n- step 1, rewritten by hand\n");
   await expect(revertMemoryChange(root, "alpha", "m9.9")).rejects.toMatchObject({ kind: "not_found" });
+});
+
+test("a memory edit writes only what the user changed, and refuses when the file changed while it was edited", async () => {
+  const a = agent("alpha");
+  const files = memoryFiles(root, "alpha");
+  await turn(a, async () => undefined);
+  const opened = await readForEdit(root, "alpha");
+  expect(opened.map((f) => f.file)).toEqual(["conventions.md", "alpha/plan.md", "alpha/dead-ends.md"]);
+  const edited = opened.map((f) => (f.file === "alpha/plan.md" ? { ...f, text: `${f.text}- by hand\n` } : f));
+  expect(await applyMemoryEdit(root, "alpha", edited)).toEqual(["alpha/plan.md"]);
+  expect(await fs.readFile(files.plan, "utf8")).toContain("- by hand\n");
+  // The user's edit is not the next turn's change.
+  expect(changesOf(await turn({ ...a, turns: 2 }, async () => undefined))).toEqual([]);
+
+  // The agent wrote the file after the editor opened it: saving the copy would lose that write.
+  const stale = await readForEdit(root, "alpha");
+  await fs.appendFile(files.plan, "- by the agent\n");
+  const mine = stale.map((f) => (f.file === "alpha/plan.md" ? { ...f, text: "# Plan\nmine\n" } : f));
+  await expect(applyMemoryEdit(root, "alpha", mine)).rejects.toMatchObject({ kind: "conflict" });
+  expect(await fs.readFile(files.plan, "utf8")).toContain("- by the agent\n");
+  // Only the files an edit opens: no path reaches outside them.
+  const stray = { file: "../../escape.md", base: "x", text: "no" };
+  await expect(applyMemoryEdit(root, "alpha", [stray])).rejects.toMatchObject({ kind: "invalid_input" });
 });
 
 test("a write seen by two overlapping turns is reported once, by the turn that ends first", async () => {

@@ -1,9 +1,13 @@
 import type * as z from "zod";
 import type { Supervisor } from "../agents/supervisor.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
+import { readAgent } from "../agents/records.js";
+import { findRepoRoot } from "../git/repo.js";
 import { addAccount, setDefaultAccount } from "../logins/accounts.js";
 import { removeAccount } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
+import { applyMemoryEdit } from "../memory/edit.js";
+import { memoryChangeWriters, revertMemoryChange } from "../memory/history.js";
 import type { methods, MethodName } from "./protocol.js";
 
 /**
@@ -14,7 +18,15 @@ import type { methods, MethodName } from "./protocol.js";
 
 export type Handlers<K extends MethodName> = { [M in K]: (params: z.output<(typeof methods)[M]>) => Promise<unknown> };
 
-type Change = "agent.merge" | "agent.discard" | "login.add" | "login.default" | "login.remove" | "login.rename";
+type Change =
+  | "agent.merge"
+  | "agent.discard"
+  | "login.add"
+  | "login.default"
+  | "login.remove"
+  | "login.rename"
+  | "memory.revert"
+  | "memory.edit";
 
 export function changeHandlers(supervisor: Supervisor, log: (line: string) => void): Handlers<Change> {
   /** The turn locks of every agent that runs on a login (in every known project). */
@@ -65,5 +77,26 @@ export function changeHandlers(supervisor: Supervisor, log: (line: string) => vo
         `login.rename ${p.harness} ${p.label} ${p.to}`,
         supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => renameLogin(p)),
       ),
+    // Neither the agent nor the file's owner is in a turn: a turn that writes the file ends first.
+    "memory.revert": async (p) => {
+      const root = await findRepoRoot(p.project);
+      const writers = (await memoryChangeWriters(root, p.agent, p.id)).map((name) => ({ project: root, name }));
+      return noted(
+        `memory.revert ${p.agent} ${p.id}`,
+        supervisor.whileAllIdle(writers, () => revertMemoryChange(root, p.agent, p.id)),
+      );
+    },
+    // The agent's files under its turn lock; conventions.md alone under the memory record's lock,
+    // which every turn takes to record its changes (no one agent's turn owns it).
+    "memory.edit": async (p) => {
+      const root = await findRepoRoot(p.project);
+      const write = async () => ({ changed: await applyMemoryEdit(root, p.agent, p.files) });
+      const agent = p.agent;
+      if (agent !== undefined) await readAgent(root, agent);
+      return noted(
+        `memory.edit ${agent ?? "conventions.md"}`,
+        agent === undefined ? write() : supervisor.whileIdle(root, agent, write),
+      );
+    },
   };
 }

@@ -88,6 +88,14 @@ export const methods = {
   }),
   /** Sets (null: clears) the login Start Agent preselects for a harness. */
   "login.default": z.object({ harness: z.string().min(1), label: z.string().min(1).nullable() }),
+  /** Undoes one memory change while neither its agent nor the file's owner is in a turn (memory/history.ts). */
+  "memory.revert": z.object({ project: absolutePath, agent: z.string().min(1), id: z.string().min(1) }),
+  /** Writes the memory files the user edited (memory/edit.ts), with the agent idle when one is named. */
+  "memory.edit": z.object({
+    project: absolutePath,
+    agent: z.string().min(1).optional(),
+    files: z.array(z.object({ file: z.string().min(1), base: z.string().min(1), text: z.string() })),
+  }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
@@ -180,6 +188,9 @@ export const replies = {
   }),
   "login.add": accountSchema,
   "login.default": z.object({ account: accountSchema.nullable() }),
+  "memory.revert": z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
+  /** The files written, relative to `.offrun/memory`. */
+  "memory.edit": z.object({ changed: z.array(z.string()) }),
   "login.rename": z.object({
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),

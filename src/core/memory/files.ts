@@ -18,6 +18,11 @@ const STARTERS: Record<string, string> = {
   "dead-ends.md": "# Dead ends\n\nApproaches that were tried and did not work, and why.\n",
 };
 
+/** What the memory file `rel` (relative to `.offrun/memory`) starts as when it is created. */
+export function starterText(rel: string): string {
+  return STARTERS[path.basename(rel)] ?? "";
+}
+
 export interface MemoryFiles {
   /** `.offrun/memory`, absolute. */
   dir: string;
@@ -46,7 +51,7 @@ export async function ensureMemory(root: string, agent: string): Promise<MemoryF
   await fs.mkdir(files.agentDir, { recursive: true });
   for (const file of [files.conventions, files.plan, files.deadEnds]) {
     // "wx": a file that appeared meanwhile (another agent, the user) is kept as it is.
-    await fs.writeFile(file, STARTERS[path.basename(file)] ?? "", { flag: "wx" }).catch((error: unknown) => {
+    await fs.writeFile(file, starterText(file), { flag: "wx" }).catch((error: unknown) => {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     });
   }
@@ -57,7 +62,7 @@ export async function ensureMemory(root: string, agent: string): Promise<MemoryF
 export async function ensureConventions(root: string): Promise<string> {
   const file = path.join(projectPaths(root).memory, CONVENTIONS_FILE);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, STARTERS[CONVENTIONS_FILE] ?? "", { flag: "wx" }).catch((error: unknown) => {
+  await fs.writeFile(file, starterText(CONVENTIONS_FILE), { flag: "wx" }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   });
   return file;

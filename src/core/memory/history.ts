@@ -5,7 +5,8 @@ import { appendChat, listAgents, readAgent, readChat } from "../agents/records.j
 import { OffrunError } from "../foundation/errors.js";
 import type { MemoryChangeEvent } from "../foundation/events.js";
 import { revertOnto } from "./diff.js";
-import { readBlob, readMemoryFile, scanMemory, sha256, storeBlob, updateRecorded } from "./snapshots.js";
+import { readBlob, readMemoryFile, sha256, storeBlob, updateRecorded } from "./snapshots.js";
+import { ownerOf } from "./files.js";
 import { memoryRel } from "./turn.js";
 import { projectPaths } from "../foundation/paths.js";
 
@@ -96,6 +97,18 @@ export async function revertMemoryChange(root: string, agent: string, id: string
   return { file: event.file, outcome };
 }
 
+/**
+ * The agents whose turns may write the file of memory change `id` of `agent`: the agent, and the
+ * file's owner when it is another agent's plan or dead ends. A revert runs while neither is in a
+ * turn (in the companion, under their turn locks), so it never straddles a turn writing that file.
+ */
+export async function memoryChangeWriters(root: string, agent: string, id: string): Promise<string[]> {
+  const event = (await readChat(root, agent)).entries.find((e) => e.type === "memory_change" && e.id === id);
+  if (event?.type !== "memory_change") return [agent];
+  const owner = ownerOf(memoryRel(event.file), agent);
+  return owner.who === "other_agent" && owner.owner !== "" ? [agent, owner.owner] : [agent];
+}
+
 /** The file's text with the change undone (undefined: no file), or a conflict error. */
 async function revertedText(
   event: MemoryChangeEvent,
@@ -116,19 +129,4 @@ async function revertedText(
   const merged = await revertOnto(current, after ?? "", before);
   if (!merged.ok) throw refuse(`changed since in the same lines (${merged.conflicts} conflicting part(s))`);
   return merged.text;
-}
-
-/**
- * Records edits the user made outside any agent's turn (`offrun memory edit`), so that the next
- * turn to end does not report them as the agent's.
- */
-export async function recordUserEdits(root: string, before: Record<string, string>): Promise<string[]> {
-  const after = await scanMemory(root);
-  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => before[f] !== after[f]);
-  if (changed.length === 0) return [];
-  await updateRecorded(root, async (recorded) => {
-    const at = new Date().toISOString();
-    for (const rel of changed) recorded[rel] = { sha: after[rel] ?? null, at };
-  });
-  return changed;
 }

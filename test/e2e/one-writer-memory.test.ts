@@ -1,0 +1,81 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { claudeWorld, type World } from "../helpers/e2e.js";
+import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
+
+// Issue 13, one writer: memory revert and memory edit go through the companion. A revert or an
+// edit written while the agent's turn ran was credited to that turn, or written over by it; the
+// companion now writes them under the agent's turn lock.
+
+let world: World;
+let root: string;
+beforeAll(async () => {
+  world = await claudeWorld("offrun-one-writer-mem-");
+  root = await fs.realpath(world.repo);
+  const plan = path.join(root, ".offrun", "memory", "keeper", "plan.md");
+  world.server.script(
+    { kind: "write_file", path: plan, content: "# Plan\n\n1. keep the memory\n" },
+    { kind: "text", text: "Planned." },
+  );
+  expect(await world.offrun(["start", "--wait", "--name", "keeper", "plan the work"])).toSucceed();
+}, 120_000);
+afterAll(async () => {
+  await world.close();
+});
+
+const planFile = () => path.join(root, ".offrun", "memory", "keeper", "plan.md");
+const status = async (name: string) =>
+  (JSON.parse((await world.offrun(["show", name, "--json"])).stdout) as { agent: { status: string } }).agent.status;
+const companionLog = () => fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
+
+async function hangingTurn(name: string): Promise<void> {
+  world.server.script({ kind: "hang" });
+  expect(await world.offrun(["send", name, "go on"])).toSucceed();
+  await eventually(async () => ((await status(name)) === "working" ? true : undefined), 30_000, "the turn");
+}
+
+test("memory revert is refused while the agent is in a turn, and goes through the companion once it ends", async () => {
+  await hangingTurn("keeper");
+  const refused = await world.offrun(["memory", "revert", "keeper", "m1.1"]);
+  expect(refused.exitCode).not.toBe(0);
+  expect(refused.stderr).toContain("keeper is in the middle of a turn");
+  expect(await fs.readFile(planFile(), "utf8")).toBe("# Plan\n\n1. keep the memory\n");
+
+  expect(await world.offrun(["stop", "keeper"])).toSucceed();
+  expect(await world.offrun(["memory", "revert", "keeper", "m1.1"])).toSucceed();
+  expect(await fs.readFile(planFile(), "utf8")).not.toContain("1. keep the memory");
+  expect(await companionLog()).toContain("for a face: memory.revert keeper m1.1");
+}, 120_000);
+
+test("memory edit: a turn started while the editor is open ends first, and the edits wait in their copies", async () => {
+  const before = await fs.readFile(planFile(), "utf8");
+  const bin = path.join(world.box.dir, "bin");
+  await fs.mkdir(bin, { recursive: true });
+  const append = 'for f in "$@"; do echo "- by hand" >> "$f"; done\n';
+  // While the user edits, a message starts the agent's next turn.
+  const busy = path.join(bin, "busy-editor");
+  await fs.writeFile(
+    busy,
+    `#!/bin/sh\n"${process.execPath}" "${OFFRUN_BIN}" send keeper "meanwhile" >/dev/null || exit 1\n${append}`,
+    {
+      mode: 0o755,
+    },
+  );
+  world.server.script({ kind: "hang" });
+  const refused = await world.offrun(["memory", "edit", "keeper"], { env: { EDITOR: busy } });
+  expect(refused.exitCode).not.toBe(0);
+  expect(refused.stderr).toContain("keeper is in the middle of a turn");
+  const kept = /Your edits are kept in (\S+)\./.exec(refused.stderr)?.[1];
+  expect(kept).toBeDefined();
+  expect(await fs.readFile(path.join(kept!, "keeper", "plan.md"), "utf8")).toContain("- by hand");
+  expect(await fs.readFile(planFile(), "utf8")).toBe(before);
+
+  expect(await world.offrun(["stop", "keeper"])).toSucceed();
+  const plain = path.join(bin, "plain-editor");
+  await fs.writeFile(plain, `#!/bin/sh\n${append}`, { mode: 0o755 });
+  const saved = await world.offrun(["memory", "edit", "keeper"], { env: { EDITOR: plain } });
+  expect(saved).toSucceed();
+  expect(saved.stdout).toContain(`Saved: ${path.join(root, ".offrun", "memory", "conventions.md")}`);
+  expect(await fs.readFile(planFile(), "utf8")).toBe(`${before}- by hand\n`);
+  expect(await companionLog()).toContain("for a face: memory.edit keeper");
+}, 120_000);
