@@ -1,11 +1,11 @@
 import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigation } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import { addToDraft } from "../core/agents/draft.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { fixRequest } from "../core/review/fixes.js";
 import { eventMarkdown } from "../core/views/agent-detail.js";
 import { loadAgentsOverview } from "../core/views/agents-overview.js";
 import { STATUS_LOOK } from "./agents.js";
+import { withCompanion } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { reviewAgentWithProgress, type ReviewOutcome } from "./lib/review.js";
@@ -27,7 +27,10 @@ function Findings({ record, outcome }: { record: AgentRecord; outcome: ReviewOut
               icon={Icon.Pencil}
               onAction={async () => {
                 try {
-                  await addToDraft(record.project, record.name, fixes);
+                  // Through the companion, under the draft's lock: a review adding fixes at that moment keeps them both.
+                  await withCompanion((client) =>
+                    client.call("draft.add", { project: record.project, name: record.name, text: fixes }),
+                  );
                   await showToast({
                     style: Toast.Style.Success,
                     title: "Fixes Drafted",

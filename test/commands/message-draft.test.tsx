@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import Agents from "../../src/commands/agents.js";
-import { addToDraft, draftFile, keepDraft, readDraft } from "../../src/core/agents/draft.js";
+import { addToDraft, draftFile, keepDraft, readDraft, writeDraft } from "../../src/core/agents/draft.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";
 import { type Screen, render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
@@ -78,8 +78,24 @@ test("sending after an edit leaves no draft behind", async () => {
   screen.unmount();
 });
 
+test("with the companion down, the box's text is not written by the command: it says so and offers Start Companion", async () => {
+  await startAgent("upload");
+  expect(await runOffrun(["companion", "stop"], { env: sandbox.box.env })).toSucceed();
+  const screen = render(<Agents />);
+  await openSendMessage(screen);
+  screen.setField("text", "also cover the retry path");
+  const refused = await screen.waitFor(() => {
+    const toast = runtime.toasts.at(-1)!;
+    expect(toast.title).toBe("Could not keep the draft");
+    return toast;
+  });
+  expect(refused.primaryAction?.title).toBe("Start Companion");
+  expect(await readDraft(sandbox.repo, "upload")).toBeUndefined();
+  screen.unmount();
+});
+
 test("a draft keeper writes the last edit once, in order, and drops it when the message is sent", async () => {
-  const keeper = keepDraft(sandbox.repo, "upload", { delayMs: 50 });
+  const keeper = keepDraft((text) => writeDraft(sandbox.repo, "upload", text), { delayMs: 50 });
   keeper.edit("a");
   keeper.edit("ab");
   await keeper.flush();

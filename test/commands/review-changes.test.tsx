@@ -88,6 +88,9 @@ test("Review and Request Fixes shows the findings and drafts the fixes without s
     outcome: "completed",
     verdict: "changes_requested",
   });
-  expect(screen.actionsOf(detail).map((a) => a.props.title)).toContain("Request Fixes");
+  // Request Fixes again from the findings: the companion adds them to the draft, after what is there.
+  await screen.press(screen.action(detail, "Request Fixes"));
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Fixes Drafted"));
+  expect((await readDraft(world.repo, "author"))?.split("add returns a - b")).toHaveLength(3);
   screen.unmount();
 });

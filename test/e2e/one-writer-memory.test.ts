@@ -1,11 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { CompanionClient } from "../../src/core/companion/client.js";
+import { draftFile, readDraft } from "../../src/core/agents/draft.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
 
-// Issue 13, one writer: memory revert and memory edit go through the companion. A revert or an
-// edit written while the agent's turn ran was credited to that turn, or written over by it; the
-// companion now writes them under the agent's turn lock.
+// Issue 13, one writer: memory revert, memory edit and drafts go through the companion. A revert or
+// an edit written while the agent's turn ran was credited to that turn, or written over by it; the
+// companion now writes them under the agent's turn lock, and drafts under the draft's own lock.
 
 let world: World;
 let root: string;
@@ -78,4 +81,28 @@ test("memory edit: a turn started while the editor is open ends first, and the e
   expect(saved.stdout).toContain(`Saved: ${path.join(root, ".offrun", "memory", "conventions.md")}`);
   expect(await fs.readFile(planFile(), "utf8")).toBe(`${before}- by hand\n`);
   expect(await companionLog()).toContain("for a face: memory.edit keeper");
+}, 120_000);
+
+test("drafts are written by the companion under the draft's lock, also while a turn runs", async () => {
+  const client = await CompanionClient.connect(userPaths(world.box.offrunHome).socket);
+  try {
+    await hangingTurn("keeper");
+    // Added at the same moment (a review's fixes, say): each read-and-append waits for the last.
+    const texts = Array.from({ length: 8 }, (_, i) => `fix ${i + 1}`);
+    await Promise.all(texts.map((text) => client.call("draft.add", { project: root, name: "keeper", text })));
+    const draft = (await readDraft(root, "keeper")) ?? "";
+    for (const text of texts) expect(draft).toContain(text);
+
+    const written = await client.call("draft.write", { project: root, name: "keeper", text: "my own words" });
+    expect(written.file).toBe(draftFile(root, "keeper"));
+    expect(await readDraft(root, "keeper")).toBe("my own words\n");
+    await client.call("draft.write", { project: root, name: "keeper", text: "" });
+    expect(await readDraft(root, "keeper")).toBeUndefined();
+    await expect(client.call("draft.add", { project: root, name: "nobody", text: "x" })).rejects.toMatchObject({
+      kind: "not_found",
+    });
+  } finally {
+    client.close();
+    await world.offrun(["stop", "keeper"]);
+  }
 }, 120_000);

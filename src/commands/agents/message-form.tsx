@@ -1,12 +1,19 @@
 import { Action, ActionPanel, Form, Icon, useNavigation } from "@raycast/api";
-import { FormValidation, showFailureToast, useCachedPromise, useForm } from "@raycast/utils";
+import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
 import { useEffect, useMemo, useRef } from "react";
-import { clearDraft, keepDraft, readDraft } from "../../core/agents/draft.js";
+import { keepDraft, readDraft } from "../../core/agents/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText } from "../lib/dictate.js";
+import { withCompanion } from "../lib/companion.js";
 import { DictateAction } from "../lib/dictate-action.js";
+import { showFailure } from "../lib/failure.js";
 import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";
+
+/** The box's text into the agent's draft (empty: no draft), written by the companion under the draft's lock. */
+function saveDraft(project: string, name: string, text: string): Promise<unknown> {
+  return withCompanion((client) => client.call("draft.write", { project, name, text }));
+}
 
 /**
  * A message box for an agent (send a message, answer a question), dictation-first like Start Agent.
@@ -30,8 +37,8 @@ export function MessageForm(props: {
   const keeper = useMemo(
     () =>
       props.withDraft
-        ? keepDraft(project, name, {
-            onError: (error) => void showFailureToast(error, { title: "Could not keep the draft" }),
+        ? keepDraft((text) => saveDraft(project, name, text), {
+            onError: (error) => void showFailure(error, "Could not keep the draft"),
           })
         : undefined,
     [project, name, props.withDraft],
@@ -48,7 +55,7 @@ export function MessageForm(props: {
     onSubmit: async ({ text }) => {
       if (!(await props.onSend(applyVocabulary(text, vocabulary.data, false)))) return;
       if (keeper) await keeper.sent();
-      else if (draftShown.current) await clearDraft(project, name);
+      else if (draftShown.current) await saveDraft(project, name, "");
       pop();
     },
   });

@@ -2,10 +2,14 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
+import { withFileLock } from "../foundation/store.js";
 
 /**
  * The author's message box: text waiting to be sent to an agent, never sent by itself. It lives
- * in `.offrun/agents/drafts/<agent>.md`, inside the folder Offrun already excludes from git.
+ * in `.offrun/agents/drafts/<agent>.md`, inside the folder Offrun already excludes from git. The
+ * companion writes it (a review's fixes, the box's text from Raycast), each write under the
+ * draft's own lock: a review adding its fixes while the box is saved reads the draft and writes it
+ * back in one step, so neither write lands in the middle of the other.
  */
 export function draftFile(root: string, agent: string): string {
   return path.join(projectPaths(root).agents, "drafts", `${agent}.md`);
@@ -24,15 +28,18 @@ export async function readDraft(root: string, agent: string): Promise<string | u
 /** Adds text to the draft; what the user already wrote there stays first. */
 export async function addToDraft(root: string, agent: string, text: string): Promise<string> {
   const file = draftFile(root, agent);
-  const current = (await readDraft(root, agent)) ?? "";
-  const next = current.trim() === "" ? text : `${current.replace(/\s*$/, "")}\n\n${text}`;
   await makePrivateDir(path.dirname(file));
-  await fs.writeFile(file, next.endsWith("\n") ? next : `${next}\n`, { mode: PRIVATE_FILE_MODE });
+  await withFileLock(file, async () => {
+    const current = (await readDraft(root, agent)) ?? "";
+    const next = current.trim() === "" ? text : `${current.replace(/\s*$/, "")}\n\n${text}`;
+    await fs.writeFile(file, next.endsWith("\n") ? next : `${next}\n`, { mode: PRIVATE_FILE_MODE });
+  });
   return file;
 }
 
 export async function clearDraft(root: string, agent: string): Promise<void> {
-  await fs.rm(draftFile(root, agent), { force: true });
+  const file = draftFile(root, agent);
+  await withFileLock(file, () => fs.rm(file, { force: true }));
 }
 
 /** Replaces the draft with `text`; an empty text removes it (the user cleared the box). */
@@ -40,7 +47,9 @@ export async function writeDraft(root: string, agent: string, text: string): Pro
   if (text.trim() === "") return clearDraft(root, agent);
   const file = draftFile(root, agent);
   await makePrivateDir(path.dirname(file));
-  await fs.writeFile(file, text.endsWith("\n") ? text : `${text}\n`, { mode: PRIVATE_FILE_MODE });
+  await withFileLock(file, () =>
+    fs.writeFile(file, text.endsWith("\n") ? text : `${text}\n`, { mode: PRIVATE_FILE_MODE }),
+  );
 }
 
 export interface DraftKeeper {
@@ -55,18 +64,21 @@ export interface DraftKeeper {
 /**
  * Keeps a message box's text in the agent's draft while the user types, so that closing the box
  * without sending (Esc, or Raycast unloading the command, which may give no chance to save at
- * the end) loses nothing. Writes are debounced and run one after another, in order.
+ * the end) loses nothing. Writes are debounced and run one after another, in order. `save` writes
+ * the draft (an empty text removes it): a face passes the companion's `draft.write`.
  */
 export function keepDraft(
-  root: string,
-  agent: string,
+  save: (text: string) => Promise<unknown>,
   options: { delayMs?: number; onError?: (error: unknown) => void } = {},
 ): DraftKeeper {
   let timer: NodeJS.Timeout | undefined;
   let waiting: string | undefined;
   let chain = Promise.resolve();
-  const run = (step: () => Promise<void>) => {
-    chain = chain.then(step).catch((error: unknown) => options.onError?.(error));
+  const run = (step: () => Promise<unknown>) => {
+    chain = chain
+      .then(step)
+      .then(() => undefined)
+      .catch((error: unknown) => options.onError?.(error));
     return chain;
   };
   const stopTimer = () => {
@@ -78,7 +90,7 @@ export function keepDraft(
     if (waiting === undefined) return chain;
     const text = waiting;
     waiting = undefined;
-    return run(() => writeDraft(root, agent, text));
+    return run(() => save(text));
   };
   return {
     edit(text) {
@@ -90,7 +102,7 @@ export function keepDraft(
     sent() {
       stopTimer();
       waiting = undefined;
-      return run(() => clearDraft(root, agent));
+      return run(() => save(""));
     },
   };
 }

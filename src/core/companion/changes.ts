@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import type { Supervisor } from "../agents/supervisor.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
+import { addToDraft, draftFile, writeDraft } from "../agents/draft.js";
 import { readAgent } from "../agents/records.js";
 import { findRepoRoot } from "../git/repo.js";
 import { addAccount, setDefaultAccount } from "../logins/accounts.js";
@@ -26,7 +27,9 @@ type Change =
   | "login.remove"
   | "login.rename"
   | "memory.revert"
-  | "memory.edit";
+  | "memory.edit"
+  | "draft.add"
+  | "draft.write";
 
 export function changeHandlers(supervisor: Supervisor, log: (line: string) => void): Handlers<Change> {
   /** The turn locks of every agent that runs on a login (in every known project). */
@@ -97,6 +100,19 @@ export function changeHandlers(supervisor: Supervisor, log: (line: string) => vo
         `memory.edit ${agent ?? "conventions.md"}`,
         agent === undefined ? write() : supervisor.whileIdle(root, agent, write),
       );
+    },
+    // The draft's own lock (draft.ts), not the turn's: the user writes the next message while a turn runs.
+    // Not noted in the log: the box saves its text at every pause in typing.
+    "draft.add": async (p) => {
+      const root = await findRepoRoot(p.project);
+      await readAgent(root, p.name);
+      return { file: await addToDraft(root, p.name, p.text) };
+    },
+    "draft.write": async (p) => {
+      const root = await findRepoRoot(p.project);
+      await readAgent(root, p.name);
+      await writeDraft(root, p.name, p.text);
+      return { file: draftFile(root, p.name) };
     },
   };
 }

@@ -96,6 +96,10 @@ export const methods = {
     agent: z.string().min(1).optional(),
     files: z.array(z.object({ file: z.string().min(1), base: z.string().min(1), text: z.string() })),
   }),
+  /** Adds to an agent's draft (a review's fixes); never sent by itself. */
+  "draft.add": z.object({ project: absolutePath, name: z.string().min(1), text: z.string().min(1) }),
+  /** Replaces an agent's draft with the message box's text; an empty text removes it. */
+  "draft.write": z.object({ project: absolutePath, name: z.string().min(1), text: z.string() }),
   /** Renames a login while none of its agents is in a turn or can start one (logins/rename.ts). */
   "login.rename": z.object({ harness: z.string().min(1), label: z.string().min(1), to: z.string().min(1) }),
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
@@ -191,6 +195,8 @@ export const replies = {
   "memory.revert": z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
   /** The files written, relative to `.offrun/memory`. */
   "memory.edit": z.object({ changed: z.array(z.string()) }),
+  "draft.add": z.object({ file: z.string() }),
+  "draft.write": z.object({ file: z.string() }),
   "login.rename": z.object({
     account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
     agents: z.array(z.string()),
