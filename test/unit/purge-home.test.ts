@@ -2,6 +2,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { addAccount, removeAccount } from "../../src/core/logins/accounts.js";
 import { inHome } from "../../src/core/logins/home-use.js";
+import { checkSignIn } from "../../src/core/logins/sign-in.js";
+import { claudeHarness } from "../../src/harnesses/claude/index.js";
+import type { Harness } from "../../src/harnesses/types.js";
 
 // Broke in CI (credentials.test.ts): `accounts rm --purge` ran in the companion while its first
 // sign-in round asked `claude auth status` in that login's home; the status command wrote its
@@ -19,5 +22,28 @@ test("a purge waits for a status command under way in the home, so the home stay
   const removed = await removeAccount({ harness: "claude", label: "spare", purge: true });
   expect(removed.deletedHome).toBe(true);
   await check;
+  await expect(fs.stat(spare.home)).rejects.toThrow();
+});
+
+// Broke in CI (credentials.test.ts) once sign-in checks took turns: a check queued behind others
+// was not yet counted as work in the home, the purge deleted it, and then the check ran the status
+// command there, which made the home again.
+test("a sign-in check still waiting for its turn when a purge starts is waited for, so the home stays deleted", async () => {
+  const slow = await Promise.all(
+    ["busy-1", "busy-2", "busy-3", "busy-4"].map((label) => addAccount({ harness: "claude", label })),
+  );
+  const spare = await addAccount({ harness: "claude", label: "queued" });
+  const writesItsHome: Harness = {
+    ...claudeHarness,
+    identity: async (_binary, _env, home) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await fs.mkdir(path.join(home, "statsig"), { recursive: true });
+      return { signedIn: true };
+    },
+  };
+  const checks = [...slow, spare].map((login) => checkSignIn(login, writesItsHome, "/bin/claude", process.env));
+  const removed = await removeAccount({ harness: "claude", label: "queued", purge: true });
+  expect(removed.deletedHome).toBe(true);
+  await Promise.all(checks);
   await expect(fs.stat(spare.home)).rejects.toThrow();
 });

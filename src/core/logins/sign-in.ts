@@ -154,14 +154,23 @@ export async function checkSignIn(
     return entry;
   }
   const startedAt = new Date().toISOString();
-  const identity = await checks.run(() =>
-    withBudget(
-      inHome(
-        account.home,
+  // Counted as work in the home from the moment it queues, so a purge waits for it; and asked only
+  // if the home is still there when its slot comes (seen in CI: a check queued behind others ran
+  // `claude auth status` after `accounts rm --purge` had deleted the home, which made it again).
+  const identity = await inHome(
+    account.home,
+    checks.run(async () => {
+      if (!account.isDefault && !(await isDirectory(account.home))) return undefined;
+      return withBudget(
         harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
-      ),
-    ),
+      );
+    }),
   );
+  if (identity === undefined) {
+    const entry = missingHome(account);
+    await store(account, () => entry).catch(() => undefined);
+    return entry;
+  }
   const entry: SignInEntry = (await isNeverUsedHome(account, identity))
     ? { state: "unknown", source: "home", checkedAt: new Date().toISOString(), note: NEVER_USED }
     : {
