@@ -2,6 +2,11 @@
  * `npm run bench`: time from `offrun start` to the harness process being spawned, on a generated
  * repository of 20,000 files, against plain `git worktree add` of the same repository in the same
  * run. Target: Offrun adds no more than 150 ms to git's own time.
+ *
+ * Then the sandbox: `offrun start` and `offrun start --sandbox`, interleaved, each timed to the
+ * moment the CLI itself runs (inside the sandbox, past its launcher), in a second repository of the
+ * same size on a real file system (bubblewrap gives the sandbox its own /dev, where /dev/shm is
+ * empty). Target: the sandbox adds at most 200 ms.
  */
 import fsSync from "node:fs";
 import fs from "node:fs/promises";
@@ -21,6 +26,8 @@ async function main() {
   // which would drown the tens of milliseconds being measured. BENCH_DIR picks another place.
   const parent = process.env.BENCH_DIR ?? (fsSync.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir());
   const dir = await fs.mkdtemp(path.join(parent, "offrun-bench-"));
+  // What a sandboxed CLI must see: its binary and its worktree, never under /dev.
+  const outside = await fs.mkdtemp(path.join(process.env.BENCH_SANDBOX_DIR ?? os.tmpdir(), "offrun-bench-box-"));
   console.log(`working in ${dir}`);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -30,13 +37,16 @@ async function main() {
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: path.join(dir, "gitconfig"),
     // A stand-in harness binary: the benchmark measures Offrun up to the spawn, not the model.
-    OFFRUN_CLAUDE_BIN: path.join(dir, "fake-claude"),
+    OFFRUN_CLAUDE_BIN: path.join(outside, "fake-claude"),
     // The companion writes where each start's time went (src/core/agents/start-trace.ts).
     OFFRUN_START_TRACE: path.join(dir, "start-trace.jsonl"),
   };
   await Promise.all(["home", "tmp", "oh"].map((d) => fs.mkdir(path.join(dir, d), { recursive: true })));
   await fs.writeFile(env.GIT_CONFIG_GLOBAL!, "[user]\n\tname = Bench\n\temail = bench@offrun.invalid\n");
-  await fs.writeFile(env.OFFRUN_CLAUDE_BIN!, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  // It notes when it runs, in its worktree (the one place a sandboxed CLI may write): GNU date's ms.
+  await fs.writeFile(env.OFFRUN_CLAUDE_BIN!, '#!/bin/sh\ndate +%s%3N > "$PWD/.cli-started"\nexit 0\n', {
+    mode: 0o755,
+  });
   const repo = path.join(dir, "repo");
   const git = (args: string[]) => execa("git", args, { cwd: repo, env, extendEnv: false, timeout: 600_000 });
   const offrun = (args: string[]) =>
@@ -72,10 +82,51 @@ async function main() {
       else warm.push(await timeStart(`bench-${i}`));
     }
   }
+  // The sandbox pair, in the second repository, with the companion still warm.
+  const boxRepo = path.join(outside, "repo");
+  process.stdout.write(`generating a second repository of ${FILES} files for the sandbox ... `);
+  await generateRepo(boxRepo, FILES);
+  for (const args of [
+    ["init", "-q", "-b", "main"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "generated"],
+  ]) {
+    await execa("git", args, { cwd: boxRepo, env, extendEnv: false, timeout: 600_000 });
+  }
+  process.stdout.write("done\n");
+  const open: number[] = [];
+  const boxed: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const order = i % 2 === 0 ? [false, true] : [true, false];
+    for (const sandboxed of order) {
+      await sync();
+      const name = `${sandboxed ? "boxed" : "open"}-${i}`;
+      (sandboxed ? boxed : open).push(await timeToCli(boxRepo, name, sandboxed));
+    }
+  }
+
   await offrun(["companion", "stop"]);
   await sync();
   const cold = await timeStart("bench-cold");
   await offrun(["companion", "stop"]);
+
+  /** ms from `offrun start` in `root` to the stand-in CLI's first line (its note in the worktree). */
+  async function timeToCli(root: string, name: string, sandboxed: boolean): Promise<number> {
+    const t0 = Date.now();
+    const args = ["start", ...(sandboxed ? ["--sandbox"] : []), "--name", name, "benchmark task"];
+    await execa(process.execPath, [offrunBin, ...args], { cwd: root, env, extendEnv: false, timeout: 600_000 });
+    const note = path.join(root, ".worktrees", name, ".cli-started");
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const text = await fs.readFile(note, "utf8").catch(() => "");
+      if (text.trim() !== "") return Number(text.trim()) - t0;
+      if (Date.now() > deadline) {
+        const chat = await fs.readFile(path.join(root, ".offrun", "chats", `${name}.jsonl`), "utf8").catch(() => "");
+        throw new Error(`the CLI of ${name} never ran; its chat:\n${chat}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
 
   async function timeStart(name: string): Promise<number> {
     const t0 = Date.now();
@@ -137,7 +188,17 @@ async function main() {
   console.log(
     `\nOffrun adds ${added.toFixed(0)} ms to git's own time (medians; per run min ${Math.min(...addedRuns).toFixed(0)}, max ${Math.max(...addedRuns).toFixed(0)}; target: at most 150 ms): ${added <= 150 ? "met" : "NOT met"}`,
   );
+  console.log(`\nthe sandbox, ${RUNS} interleaved runs each, to the CLI running (ms)`);
+  console.log(`${"measure".padEnd(44)}${"min".padStart(8)}${"median".padStart(8)}${"max".padStart(8)}`);
+  console.log(`${"offrun start -> CLI running".padEnd(44)}${stats(open)}`);
+  console.log(`${"offrun start --sandbox -> CLI running inside".padEnd(44)}${stats(boxed)}`);
+  const boxCost = median(boxed) - median(open);
+  const boxRuns = boxed.map((t, i) => t - open[i]!);
+  console.log(
+    `The sandbox adds ${boxCost.toFixed(0)} ms (medians; per run min ${Math.min(...boxRuns).toFixed(0)}, max ${Math.max(...boxRuns).toFixed(0)}; target: at most 200 ms): ${boxCost <= 200 ? "met" : "NOT met"}`,
+  );
   await fs.rm(dir, { recursive: true, force: true });
+  await fs.rm(outside, { recursive: true, force: true });
 }
 
 /** min, median and max, each right-aligned in 8 columns. */
