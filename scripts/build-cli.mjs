@@ -32,23 +32,14 @@ const shared = {
 // The CLI on its own: chunks shared with the benchmarks would carry what only they import (the
 // benchmarks' `{ z }` import of zod kept all of zod, locales included, in the chunk every command loads).
 // node-notifier stays a package of its own: it finds its platform's notifier (terminal-notifier on
-// macOS) next to its own files, which a bundle would leave behind.
+// macOS) next to its own files, which a bundle would leave behind. So does the sandbox runtime, for
+// its seccomp helper.
 await build({
   ...shared,
   entryPoints: ["src/cli/main.ts"],
   outdir: "build",
   splitting: true,
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
-});
-
-// The sandbox's launcher runs as a process of its own (src/core/sandbox/launch.ts). The runtime
-// stays a package: it finds its seccomp helper and proxy agent in its own folder, as
-// node-notifier finds its notifier.
-await build({
-  ...shared,
-  entryPoints: ["src/core/sandbox/launch.ts"],
-  outdir: "build",
-  external: ["@anthropic-ai/sandbox-runtime"],
 });
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the

@@ -1,5 +1,3 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import { RefusalWatch, writesRefusedIn } from "../../src/core/sandbox/refusals.js";
 
 const home = "/home/ada";
@@ -12,7 +10,7 @@ test("EROFS as Node, coreutils and a shell word it names the refused path", () =
 });
 
 test("a tool call that names a protected path is a read refusal, ~ and $HOME spelled out, once a turn", async () => {
-  const watch = new RefusalWatch(path.join(process.env.TMPDIR!, "none.jsonl"), [`${home}/.ssh`, `${home}/.aws`], home);
+  const watch = new RefusalWatch(() => [], [`${home}/.ssh`, `${home}/.aws`], home);
   watch.inspect({ type: "tool_call", id: "t1", name: "Bash", input: { command: "cat ~/.ssh/id_ed25519" } });
   expect(watch.inspect({ type: "tool_result", id: "t1", output: "No such file", isError: true })).toEqual([
     { type: "sandbox_refusal", kind: "read", target: `${home}/.ssh/id_ed25519`, toolId: "t1" },
@@ -29,23 +27,20 @@ test("a tool call that names a protected path is a read refusal, ~ and $HOME spe
   ]);
 });
 
-test("the launcher's lines become network and file refusals; a torn last line waits for its end", async () => {
-  const file = path.join(process.env.TMPDIR!, "refusals.jsonl");
-  const watch = new RefusalWatch(file, [], home);
-  await fs.writeFile(
-    file,
+test("the runtime's lines become network and file refusals, each once", () => {
+  const batches = [
     [
-      JSON.stringify({ line: "deny network-outbound evil.example:443 (not allowed)" }),
-      "not json",
-      JSON.stringify({ line: "deny(1) file-write-create /Users/ada/.zshrc" }),
-      '{"line": "deny network-outbound late',
-    ].join("\n"),
-  );
+      "deny network-outbound evil.example:443 (not allowed)",
+      "something else",
+      "deny(1) file-write-create /Users/ada/.zshrc",
+    ],
+    ["deny network-outbound evil.example:443 (not allowed)", "deny network-outbound late.example:80 (x)"],
+  ];
+  const watch = new RefusalWatch(() => batches.shift() ?? [], [], home);
   expect(watch.inspect({ type: "turn_end", outcome: "completed" })).toEqual([
     { type: "sandbox_refusal", kind: "network", target: "evil.example:443" },
     { type: "sandbox_refusal", kind: "write", target: "/Users/ada/.zshrc" },
   ]);
-  await fs.appendFile(file, '.example:80 (x)"}\n');
   expect(watch.inspect({ type: "turn_end", outcome: "completed" })).toEqual([
     { type: "sandbox_refusal", kind: "network", target: "late.example:80" },
   ]);

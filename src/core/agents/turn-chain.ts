@@ -14,7 +14,7 @@ import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
-import { openSandbox } from "../sandbox/runner.js";
+import { openSandbox, type SandboxTurn } from "../sandbox/runner.js";
 
 /** A login whose limit message named no reset time is treated as out for this long. */
 export const UNKNOWN_RESET_MS = 60 * 60_000;
@@ -176,12 +176,13 @@ async function runOn(
   ctx.onDispatched?.();
   const memory = ctx.firstMemory;
   ctx.firstMemory = undefined; // a second turn of the chain (a failover) opens its own
+  let sandbox: SandboxTurn | undefined;
   try {
     const env = ctx.logins.processEnv(account, harness);
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
-    const sandbox = ctx.record.sandbox
-      ? await openSandbox({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner })
-      : undefined;
+    if (ctx.record.sandbox) {
+      sandbox = await openSandbox({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner });
+    }
     return await runTurn({
       ...(memory ? { memory } : {}),
       ...(sandbox ? { refusals: sandbox.refusals } : {}),
@@ -200,6 +201,7 @@ async function runOn(
       observe: (event) => observe(account, event, onLimit),
     });
   } finally {
+    sandbox?.close();
     release();
   }
 }

@@ -1,3 +1,5 @@
+import { PassThrough } from "node:stream";
+import { describeError } from "./errors.js";
 import {
   runCommand,
   spawnPiped,
@@ -38,12 +40,64 @@ export const localRunner: ProcessRunner = {
 
 /**
  * A runner that rewrites each command before `inner` runs it (a sandbox wraps the CLI's argv in
- * its own launcher). `wrap` must keep the command's meaning: same program, same arguments.
+ * its own launcher). `wrap` must keep the command's meaning: same program, same arguments. It may
+ * take time (the sandbox looks at the worktree first): a piped process is handed over at once and
+ * connected to the real one when it starts.
  */
-export function wrappedRunner(wrap: (command: Command) => Command, inner: ProcessRunner = localRunner): ProcessRunner {
+export function wrappedRunner(
+  wrap: (command: Command) => Command | Promise<Command>,
+  inner: ProcessRunner = localRunner,
+): ProcessRunner {
   return {
-    run: (command, options) => inner.run(wrap(command), options),
-    stream: (command, options) => inner.stream(wrap(command), options),
-    piped: (command, options) => inner.piped(wrap(command), options),
+    run: async (command, options) => inner.run(await wrap(command), options),
+    stream: async (command, options) => inner.stream(await wrap(command), options),
+    piped: (command, options) =>
+      deferredPiped(
+        Promise.resolve().then(() => wrap(command)),
+        options,
+        inner,
+      ),
+  };
+}
+
+/** A PipedProcess whose command is still being made: writes wait, and every call reaches the process once it exists. */
+function deferredPiped(pending: Promise<Command>, options: PipedOptions, inner: ProcessRunner): PipedProcess {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough({ objectMode: true });
+  let real: PipedProcess | undefined;
+  let killed = false;
+  let paused = false;
+  const exited = pending.then(
+    (command) => {
+      real = inner.piped(command, options);
+      stdin.pipe(real.stdin);
+      real.stdout.pipe(stdout);
+      if (paused) real.pause();
+      if (killed) real.kill();
+      return real.exited;
+    },
+    (error: unknown): StreamResult => {
+      stdout.end();
+      return { exitCode: undefined, signal: undefined, stderrTail: "", spawnError: describeError(error) };
+    },
+  );
+  return {
+    stdin,
+    stdout,
+    exited,
+    pid: undefined, // onSpawn reports it, once there is one
+    kill: () => {
+      killed = true;
+      real?.kill();
+    },
+    progress: () => real?.progress(),
+    pause: () => {
+      paused = true;
+      real?.pause();
+    },
+    resume: () => {
+      paused = false;
+      real?.resume();
+    },
   };
 }

@@ -1,27 +1,26 @@
-import fs from "node:fs";
 import type { ParsedEvent } from "../foundation/events.js";
 
 type Refusal = Extract<ParsedEvent, { type: "sandbox_refusal" }>;
 
 /**
- * Finds what the sandbox refused during one turn, from two sources: the launcher's refusals file
+ * Finds what the sandbox refused during one turn, from two sources: the runtime's own record
  * (every host the proxy turned away; on macOS every file Seatbelt denied) and the CLI's own tool
  * results (on Linux a write outside the policy fails with EROFS, and a protected path simply is
  * not there, so a tool call that names one is the refusal). Each refusal is reported once a turn.
  */
 export class RefusalWatch {
-  private offset = 0;
   private readonly seen = new Set<string>();
   private readonly calls = new Map<string, string>();
 
   constructor(
-    private readonly refusalsFile: string,
+    /** The runtime's refusal lines recorded since the last call (`deny network-outbound host:port (...)`). */
+    private readonly recorded: () => string[],
     /** Paths no read may reach (the policy's denyRead). */
     private readonly protectedPaths: readonly string[],
     private readonly userHome: string,
   ) {}
 
-  /** The refusals `event` reveals, and any the launcher noted since the last look. */
+  /** The refusals `event` reveals, and any the runtime recorded since the last look. */
   inspect(event: ParsedEvent): Refusal[] {
     const found: Refusal[] = [];
     if (event.type === "tool_call") this.calls.set(event.id, JSON.stringify(event.input ?? ""));
@@ -30,7 +29,7 @@ export class RefusalWatch {
       const call = this.calls.get(event.id);
       for (const target of call ? this.protectedNamedIn(call) : []) found.push(this.refusal("read", target, event.id));
     }
-    if (event.type === "tool_result" || event.type === "turn_end") found.push(...this.fromLauncher());
+    if (event.type === "tool_result" || event.type === "turn_end") found.push(...this.fromRuntime());
     return found.filter((refusal) => {
       const key = `${refusal.kind} ${refusal.target}`;
       if (this.seen.has(key)) return false;
@@ -43,22 +42,11 @@ export class RefusalWatch {
     return { type: "sandbox_refusal", kind, target, ...(toolId ? { toolId } : {}) };
   }
 
-  /** The lines the launcher appended since the last read (`deny network-outbound host:port (...)`, Seatbelt's `deny(1) file-write-create /path`). */
-  private fromLauncher(): Refusal[] {
-    let text: string;
-    try {
-      const buffer = fs.readFileSync(this.refusalsFile);
-      text = buffer.subarray(this.offset).toString("utf8");
-      const complete = text.lastIndexOf("\n") + 1;
-      this.offset += Buffer.byteLength(text.slice(0, complete));
-      text = text.slice(0, complete);
-    } catch {
-      return []; // nothing refused yet: the launcher makes the file at the first refusal
-    }
+  /** The runtime's lines (`deny network-outbound host:port (...)`, Seatbelt's `deny(1) file-write-create /path`). */
+  private fromRuntime(): Refusal[] {
     const refusals: Refusal[] = [];
-    for (const raw of text.split("\n")) {
-      const line = parseLine(raw);
-      const match = line && /deny(?:\(\d+\))? (network-outbound|file-write[\w-]*|file-read[\w-]*) (\S+)/.exec(line);
+    for (const line of this.recorded()) {
+      const match = /deny(?:\(\d+\))? (network-outbound|file-write[\w-]*|file-read[\w-]*) (\S+)/.exec(line);
       if (!match) continue;
       const kind = match[1]!.startsWith("network") ? "network" : match[1]!.startsWith("file-write") ? "write" : "read";
       refusals.push(this.refusal(kind, match[2]!));
@@ -78,16 +66,6 @@ export class RefusalWatch {
       named.push(/^[^\s"'\\]*/.exec(spelled.slice(at))![0]);
     }
     return named;
-  }
-}
-
-function parseLine(raw: string): string | undefined {
-  if (raw.trim() === "") return undefined;
-  try {
-    const parsed = JSON.parse(raw) as { line?: unknown };
-    return typeof parsed.line === "string" ? parsed.line : undefined;
-  } catch {
-    return undefined; // a torn or foreign line: skipped, never fatal
   }
 }
 

@@ -14,7 +14,8 @@ import { OffrunError } from "../foundation/errors.js";
 import { listAccounts } from "../logins/accounts.js";
 import { RefusalWatch } from "./refusals.js";
 import { hostsInEnvironment, reachesLoopback, runtimeSettings, type SandboxScope } from "./policy.js";
-import { assertSandboxAvailable, sandboxLauncher } from "./support.js";
+import { sandboxCommands } from "./host.js";
+import { assertSandboxAvailable } from "./support.js";
 
 /**
  * What the runtime puts in NO_PROXY (0.0.83), less the loopback names. A login whose API is on
@@ -37,13 +38,15 @@ export interface SandboxRequest {
 export interface SandboxTurn {
   runner: ProcessRunner;
   refusals: RefusalWatch;
+  /** The turn is over: its network list goes. */
+  close(): void;
 }
 
 /**
  * Opens the sandbox for one turn on one login (a failover opens another: the next login's home
- * is writable for that login only). The policy is written to a settings file the sandbox can
- * neither read nor write, and the CLI runs as `node launch.js <settings> <refusals> -- <file>
- * <args...>` (see launch.ts): an argv array all the way.
+ * is writable for that login only). The policy is kept in a settings file the sandbox can neither
+ * read nor write (what the turn ran under, for the user to see), and each command of the turn is
+ * wrapped by the runtime the companion keeps running (host.ts).
  */
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
@@ -52,28 +55,29 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });
   const settings = runtimeSettings(scope);
-  const settingsFile = path.join(folder, "settings.json");
-  const refusalsFile = path.join(folder, "refusals.jsonl");
-  await fs.writeFile(settingsFile, JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
-  await fs.rm(refusalsFile, { force: true });
-  const launcher = sandboxLauncher();
+  await fs.writeFile(path.join(folder, "settings.json"), JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
+  const commands = await sandboxCommands(settings, scope.tmpDir);
   const loopback = reachesLoopback(scope.hosts);
-  const wrap = (command: Command): Command => {
-    const argv = [command.file, ...command.args];
+  const wrap = async (command: Command): Promise<Command> => {
     const inner = loopback
-      ? ["env", `NO_PROXY=${NO_PROXY_WITHOUT_LOOPBACK}`, `no_proxy=${NO_PROXY_WITHOUT_LOOPBACK}`, ...argv]
-      : argv;
-    return {
-      ...command,
-      file: process.execPath,
-      args: [launcher, settingsFile, refusalsFile, "--", ...inner],
-      // The runtime points TMPDIR inside at CLAUDE_CODE_TMPDIR (else a /tmp/claude every sandbox shares).
-      env: { ...(command.env ?? env), CLAUDE_CODE_TMPDIR: scope.tmpDir },
-    };
+      ? {
+          ...command,
+          file: "env",
+          args: [
+            `NO_PROXY=${NO_PROXY_WITHOUT_LOOPBACK}`,
+            `no_proxy=${NO_PROXY_WITHOUT_LOOPBACK}`,
+            command.file,
+            ...command.args,
+          ],
+        }
+      : command;
+    const wrapped = await commands.wrap(inner);
+    return { ...wrapped, env: { ...(command.env ?? env), CLAUDE_CODE_TMPDIR: scope.tmpDir } };
   };
   return {
     runner: wrappedRunner(wrap, request.inner ?? localRunner),
-    refusals: new RefusalWatch(refusalsFile, settings.filesystem.denyRead, scope.userHome),
+    refusals: new RefusalWatch(() => commands.refusalLines(), settings.filesystem.denyRead, scope.userHome),
+    close: () => commands.close(),
   };
 }
 

@@ -1,6 +1,3 @@
-import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { OffrunError } from "../foundation/errors.js";
 
 /** Whether agents can run sandboxed on this machine, and what is missing when they cannot. */
@@ -12,26 +9,6 @@ export interface SandboxSupport {
   warnings: string[];
   /** The command that installs what is missing, when Offrun knows it. */
   install?: string;
-}
-
-/**
- * Offrun's sandbox launcher (launch.ts), built beside the CLI: `build/src/core/sandbox/launch.js`
- * in the package, found upwards from this module wherever the bundle put it.
- */
-export function sandboxLauncher(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const launcher = path.join(dir, "build", "src", "core", "sandbox", "launch.js");
-    if (fs.existsSync(launcher)) return launcher;
-    const parent = path.dirname(dir);
-    if (parent === dir) {
-      throw new OffrunError(
-        "not_installed",
-        "Offrun's sandbox launcher is not built. Run `npm run build:cli` in the Offrun checkout.",
-      );
-    }
-    dir = parent;
-  }
 }
 
 let checked: Promise<SandboxSupport> | undefined;

@@ -1,0 +1,96 @@
+import { randomBytes } from "node:crypto";
+import type { Command } from "../foundation/process.js";
+import { Slots } from "../foundation/queue.js";
+import type { RuntimeSettings } from "./policy.js";
+
+type Runtime = typeof import("@anthropic-ai/sandbox-runtime");
+
+/**
+ * `@anthropic-ai/sandbox-runtime` 0.0.83 inside the companion: loaded and started once (its
+ * filtering proxies then serve every sandboxed turn), so a turn pays only for its own wrap and
+ * bubblewrap's start, not for a Node process that loads the runtime each time (measured: about
+ * 300 ms more per start that way). Each command carries its own policy: the filesystem rules as the
+ * wrap's per-call config, the hosts as a network list registered under an unguessable id that the
+ * proxy sees on every connection, which is also how its refusals are told apart.
+ */
+let started: Promise<Runtime["SandboxManager"]> | undefined;
+
+function runtime(): Promise<Runtime["SandboxManager"]> {
+  started ??= (async () => {
+    const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
+    // Nothing is open by default: every host comes from the command's own list, every path from
+    // its own filesystem rules.
+    await SandboxManager.initialize({
+      network: { allowedDomains: [], deniedDomains: [] },
+      filesystem: { denyRead: [], allowRead: [], allowWrite: [], denyWrite: [] },
+    });
+    return SandboxManager;
+  })().catch((error: unknown) => {
+    started = undefined; // a later turn tries again (the user may have installed what was missing)
+    throw error;
+  });
+  return started;
+}
+
+/**
+ * The runtime reads the working directory of the process (it looks there for files to protect,
+ * `.bashrc` or `.vscode/` planted in the worktree) and CLAUDE_CODE_TMPDIR, so wraps run one at a
+ * time, each in its command's folder with its temp folder. The companion itself never reads its own working directory: every path it
+ * uses is absolute, and every process it starts is given its `cwd`.
+ */
+const oneAtATime = new Slots(1);
+
+/** One command's place in the runtime: how to wrap its argv, and what the runtime refused it. */
+export interface SandboxedCommands {
+  wrap(command: Command): Promise<Command>;
+  /** The refusal lines the runtime recorded for this turn's commands since the last call. */
+  refusalLines(): string[];
+  close(): void;
+}
+
+/** `tmpDir` is the turn's own temp folder: TMPDIR inside the sandbox. */
+export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string): Promise<SandboxedCommands> {
+  const manager = await runtime();
+  const { quote } = await import("@anthropic-ai/sandbox-runtime/dist/utils/shell-quote.js");
+  // 128 bits, as the runtime asks: the id is what binds a connection to this list.
+  const commandId = randomBytes(16).toString("base64url");
+  manager.registerCommandNetworkLists(commandId, { allowedDomains: settings.network.allowedDomains });
+  let seen = 0;
+  return {
+    async wrap(command) {
+      const cwd = command.cwd ?? process.cwd();
+      const line = await oneAtATime.run(async () => {
+        const before = process.cwd();
+        const tmpBefore = process.env.CLAUDE_CODE_TMPDIR;
+        process.chdir(cwd);
+        // The runtime sets TMPDIR inside from this variable of ours (else a /tmp/claude all share).
+        process.env.CLAUDE_CODE_TMPDIR = tmpDir;
+        try {
+          return await manager.wrapWithSandbox(
+            quote([command.file, ...command.args]),
+            undefined,
+            { filesystem: settings.filesystem },
+            undefined,
+            { commandId },
+          );
+        } finally {
+          process.chdir(before);
+          if (tmpBefore === undefined) delete process.env.CLAUDE_CODE_TMPDIR;
+          else process.env.CLAUDE_CODE_TMPDIR = tmpBefore;
+        }
+      });
+      // The runtime's wrap is a command line for a shell (it has no argv form on macOS or Linux);
+      // the argv inside it is quoted by the runtime's own quoting. It is one argument to /bin/sh.
+      return { ...command, file: "/bin/sh", args: ["-c", line] };
+    },
+    refusalLines() {
+      const all = manager.getSandboxViolationStore().getViolationsForCommand(commandId);
+      const fresh = all.slice(Math.min(seen, all.length));
+      seen = all.length;
+      return fresh.map((violation) => violation.line);
+    },
+    close() {
+      manager.unregisterCommandNetworkLists(commandId);
+    },
+  };
+}
