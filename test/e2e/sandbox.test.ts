@@ -23,6 +23,8 @@ interface Shown {
   }[];
 }
 
+const SECRET = "SECRET-KEY-7c1e9b";
+
 describe.each([
   ["Claude Code", claudeWorld, "claude"],
   ["Codex", codexWorld, "codex"],
@@ -30,7 +32,6 @@ describe.each([
   let world: World;
   const offrun = (...args: string[]) => world.offrun(args);
   const shown = async (name: string) => JSON.parse((await offrun("show", name, "--json")).stdout) as Shown;
-  const SECRET = "SECRET-KEY-7c1e9b";
 
   beforeAll(async () => {
     world = await makeWorld("offrun-sandbox-", { "README.md": "# demo\n" });
@@ -151,7 +152,7 @@ describe.each([
   });
 });
 
-describe("failover and memory in the sandbox (Claude Code)", () => {
+describe("failover, memory and review in the sandbox (Claude Code)", () => {
   let world: World;
   const offrun = (...args: string[]) => world.offrun(args);
 
@@ -168,6 +169,8 @@ describe("failover and memory in the sandbox (Claude Code)", () => {
       `ANTHROPIC_BASE_URL=${world.server.url}`,
     );
     expect(added).toSucceed();
+    await fs.mkdir(path.join(world.box.home, ".ssh"), { recursive: true, mode: 0o700 });
+    await fs.writeFile(path.join(world.box.home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
   });
   afterAll(async () => {
     await world.close();
@@ -205,5 +208,34 @@ describe("failover and memory in the sandbox (Claude Code)", () => {
     expect(done.events.filter((e) => e.type === "turn_start").every((e) => e.sandbox === true)).toBe(true);
     expect(done.events.filter((e) => e.type === "sandbox_refusal")).toEqual([]);
     expect(done.events.some((e) => e.type === "memory_change")).toBe(true);
+  });
+
+  test("a sandboxed agent's reviewer runs in the sandbox too: it reviews, and a protected file stays out of reach", async () => {
+    const key = path.join(world.box.home, ".ssh", "id_ed25519");
+    const before = world.server.turnRequests().length;
+    world.server.script(
+      { kind: "tool", name: "Read", input: { file_path: key } },
+      {
+        kind: "tool",
+        name: "StructuredOutput",
+        input: { verdict: "comment", summary: "step1.txt is fine.", findings: [] },
+      },
+    );
+    const result = await offrun("review", "moved", "--harness", "claude", "--wait", "--json");
+    expect(result).toSucceed();
+    const { review } = JSON.parse(result.stdout) as { review: { verdict: string; transcript: string } };
+    expect(review.verdict).toBe("comment");
+    expect(
+      JSON.stringify(
+        world.server
+          .turnRequests()
+          .slice(before)
+          .map((r) => r.body),
+      ),
+    ).not.toContain(SECRET);
+    const transcript = (await fs.readFile(review.transcript, "utf8")).split("\n").filter(Boolean);
+    expect(
+      transcript.map((line) => JSON.parse(line) as { type: string; kind?: string; target?: string }),
+    ).toContainEqual(expect.objectContaining({ type: "sandbox_refusal", kind: "read", target: key }));
   });
 });

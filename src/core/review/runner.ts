@@ -5,6 +5,7 @@ import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { runCli } from "../agents/cli-run.js";
 import type { ProcessRunner } from "../foundation/runner.js";
+import { openSandbox } from "../sandbox/runner.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
@@ -35,6 +36,8 @@ export interface ReviewerRequest {
   signal: AbortSignal;
   /** Where the reviewer's CLI runs (see foundation/runner.ts). */
   runner: ProcessRunner;
+  /** Run inside the sandbox (the author is sandboxed): the project, and a name for its folder. */
+  sandbox?: { project: string; name: string };
   /** Every event of every attempt, as it arrives (the reviewer's transcript). */
   record(account: Account, event: ParsedEvent): Promise<void>;
 }
@@ -111,8 +114,21 @@ async function runOnce(request: ReviewerRequest, account: Account) {
     ...(harness.choosesSessionId ? { newSessionId: randomUUID() } : {}),
     ...(request.model ? { model: request.model } : {}),
     outputSchema: request.outputSchema,
+    ...(request.sandbox ? { sandboxed: true } : {}),
     env: request.logins.processEnv(account, harness),
   };
+  // The scratch worktree is the reviewer's whole world, read-only; its login's home opens for it.
+  const sandbox = request.sandbox
+    ? await openSandbox({
+        record: { ...request.sandbox, worktree: request.cwd, mode: "plan" },
+        harness,
+        account,
+        env: input.env,
+        config,
+        inner: request.runner,
+        writesMemory: false,
+      })
+    : undefined;
   let stderr = "";
   let end: TurnEndDraft | undefined;
   let finalText: string | undefined;
@@ -124,6 +140,9 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       // A CLI may learn of refused writes only after the turn ended (Codex: from its files on exit):
       // they still belong to this attempt.
       if (end && event.type !== "denial") continue;
+      for (const refusal of sandbox?.refusals.inspect(event) ?? []) {
+        writes.push(request.record(account, refusal).catch(() => undefined));
+      }
       writes.push(request.record(account, event).catch(() => undefined));
       if (event.type === "text") finalText = event.text;
       if (event.type === "tool_call") finalText = undefined;
@@ -151,7 +170,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
   };
   await runCli({
     harness,
-    runner: request.runner,
+    runner: sandbox?.runner ?? request.runner,
     input,
     config,
     signal: request.signal,
@@ -178,7 +197,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       reason: killedReason(why, config),
     }),
     noResult: "The reviewer's CLI ended without a result.",
-  });
+  }).finally(() => sandbox?.close());
   await Promise.all(writes);
   return { end: end!, finalText, denials, tokens };
 }

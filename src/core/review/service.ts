@@ -199,6 +199,8 @@ async function runInScratch(
       cwd: scratch,
       prompt: buildReviewPrompt(record, changes),
       outputSchema: { schema: REVIEW_JSON_SCHEMA, file: schemaFile },
+      // A sandboxed agent's reviewer runs in the sandbox too, its scratch worktree read-only.
+      ...(record.sandbox ? { sandbox: { project: record.project, name: `${record.name}-review` } } : {}),
       ...using,
       record: (account, event: ParsedEvent) =>
         appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: account.label }),

@@ -13,8 +13,8 @@ export interface SandboxScope {
   worktree: string;
   /** The repository's git folder (`git rev-parse --git-common-dir`): commits from the worktree write there. */
   gitCommonDir: string;
-  /** The agent's memory folder (plan.md, dead-ends.md). */
-  memoryDir: string;
+  /** The agent's memory folder (plan.md, dead-ends.md); none for a reviewer. */
+  memoryDir?: string;
   /** The login's CLI home (sessions, caches) and the files beside it the CLI writes (Claude's ~/.claude.json). */
   loginWrites: readonly string[];
   /** A temp folder of this agent's own. */
@@ -76,7 +76,7 @@ export function runtimeSettings(scope: SandboxScope): RuntimeSettings {
       allowRead: unique(own.filter((entry) => isInside(entry, scope.offrunHome))),
       allowWrite: unique([
         ...(scope.readOnlyWorktree ? [] : [scope.worktree, scope.gitCommonDir]),
-        scope.memoryDir,
+        ...(scope.memoryDir ? [scope.memoryDir] : []),
         ...own,
         ...scope.extraWrites,
       ]),

@@ -25,13 +25,16 @@ import { assertSandboxAvailable } from "./support.js";
 const NO_PROXY_WITHOUT_LOOPBACK = "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16";
 
 export interface SandboxRequest {
-  record: AgentRecord;
+  /** The agent (or a reviewer standing in for one): its project, name, worktree and mode. */
+  record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode">;
   harness: Harness;
   account: Account;
   /** The turn's environment (the login's variables included). */
   env: NodeJS.ProcessEnv;
   config: ProjectConfig;
   inner?: ProcessRunner;
+  /** False for a reviewer: no memory folder of its own to write. */
+  writesMemory?: boolean;
 }
 
 /** One sandboxed turn: where its CLI runs, and what the sandbox refused on the way. */
@@ -103,7 +106,9 @@ async function sandboxScope(request: SandboxRequest): Promise<SandboxScope> {
     offrunHome: userPaths().home,
     worktree: record.worktree,
     gitCommonDir,
-    memoryDir: path.join(projectPaths(record.project).memory, record.name),
+    ...(request.writesMemory === false
+      ? {}
+      : { memoryDir: path.join(projectPaths(record.project).memory, record.name) }),
     loginWrites: [account.home, ...(harness.sandbox.writes?.(account.home, env) ?? [])],
     tmpDir: path.join(sandboxFolder(record), "tmp"),
     otherHomes,
