@@ -58,6 +58,27 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   expect(subject).toBe("offrun: notes: write notes.md");
 });
 
+// Issue 14 (before the tests that use up the login's quota): Gemini CLI inside the sandbox reaches the model (its only allowed host) through the
+// sandbox's proxy and writes in its worktree. Headless Gemini refuses shell tools by itself, so the
+// refusals are tested on Claude Code and Codex (sandbox.test.ts).
+test("a sandboxed Build turn reaches the model through the sandbox and writes in its worktree", async () => {
+  const worktree = path.join(repo, ".worktrees", "boxed");
+  server.script({ kind: "write_file", path: path.join(worktree, "boxed.md"), content: "inside the sandbox\n" });
+  const started = await offrun(
+    "start",
+    "--harness",
+    "gemini",
+    "--sandbox",
+    "--wait",
+    "--name",
+    "boxed",
+    "write boxed.md",
+  );
+  expect(started).toSucceed();
+  expect(started.stdout).toContain("sandboxed");
+  expect(await fs.readFile(path.join(worktree, "boxed.md"), "utf8")).toBe("inside the sandbox\n");
+});
+
 test("send resumes the Gemini session, and the model receives the whole history", async () => {
   server.script({ kind: "text", text: "Split it by invoice and payment." });
   const first = await offrun(
@@ -122,25 +143,4 @@ test("the daily quota ends the turn limited, with the reset time recorded", asyn
   expect(resetsIn).toBeGreaterThan(0);
   expect(resetsIn).toBeLessThanOrEqual(25 * 3600 * 1000);
   expect(events.find((e) => e.type === "turn_end")).toMatchObject({ outcome: "limited" });
-});
-
-// Issue 14: Gemini CLI inside the sandbox reaches the model (its only allowed host) through the
-// sandbox's proxy and writes in its worktree. Headless Gemini refuses shell tools by itself, so the
-// refusals are tested on Claude Code and Codex (sandbox.test.ts).
-test("a sandboxed Build turn reaches the model through the sandbox and writes in its worktree", async () => {
-  const worktree = path.join(repo, ".worktrees", "boxed");
-  server.script({ kind: "write_file", path: path.join(worktree, "boxed.md"), content: "inside the sandbox\n" });
-  const started = await offrun(
-    "start",
-    "--harness",
-    "gemini",
-    "--sandbox",
-    "--wait",
-    "--name",
-    "boxed",
-    "write boxed.md",
-  );
-  expect(started).toSucceed();
-  expect(started.stdout).toContain("sandboxed");
-  expect(await fs.readFile(path.join(worktree, "boxed.md"), "utf8")).toBe("inside the sandbox\n");
 });
