@@ -30,7 +30,15 @@ beforeAll(async () => {
     ).find(Boolean);
     await fs.symlink(real!, path.join(bin, tool));
   }
-  env = { ...box.env, PATH: bin, OFFRUN_CLAUDE_BIN: CLAUDE_BIN };
+  // A key makes the Default login usable (never "signed out"), so a start gets as far as the sandbox;
+  // the dead base URL makes a turn outside it end at once.
+  env = {
+    ...box.env,
+    PATH: bin,
+    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
+    ANTHROPIC_API_KEY: "test",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+  };
 });
 afterAll(async () => {
   await box.cleanup();
@@ -54,4 +62,25 @@ test("offrun harnesses says the CLIs cannot run sandboxed here, and why", async 
   const claude = rows.find((row) => row.id === "claude")!;
   expect(claude.sandbox.available).toBe(false);
   expect(claude.sandbox.problems.join("; ")).toContain("socat not installed");
+});
+
+test("a project with sandbox.enabled is refused the same way without --sandbox, and --no-sandbox runs it outside", async () => {
+  const config = path.join(repo, ".offrun", "config.json");
+  await fs.mkdir(path.dirname(config), { recursive: true });
+  await fs.writeFile(config, JSON.stringify({ sandbox: { enabled: true } }));
+  try {
+    const refused = await runOffrun(["start", "--name", "by-config", "do the task"], { env, cwd: repo });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain("The sandbox cannot run here");
+
+    const outside = await runOffrun(["start", "--no-sandbox", "--json", "--name", "opted-out", "do the task"], {
+      env,
+      cwd: repo,
+    });
+    expect(outside).toSucceed();
+    expect((JSON.parse(outside.stdout) as { sandbox?: boolean }).sandbox).toBeUndefined();
+    await runOffrun(["stop", "opted-out"], { env, cwd: repo });
+  } finally {
+    await fs.rm(config, { force: true });
+  }
 });
