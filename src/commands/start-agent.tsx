@@ -32,6 +32,8 @@ export interface StartValues {
   mode: string;
   name: string;
   base: string;
+  /** "" the project's choice, "on" in the sandbox, "off" outside it. */
+  sandbox?: string;
 }
 
 /** The value of the login dropdown that leaves the choice to Offrun at dispatch. */
@@ -47,6 +49,7 @@ export function startRequest(values: StartValues) {
     name: values.name.trim() || undefined,
     base: values.base || undefined,
     account: values.account || undefined,
+    sandbox: values.sandbox === "on" ? true : values.sandbox === "off" ? false : undefined,
   };
 }
 
@@ -83,6 +86,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       mode: draft?.mode ?? "",
       name: draft?.name ?? "",
       base: draft?.base ?? "",
+      sandbox: draft?.sandbox ?? "",
     },
     validation: {
       prompt: FormValidation.Required,
@@ -205,6 +209,19 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       <Form.Dropdown {...itemProps.mode} title="Mode" value={values.mode || data?.defaultMode || "build"}>
         <Form.Dropdown.Item value="build" title="Build (edits files, runs commands)" icon={Icon.Hammer} />
         <Form.Dropdown.Item value="plan" title="Planner (writes a plan, changes no file)" icon={Icon.List} />
+      </Form.Dropdown>
+      <Form.Dropdown {...itemProps.sandbox} title="Sandbox">
+        <Form.Dropdown.Item
+          value=""
+          title={`Project default (${data?.sandbox ? "in the sandbox" : "outside"})`}
+          icon={Icon.Gear}
+        />
+        <Form.Dropdown.Item
+          value="on"
+          title="In the sandbox (worktree, memory, login home, its hosts)"
+          icon={Icon.Lock}
+        />
+        <Form.Dropdown.Item value="off" title="Outside the sandbox" icon={Icon.LockUnlocked} />
       </Form.Dropdown>
       <Form.Separator />
       <Form.TextField {...itemProps.name} title="Name" placeholder="From the task when empty" />

@@ -100,6 +100,23 @@ test("the request leaves the login to Offrun unless the user picked one", () => 
     name: undefined,
     base: undefined,
     account: undefined,
+    sandbox: undefined,
   });
   expect(startRequest({ ...base, account: "work" }).account).toBe("work");
+});
+
+test("the sandbox is the project's choice unless the form says in or out", async () => {
+  const base = { prompt: "fix it", project: "/p", harness: "", account: "", mode: "", name: "", base: "" };
+  expect(startRequest({ ...base, sandbox: "" }).sandbox).toBeUndefined();
+  expect(startRequest({ ...base, sandbox: "on" }).sandbox).toBe(true);
+  expect(startRequest({ ...base, sandbox: "off" }).sandbox).toBe(false);
+  const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
+  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  const choices = screen.findField("sandbox").children.map((c) => c.props.title);
+  expect(choices).toEqual([
+    "Project default (outside)",
+    "In the sandbox (worktree, memory, login home, its hosts)",
+    "Outside the sandbox",
+  ]);
+  screen.unmount();
 });

@@ -39,6 +39,8 @@ export interface StartOptions {
   harnesses: HarnessChoice[];
   defaultHarness: string;
   defaultMode: Mode;
+  /** The project's `sandbox.enabled`: whether its agents run in the sandbox unless the form says otherwise. */
+  sandbox: boolean;
   branches: string[];
 }
 
@@ -119,6 +121,7 @@ export async function loadStartOptions(
     harnesses: choices,
     defaultHarness: config?.defaultHarness ?? choices.find((c) => c.installed)?.id ?? choices[0]!.id,
     defaultMode: config?.defaultMode ?? "build",
+    sandbox: config?.sandbox.enabled ?? false,
     branches: project ? await localBranches(project) : [],
   };
 }
