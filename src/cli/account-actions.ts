@@ -9,6 +9,7 @@ import {
   setDefaultAccount,
   setReserve,
 } from "../core/logins/accounts.js";
+import { checkReservePercent } from "../core/logins/changes.js";
 import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import type { AccountQuota } from "../core/quota/ledger.js";
@@ -204,7 +205,11 @@ export async function reserve(
   options: GlobalOptions,
 ): Promise<void> {
   const value = Number(percent.replace(/%$/, ""));
-  const account = await setReserve({ harness: harnessId, label, percent: value });
+  checkReservePercent(value); // before the request: NaN has no JSON
+  const { account } = await throughCompanion(
+    (client) => client.call("login.reserve", { harness: harnessId, label, percent: value }),
+    async () => ({ account: await setReserve({ harness: harnessId, label, percent: value }) }),
+  );
   const name = (await findHarness(harnessId)).displayName;
   output(options, { harness: harnessId, label: account.label, reservePercent: account.reservePercent ?? 0 }, () =>
     value === 0

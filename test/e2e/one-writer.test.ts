@@ -73,7 +73,7 @@ test("a login is not removed, nor its home deleted, while a turn runs on it", as
   expect(listed.accounts.map((a) => a.label)).not.toContain("side");
 }, 120_000);
 
-test("accounts add and default go through the companion, and a relative --home is the user's folder", async () => {
+test("accounts add, default and reserve go through the companion, and a relative --home is the user's folder", async () => {
   await fs.mkdir(path.join(world.box.dir, "homes", "claude-extra"), { recursive: true });
   // Relative to where the user is, not to the companion's working directory.
   const added = await world.offrun(["accounts", "add", "claude", "extra", "--home", "claude-extra", "--no-login"], {
@@ -90,8 +90,14 @@ test("accounts add and default go through the companion, and a relative --home i
   );
   expect(listed.defaults).toMatchObject({ claude: "extra" });
   expect(await world.offrun(["accounts", "default", "claude", "--clear"])).toSucceed();
+  const reserved = await world.offrun(["accounts", "reserve", "claude", "extra", "20%", "--json"]);
+  expect(reserved).toSucceed();
+  expect(JSON.parse(reserved.stdout)).toMatchObject({ label: "extra", reservePercent: 20 });
+  const refused = await world.offrun(["accounts", "reserve", "claude", "extra", "lots"]);
+  expect(refused.stderr).toContain("A reserve is a percentage from 0 to 100; 'NaN' is not.");
   const log = await fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
   expect(log).toContain("for a face: login.add claude extra");
   expect(log).toContain("for a face: login.default claude extra");
   expect(log).toContain("for a face: login.default claude (none)");
+  expect(log).toContain("for a face: login.reserve claude extra 20");
 }, 60_000);

@@ -4,7 +4,7 @@ import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 import { addToDraft, draftFile, writeDraft } from "../agents/draft.js";
 import { readAgent } from "../agents/records.js";
 import { findRepoRoot } from "../git/repo.js";
-import { addAccount, setDefaultAccount } from "../logins/accounts.js";
+import { addAccount, setDefaultAccount, setReserve } from "../logins/accounts.js";
 import { removeAccount } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";
@@ -24,6 +24,7 @@ type Change =
   | "agent.discard"
   | "login.add"
   | "login.default"
+  | "login.reserve"
   | "login.remove"
   | "login.rename"
   | "memory.revert"
@@ -67,6 +68,12 @@ export function changeHandlers(supervisor: Supervisor, log: (line: string) => vo
         setDefaultAccount({ harness: p.harness, label: p.label ?? undefined }).then((account) => ({
           account: account ?? null,
         })),
+      ),
+    // Read by picks only, which take accounts.json's own lock: no turn lock.
+    "login.reserve": (p) =>
+      noted(
+        `login.reserve ${p.harness} ${p.label} ${p.percent}`,
+        setReserve({ harness: p.harness, label: p.label, percent: p.percent }).then((account) => ({ account })),
       ),
     // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile,
     // nor runs in a home that is being deleted.

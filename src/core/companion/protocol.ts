@@ -88,6 +88,8 @@ export const methods = {
   }),
   /** Sets (null: clears) the login Start Agent preselects for a harness. */
   "login.default": z.object({ harness: z.string().min(1), label: z.string().min(1).nullable() }),
+  /** Keeps a login's last `percent` of room out of automatic picks (`offrun accounts reserve`). */
+  "login.reserve": z.object({ harness: z.string().min(1), label: z.string().min(1), percent: z.number() }),
   /** Undoes one memory change while neither its agent nor the file's owner is in a turn (memory/history.ts). */
   "memory.revert": z.object({ project: absolutePath, agent: z.string().min(1), id: z.string().min(1) }),
   /** Writes the memory files the user edited (memory/edit.ts), with the agent idle when one is named. */
@@ -192,6 +194,7 @@ export const replies = {
   }),
   "login.add": accountSchema,
   "login.default": z.object({ account: accountSchema.nullable() }),
+  "login.reserve": z.object({ account: accountSchema }),
   "memory.revert": z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
   /** The files written, relative to `.offrun/memory`. */
   "memory.edit": z.object({ changed: z.array(z.string()) }),

@@ -234,6 +234,13 @@ export async function setDefaultAccount(request: {
   return account;
 }
 
+/** Throws unless `percent` is a reserve: a number from 0 to 100. */
+export function checkReservePercent(percent: number): void {
+  if (!Number.isFinite(percent) || percent < 0 || percent > 100) {
+    throw new OffrunError("invalid_input", `A reserve is a percentage from 0 to 100; '${percent}' is not.`);
+  }
+}
+
 /**
  * Sets the room a login keeps back from automatic picks (0 clears it). A login below its reserve
  * is passed by when Offrun chooses (start, failover, review, resume); pinning it still works.
@@ -246,9 +253,7 @@ export async function setReserve(request: {
 }): Promise<Account> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
-  if (!Number.isFinite(request.percent) || request.percent < 0 || request.percent > 100) {
-    throw new OffrunError("invalid_input", `A reserve is a percentage from 0 to 100; '${request.percent}' is not.`);
-  }
+  checkReservePercent(request.percent);
   const account = await findAccount(harness, request.label, processEnv);
   const key = `${harness.id}/${account.label}`;
   await updateAccountsFile(processEnv, async (file) => {
