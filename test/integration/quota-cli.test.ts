@@ -26,7 +26,15 @@ beforeAll(async () => {
   const stub = path.join(box.dir, "bin", "stub");
   await fs.mkdir(path.dirname(stub), { recursive: true });
   await fs.writeFile(stub, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
-  env = { ...box.env, OFFRUN_CLAUDE_BIN: stub, OFFRUN_GEMINI_BIN: stub };
+  // Gemini's Default login signed in with a key, as a user's would be: `accounts add` below starts
+  // the companion, whose first sign-in round would otherwise find no auth method and call it
+  // signed out (which the table shows instead of its quota).
+  await fs.mkdir(path.join(box.home, ".gemini"), { recursive: true });
+  await fs.writeFile(
+    path.join(box.home, ".gemini", "settings.json"),
+    JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
+  );
+  env = { ...box.env, OFFRUN_CLAUDE_BIN: stub, OFFRUN_GEMINI_BIN: stub, GEMINI_API_KEY: "test" };
   await fs.writeFile(
     path.join(box.offrunHome, "harnesses.json"),
     JSON.stringify({ harnesses: [{ id: "kiro", displayName: "Kiro", command: stub, args: ["acp"] }] }),
