@@ -84,3 +84,40 @@ test("a 429 ends the turn with a clear failure, although Pi exits 0", async () =
   expect(result.exitCode).toBe(1);
   expect(`${result.stdout}${result.stderr}`).toMatch(/rate limit/i);
 });
+
+// Issue 14: Pi inside the sandbox. Pi 0.73.1 has no permission prompts, so its commands run at once,
+// and the sandbox is all that stands between them and the user's files.
+test("in the sandbox, a Pi task writes its worktree; a command writing outside it or reading ~/.ssh is refused", async () => {
+  const worktree = worktreeOf("boxed");
+  const outside = path.join(world.box.dir, "pi-outside.txt");
+  const key = path.join(world.box.home, ".ssh", "id_ed25519");
+  await fs.mkdir(path.dirname(key), { recursive: true, mode: 0o700 });
+  await fs.writeFile(key, "PI-SECRET-51d0\n", { mode: 0o600 });
+  const before = world.server.turnRequests().length;
+  world.server.script(
+    { kind: "write_file", path: path.join(worktree, "boxed.md"), content: "inside" },
+    { kind: "shell", command: `node -e "require('fs').writeFileSync('${outside}','x')"` },
+    { kind: "shell", command: `cat ${key}` },
+    { kind: "text", text: "Tried them all." },
+  );
+  const started = await offrun("start", "--harness", "pi", "--sandbox", "--wait", "--name", "boxed", "write two files");
+  expect(started).toSucceed();
+  expect(started.stdout).toContain("sandboxed");
+  expect(await fs.readFile(path.join(worktree, "boxed.md"), "utf8")).toBe("inside");
+  await expect(fs.access(outside)).rejects.toThrow();
+  const shown = JSON.parse((await offrun("show", "boxed", "--json")).stdout) as {
+    events: { type: string; kind?: string; target?: string }[];
+  };
+  expect(shown.events).toContainEqual(
+    expect.objectContaining({ type: "sandbox_refusal", kind: "write", target: outside }),
+  );
+  expect(shown.events).toContainEqual(expect.objectContaining({ type: "sandbox_refusal", kind: "read", target: key }));
+  const sent = JSON.stringify(
+    world.server
+      .turnRequests()
+      .slice(before)
+      .map((r) => r.body),
+  );
+  expect(sent).toContain("cat "); // the command ran, and its answer went back to the model
+  expect(sent).not.toContain("PI-SECRET-51d0");
+});

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { piConfiguredHosts } from "./config-hosts.js";
 import path from "node:path";
 import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
@@ -65,6 +66,7 @@ export const piHarness: Harness = {
   sandbox: {
     // 0.73.1 talks to the provider of its model; the common ones are listed (sandbox.allowHosts adds more).
     hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "openrouter.ai"],
+    configuredHosts: piConfiguredHosts,
   },
   approvals: "none: Pi has no permission prompts; Planner gives it only the read, grep, find and ls tools",
 };
