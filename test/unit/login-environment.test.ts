@@ -1,3 +1,4 @@
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loginEnvironment } from "../../src/core/views/companion-start.js";
@@ -28,3 +29,18 @@ test("a profile that hangs or a shell that is missing gives undefined (the face'
   expect(Date.now() - started).toBeLessThan(10_000);
   expect(await loginEnvironment({ SHELL: "/no/such/shell", HOME: home() }, process.execPath)).toBeUndefined();
 });
+
+// fish (a common login shell on macOS) has no $0/$1 in `-c`: the arguments are $argv there.
+const fish = ["/usr/bin/fish", "/opt/homebrew/bin/fish", "/usr/local/bin/fish"].find((file) => fsSync.existsSync(file));
+(fish ? test : test.skip)(
+  `reads a fish login shell's environment too${fish ? "" : " (skipped: fish is not installed)"}`,
+  async () => {
+    await fs.mkdir(path.join(home(), ".config", "fish"), { recursive: true });
+    await fs.writeFile(
+      path.join(home(), ".config", "fish", "config.fish"),
+      'echo "hello from fish"\nset -gx OFFRUN_FISH_MARK "set by fish"\n',
+    );
+    const env = await loginEnvironment({ SHELL: fish!, HOME: home(), PATH: "/usr/bin:/bin" }, process.execPath);
+    expect(env?.OFFRUN_FISH_MARK).toBe("set by fish");
+  },
+);

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { CompanionClient } from "../companion/client.js";
 import { OffrunError, describeError, isOffrunError } from "../foundation/errors.js";
 import { runCommand, type Command } from "../foundation/process.js";
@@ -36,12 +37,13 @@ export async function loginEnvironment(
   timeoutMs = LOGIN_SHELL_TIMEOUT_MS,
 ): Promise<NodeJS.ProcessEnv | undefined> {
   const shell = env.SHELL?.trim() || (process.platform === "darwin" ? "/bin/zsh" : "/bin/sh");
-  // The node path and the script go in as $0 and $1: nothing is pasted into the command string.
+  // The node path and the script go in as arguments ($0 and $1; fish calls them $argv): nothing is
+  // pasted into the command string.
   const script = `process.stdout.write(${JSON.stringify(MARK)} + JSON.stringify(process.env) + ${JSON.stringify(MARK)})`;
-  const result = await runCommand(
-    { file: shell, args: ["-ilc", 'exec "$0" -e "$1"', nodePath, script], env },
-    { timeoutMs },
-  ).catch(() => undefined);
+  const command = path.basename(shell) === "fish" ? "exec $argv[1] -e $argv[2]" : 'exec "$0" -e "$1"';
+  const result = await runCommand({ file: shell, args: ["-ilc", command, nodePath, script], env }, { timeoutMs }).catch(
+    () => undefined,
+  );
   if (!result || result.timedOut || result.exitCode !== 0) return undefined;
   // An interactive profile may print a banner around what we asked for.
   const parts = result.stdout.split(MARK);
