@@ -13,7 +13,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { execa } from "execa";
+import { execa, execaSync } from "execa";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -64,6 +64,15 @@ async function main() {
   // whichever measurement came right after a removal.
   const sync = () => execa("sync", [], { timeout: 600_000 });
   await offrun(["companion", "start"]);
+  // A run that fails half way must not leave its companion behind (it did, twice).
+  process.once("exit", () => {
+    execaSync(process.execPath, [offrunBin, "companion", "stop"], {
+      env,
+      extendEnv: false,
+      reject: false,
+      timeout: 10_000,
+    });
+  });
   const gitTimes: number[] = [];
   const warm: number[] = [];
   const spawnedAt = new Map<string, { t0: number; at: number }>();
