@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Account } from "../../src/core/foundation/account-model.js";
 import { cachedSignIn, checkSignIn, isNeverUsed, markSignedIn, markSignedOut } from "../../src/core/logins/sign-in.js";
+import { checksDone, turnStarts } from "../../src/core/logins/home-use.js";
 import { codexHarness } from "../../src/harnesses/codex/index.js";
 import type { Harness } from "../../src/harnesses/types.js";
 
@@ -109,4 +110,34 @@ test("status commands asked together run a few at a time, each with its whole bu
   expect(states).toEqual(logins.map(() => "signed-in"));
   expect(most).toBeGreaterThanOrEqual(2);
   expect(most).toBeLessThanOrEqual(4);
+});
+
+// Broke in CI (memory-opencode.test.ts): the companion's `opencode auth list` held OpenCode's
+// SQLite database when a turn started in the same home, and the turn failed "database is locked".
+test("a status check never runs beside a turn in the same home, and a turn waits for one already running", async () => {
+  const busy = await login("busy-home");
+  let asked = 0;
+  let answered = 0;
+  const slow: Harness = {
+    ...codexHarness,
+    identity: async () => {
+      asked += 1;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      answered += 1;
+      return { signedIn: true };
+    },
+  };
+  const turnEnds = turnStarts(busy.home);
+  await checkSignIn(busy, slow, "/bin/codex", process.env);
+  expect(asked).toBe(0); // skipped: the turn answers for the login
+  turnEnds();
+
+  const checking = checkSignIn(busy, slow, "/bin/codex", process.env);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the status command is running now
+  expect(asked).toBe(1);
+  const nextTurn = turnStarts(busy.home);
+  await checksDone(busy.home);
+  expect(answered).toBe(1); // the turn's CLI starts only after the status command is done
+  nextTurn();
+  await checking;
 });

@@ -11,6 +11,7 @@ import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/l
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { moveSession, moveToNextLogin } from "./session-move.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
+import { checksDone, turnStarts } from "../logins/home-use.js";
 import { runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
@@ -177,7 +178,10 @@ async function runOn(
   const memory = ctx.firstMemory;
   ctx.firstMemory = undefined; // a second turn of the chain (a failover) opens its own
   let sandbox: SandboxTurn | undefined;
+  // No status command starts in the home from now on; one already running there finishes first.
+  const turnEnds = turnStarts(account.home);
   try {
+    await checksDone(account.home);
     const env = ctx.logins.processEnv(account, harness);
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
     if (ctx.record.sandbox) {
@@ -201,6 +205,7 @@ async function runOn(
       observe: (event) => observe(account, event, onLimit),
     });
   } finally {
+    turnEnds();
     sandbox?.close();
     release();
   }

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
-import { inHome } from "./home-use.js";
+import { checkRuns, hasTurn, inHome } from "./home-use.js";
 import * as z from "zod";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account, AccountIdentity } from "../foundation/account-model.js";
@@ -161,11 +161,15 @@ export async function checkSignIn(
     account.home,
     checks.run(async () => {
       if (!account.isDefault && !(await isDirectory(account.home))) return undefined;
-      return withBudget(
-        harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner),
+      // A turn in the home answers for the login, and its CLI must have the home to itself.
+      if (hasTurn(account.home)) return BUSY;
+      return checkRuns(
+        account.home,
+        withBudget(harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner)),
       );
     }),
   );
+  if (identity === BUSY) return cachedSignIn(account);
   if (identity === undefined) {
     const entry = missingHome(account);
     await store(account, () => entry).catch(() => undefined);
@@ -209,6 +213,9 @@ export async function checkSignIn(
 async function isNeverUsedHome(account: Account, identity: AccountIdentity): Promise<boolean> {
   return account.isDefault === true && identity.signedIn === undefined && !(await isDirectory(account.home));
 }
+
+/** A check that did not ask: a turn was running in the login's home. */
+const BUSY = Symbol("a turn is running in the home");
 
 async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIdentity> {
   let timer: NodeJS.Timeout | undefined;

@@ -6,6 +6,7 @@ import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { runCli } from "../agents/cli-run.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { openSandbox } from "../sandbox/runner.js";
+import { checksDone, turnStarts } from "../logins/home-use.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
@@ -70,10 +71,14 @@ export async function runReviewer(request: ReviewerRequest): Promise<ReviewerRun
   for (;;) {
     tried.add(accountKey(account));
     const release = request.logins.hold(account);
+    // As an agent's turn: no status command in the login's home while the reviewer's CLI runs.
+    const turnEnds = turnStarts(account.home);
     let attempt: Awaited<ReturnType<typeof runOnce>>;
     try {
+      await checksDone(account.home);
       attempt = await runOnce(request, account);
     } finally {
+      turnEnds();
       release();
     }
     denials.push(...attempt.denials);
