@@ -8,11 +8,16 @@ const using = new Map<string, Set<Promise<unknown>>>();
 
 /** Counts `work` as using `home` until it settles; returns it unchanged. */
 export function inHome<T>(home: string, work: Promise<T>): Promise<T> {
-  const set = using.get(home) ?? new Set<Promise<unknown>>();
-  using.set(home, set);
+  return track(using, home, work);
+}
+
+/** Keeps `work` in `home`'s set of `works` until it settles (the set goes when it empties). */
+function track<T>(works: Map<string, Set<Promise<unknown>>>, home: string, work: Promise<T>): Promise<T> {
+  const set = works.get(home) ?? new Set<Promise<unknown>>();
+  works.set(home, set);
   const tracked = work.finally(() => {
     set.delete(tracked);
-    if (set.size === 0 && using.get(home) === set) using.delete(home);
+    if (set.size === 0 && works.get(home) === set) works.delete(home);
   });
   set.add(tracked);
   return tracked;
@@ -56,14 +61,7 @@ export function hasTurn(home: string): boolean {
 
 /** Counts `work` (a status command) as running in `home` until it settles; returns it unchanged. */
 export function checkRuns<T>(home: string, work: Promise<T>): Promise<T> {
-  const set = checking.get(home) ?? new Set<Promise<unknown>>();
-  checking.set(home, set);
-  const tracked = work.finally(() => {
-    set.delete(tracked);
-    if (set.size === 0 && checking.get(home) === set) checking.delete(home);
-  });
-  set.add(tracked);
-  return tracked;
+  return track(checking, home, work);
 }
 
 /** Resolves once no status command runs in `home` (each is time-boxed by its own budget). */
