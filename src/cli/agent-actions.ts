@@ -1,14 +1,15 @@
 import fs from "node:fs/promises";
-import type { CompanionClient } from "../core/companion/client.js";
+import type { Caller } from "../core/companion/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
-import type { AgentRecord, Mode } from "../core/foundation/model.js";
+import type { Mode } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
+import { remoteProject, withAgent, type AgentTarget, type HostOptions } from "./target.js";
 
 /** start, send and stop: the commands that act through the companion. */
 
-export interface StartOptions extends GlobalOptions {
+export interface StartOptions extends HostOptions {
   promptFile?: string;
   harness?: string;
   mode?: string;
@@ -25,13 +26,22 @@ export interface StartOptions extends GlobalOptions {
 export async function start(words: string[], options: StartOptions): Promise<void> {
   const read = await readPrompt(words, options);
   const prompt = options.dictated ? await applyVocabulary(read, options) : read;
+  const host = options.host;
+  const project = host ? remoteProject(options, host) : projectDir(options);
+  if (host && project === undefined) {
+    throw new OffrunError(
+      "invalid_input",
+      `Say which project on ${host}: offrun start --host ${host} --project /srv/app "…"`,
+    );
+  }
   await withCompanion(async (client) => {
+    const caller = host ? client.on(host, options.wait ? WAIT_MS : undefined) : client;
     const {
       agent: record,
       warnings,
       firstTurn,
-    } = await client.call("agent.start", {
-      project: projectDir(options),
+    } = await caller.call("agent.start", {
+      project: project!,
       prompt,
       harness: options.harness,
       mode: parseMode(options.mode),
@@ -43,12 +53,14 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       sandbox: options.sandbox,
     });
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
-    if (options.wait) return waitAndReport(client, options, record, firstTurn);
+    const shown = host ? `${host}:${record.name}` : record.name;
+    const target = { name: record.name, project: project!, caller, shown, ...(host ? { host } : {}) };
+    if (options.wait) return waitAndReport(target, options, firstTurn);
     output(options, record, () =>
       [
-        `Started ${record.name} (${record.harness} · ${record.account}, ${record.mode}${record.sandbox ? ", sandboxed" : ""}) on ${record.branch}`,
-        `  worktree: ${record.worktree}`,
-        `  follow:   offrun show ${record.name}`,
+        `Started ${shown} (${record.harness} · ${record.account}, ${record.mode}${record.sandbox ? ", sandboxed" : ""}) on ${record.branch}`,
+        `  worktree: ${record.worktree}${host ? ` (on ${host})` : ""}`,
+        `  follow:   offrun show ${shown}`,
       ].join("\n"),
     );
   });
@@ -57,33 +69,38 @@ export async function start(words: string[], options: StartOptions): Promise<voi
 export async function send(
   name: string,
   words: string[],
-  options: GlobalOptions & { wait?: boolean; promptFile?: string },
+  options: HostOptions & { wait?: boolean; promptFile?: string },
 ): Promise<void> {
   const prompt = await readPrompt(words, options);
-  await withCompanion(async (client) => {
-    const { agent: record, firstTurn } = await client.call("agent.send", {
-      project: projectDir(options),
-      name,
-      prompt,
-    });
-    if (options.wait) return waitAndReport(client, options, record, firstTurn);
-    output(options, record, () => `Sent to ${record.name}. Follow with: offrun show ${record.name}`);
-  });
+  await withAgent(
+    name,
+    options,
+    async (target) => {
+      const { agent: record, firstTurn } = await target.caller.call("agent.send", {
+        project: target.project,
+        name: target.name,
+        prompt,
+      });
+      if (options.wait) return waitAndReport(target, options, firstTurn);
+      output(options, record, () => `Sent to ${target.shown}. Follow with: offrun show ${target.shown}`);
+    },
+    options.wait ? WAIT_MS : undefined,
+  );
 }
 
 export async function handoff(
   name: string,
   words: string[],
-  options: GlobalOptions & { harness: string; account?: string; force?: boolean; model?: string; wait?: boolean },
+  options: HostOptions & { harness: string; account?: string; force?: boolean; model?: string; wait?: boolean },
 ): Promise<void> {
-  await withCompanion(async (client) => {
+  await withAgent(name, options, async (target) => {
     const {
       agent: record,
       warnings,
       firstTurn,
-    } = await client.call("agent.handoff", {
-      project: projectDir(options),
-      name,
+    } = await target.caller.call("agent.handoff", {
+      project: target.project,
+      name: target.name,
       harness: options.harness,
       account: options.account,
       force: options.force,
@@ -91,18 +108,21 @@ export async function handoff(
       message: words.length > 0 ? words.join(" ") : undefined,
     });
     if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
-    if (options.wait) return waitAndReport(client, options, record, firstTurn);
+    if (options.wait) return waitAndReport(target, options, firstTurn);
     output(
       options,
       record,
-      () => `Handed ${record.name} to ${record.harness} (login ${record.account}) in the same worktree.`,
+      () => `Handed ${target.shown} to ${record.harness} (login ${record.account}) in the same worktree.`,
     );
   });
 }
 
-export async function stop(name: string, options: GlobalOptions): Promise<void> {
-  const record = await withCompanion((client) => client.call("agent.stop", { project: projectDir(options), name }));
-  output(options, record, () => `${record.name} is ${record.status}.`);
+export async function stop(name: string, options: HostOptions): Promise<void> {
+  const { record, shown } = await withAgent(name, options, async (target) => ({
+    record: await target.caller.call("agent.stop", { project: target.project, name: target.name }),
+    shown: target.shown,
+  }));
+  output(options, record, () => `${shown} is ${record.status}.`);
 }
 
 /**
@@ -155,24 +175,24 @@ function parseMode(value: string | undefined): Mode | undefined {
   throw new OffrunError("invalid_input", `Unknown mode '${value}'. Use --mode build or --mode plan.`);
 }
 
+/** How long a --wait on another machine's agent may wait for its turn to end. */
+const WAIT_MS = 12 * 60 * 60_000;
+
 /** --wait: block until the turn ends, print it, exit non-zero unless it completed. */
 async function waitAndReport(
-  client: CompanionClient,
+  target: Pick<AgentTarget, "name" | "project" | "host"> & { caller: Caller },
   options: GlobalOptions,
-  record: AgentRecord,
   firstTurn: number,
 ): Promise<void> {
   // Loaded here: only --wait reads the log and renders it, and a plain start must not pay for the
   // file store (proper-lockfile, graceful-fs, write-file-atomic) and the renderer on every run.
-  const [{ readAgent, readChat }, { renderEvent }] = await Promise.all([
-    import("../core/agents/records.js"),
-    import("./format.js"),
-  ]);
-  const waited = await client.call("agent.wait", { project: projectDir(options), name: record.name });
-  const latest = await readAgent(record.project, record.name);
-  const chat = await readChat(record.project, record.name);
+  const { renderEvent } = await import("./format.js");
+  const waited = await target.caller.call("agent.wait", { project: target.project, name: target.name });
+  const { agent: latest, events: all } = target.host
+    ? await target.caller.call("agent.show", { project: target.project, name: target.name })
+    : await readLocally(target.project, target.name);
   // Every turn this request led to: a failover or a retry sends the message again as a new turn.
-  const events = chat.entries.filter((e) => e.turn >= firstTurn);
+  const events = all.filter((e) => e.turn >= firstTurn);
   const turnEnd =
     (waited?.type === "turn_end" ? waited : undefined) ??
     events.findLast((e): e is TurnEndEvent => e.type === "turn_end");
@@ -183,4 +203,13 @@ async function waitAndReport(
       .join("\n"),
   );
   if (turnEnd?.outcome !== "completed") process.exitCode = 1;
+}
+
+async function readLocally(project: string, name: string) {
+  const [{ readAgent, readChat }, { findRepoRoot }] = await Promise.all([
+    import("../core/agents/records.js"),
+    import("../core/git/repo.js"),
+  ]);
+  const root = await findRepoRoot(project);
+  return { agent: await readAgent(root, name), events: (await readChat(root, name)).entries };
 }

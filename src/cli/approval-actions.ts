@@ -1,12 +1,12 @@
 import { OffrunError } from "../core/foundation/errors.js";
-import { withCompanion } from "./context.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output } from "./output.js";
+import { withAgent, type HostOptions } from "./target.js";
 
 /** approve and answer: the user's decision goes to the companion, which hands it to the running CLI. */
 
 export async function approve(
   name: string,
-  options: GlobalOptions & { deny?: boolean; always?: boolean; reason?: string; request?: string },
+  options: HostOptions & { deny?: boolean; always?: boolean; reason?: string; request?: string },
 ): Promise<void> {
   if (options.deny && options.always) {
     throw new OffrunError("invalid_input", "--always allows from now on; it cannot go with --deny.");
@@ -14,10 +14,10 @@ export async function approve(
   if (options.reason !== undefined && !options.deny) {
     throw new OffrunError("invalid_input", "--reason goes with --deny (it tells the agent why).");
   }
-  const decided = await withCompanion((client) =>
-    client.call("agent.approve", {
-      project: projectDir(options),
-      name,
+  const decided = await withAgent(name, options, (target) =>
+    target.caller.call("agent.approve", {
+      project: target.project,
+      name: target.name,
       requestId: options.request,
       deny: options.deny,
       always: options.always,
@@ -35,12 +35,17 @@ export async function approve(
 export async function answer(
   name: string,
   words: string[],
-  options: GlobalOptions & { request?: string },
+  options: HostOptions & { request?: string },
 ): Promise<void> {
   const text = words.join(" ").trim();
   if (text === "") throw new OffrunError("invalid_input", `Say the answer: offrun answer ${name} "your answer".`);
-  const decided = await withCompanion((client) =>
-    client.call("agent.answer", { project: projectDir(options), name, requestId: options.request, text }),
+  const decided = await withAgent(name, options, (target) =>
+    target.caller.call("agent.answer", {
+      project: target.project,
+      name: target.name,
+      requestId: options.request,
+      text,
+    }),
   );
   output(options, decided, () => `Answered ${decided.request.id}; ${name} goes on.`);
 }

@@ -31,6 +31,14 @@ export async function run(options: { verbose?: boolean }): Promise<void> {
   process.exit(0);
 }
 
+/** `ssh host offrun companion stdio`: this machine's companion (started if down) on stdin and stdout. */
+export async function stdio(): Promise<void> {
+  (await companion()).close();
+  const { bridgeStdio } = await import("../core/remote/bridge.js");
+  await bridgeStdio(process.stdin, process.stdout, (line) => process.stderr.write(`${line}\n`));
+  process.exit(0);
+}
+
 export async function start(options: GlobalOptions): Promise<void> {
   const client = await companion();
   const info = await client.ping();

@@ -141,7 +141,7 @@ function describeDecision(event: DecisionEvent): string {
 
 /** Shell-quotes a word for a command the user will copy. */
 function quote(word: string): string {
-  return /^[A-Za-z0-9._/-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+  return /^[A-Za-z0-9._/:-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 /** What `offrun show` prints for each request that waits for the user: what it is, and the command to type. */

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { fail, offrunVersion, type GlobalOptions } from "./output.js";
+import { unknownCommand } from "./did-you-mean.js";
 
 /**
  * The `offrun` command line. Every command is a thin face over src/core. Each action's module
@@ -21,7 +22,7 @@ export async function main(argv: string[]): Promise<void> {
       await lazy(() => import("./dashboard.js"), "dashboard")(options);
     });
 
-  withGlobals(program.command("start").description("start an agent on a task in its own worktree"))
+  withHost(program.command("start").description("start an agent on a task in its own worktree"))
     .argument("[prompt...]", "what the agent should do (- reads it from stdin)")
     .option("--prompt-file <file>", "read the prompt from a file")
     .option("--harness <id>", "which agent CLI (claude, codex)")
@@ -37,14 +38,14 @@ export async function main(argv: string[]): Promise<void> {
     .option("--dictated", "the prompt was dictated: spoken names become the code's spellings first (printed)")
     .action(lazy(() => import("./agent-actions.js"), "start"));
 
-  withGlobals(program.command("send").description("send the next message to an agent (same session)"))
+  withHost(program.command("send").description("send the next message to an agent (same session)"))
     .argument("<agent>")
     .argument("[message...]", "the message (- reads it from stdin)")
     .option("--prompt-file <file>", "read the message from a file")
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .action(lazy(() => import("./agent-actions.js"), "send"));
 
-  withGlobals(program.command("handoff").description("move an agent to another CLI in the same worktree"))
+  withHost(program.command("handoff").description("move an agent to another CLI in the same worktree"))
     .argument("<agent>")
     .argument("[message...]", "what to do next (default: continue the task)")
     .requiredOption("--harness <id>", "the CLI to hand off to")
@@ -54,13 +55,13 @@ export async function main(argv: string[]): Promise<void> {
     .option("--wait", "block until the turn ends; exit non-zero if it failed")
     .action(lazy(() => import("./agent-actions.js"), "handoff"));
 
-  withGlobals(program.command("switch").description("move an agent to another login of its CLI, session and all"))
+  withHost(program.command("switch").description("move an agent to another login of its CLI, session and all"))
     .argument("<agent>")
     .requiredOption("--account <label>", "the login to go on with")
     .option("--force", "even on a login that is limited")
     .action(lazy(() => import("./switch-actions.js"), "switchLogin"));
 
-  withGlobals(program.command("review").description("review an agent's work with another login, read-only"))
+  withHost(program.command("review").description("review an agent's work with another login, read-only"))
     .argument("<agent>")
     .option("--harness <id>", "the reviewer's CLI (default: the review setting, else another CLI or login)")
     .option("--account <label>", "the reviewer's login")
@@ -74,11 +75,11 @@ export async function main(argv: string[]): Promise<void> {
     .argument("<agent>")
     .action(lazy(() => import("./review-actions.js"), "draft"));
 
-  withGlobals(program.command("stop").description("stop the agent's running turn"))
+  withHost(program.command("stop").description("stop the agent's running turn"))
     .argument("<agent>")
     .action(lazy(() => import("./agent-actions.js"), "stop"));
 
-  withGlobals(program.command("approve").description("allow (or --deny) what a running agent waits for"))
+  withHost(program.command("approve").description("allow (or --deny) what a running agent waits for"))
     .argument("<agent>")
     .option("--deny", "refuse it; the agent is told, with --reason")
     .option("--always", "allow it, and requests like it from now on (saved in .offrun/config.json)")
@@ -86,32 +87,32 @@ export async function main(argv: string[]): Promise<void> {
     .option("--request <id>", "which request, when several wait (see offrun show)")
     .action(lazy(() => import("./approval-actions.js"), "approve"));
 
-  withGlobals(program.command("answer").description("answer the question a running agent asked"))
+  withHost(program.command("answer").description("answer the question a running agent asked"))
     .argument("<agent>")
     .argument("<text...>", "your answer")
     .option("--request <id>", "which question, when several wait (see offrun show)")
     .action(lazy(() => import("./approval-actions.js"), "answer"));
 
-  withGlobals(program.command("ls").description("agents of this project")).action(
+  withHost(program.command("ls").description("agents of this project")).action(
     lazy(() => import("./view-actions.js"), "ls"),
   );
 
-  withGlobals(program.command("show").description("an agent's conversation, status, worktree and branch"))
+  withHost(program.command("show").description("an agent's conversation, status, worktree and branch"))
     .argument("<agent>")
     .action(lazy(() => import("./view-actions.js"), "show"));
 
-  withGlobals(program.command("diff").description("changed files and the diff against the agent's base"))
+  withHost(program.command("diff").description("changed files and the diff against the agent's base"))
     .argument("<agent>")
     .option("--stat", "only the list of changed files")
     .action(lazy(() => import("./view-actions.js"), "diff"));
 
-  withGlobals(
+  withHost(
     program.command("merge").description("commit the agent's work on its branch, merge it into the current branch"),
   )
     .argument("<agent>")
     .action(lazy(() => import("./view-actions.js"), "merge"));
 
-  withGlobals(program.command("discard").description("remove the agent's worktree (refuses to lose unmerged work)"))
+  withHost(program.command("discard").description("remove the agent's worktree (refuses to lose unmerged work)"))
     .argument("<agent>")
     .option("--force", "discard even uncommitted or unmerged work")
     .option("--delete-branch", "also delete the agent's branch")
@@ -200,12 +201,38 @@ export async function main(argv: string[]): Promise<void> {
       lazy(() => import("./companion-actions.js"), name),
     );
   }
+  companion
+    .command("stdio")
+    .description("serve this machine's companion on stdin and stdout (what another machine runs over ssh)")
+    .action(lazy(() => import("./companion-actions.js"), "stdio"));
   withGlobals(companion.command("install").description("run the companion at login (launchd or systemd user unit)"))
     .option("--print", "show the service file without writing it")
     .action(lazy(() => import("./service-actions.js"), "install"));
   withGlobals(companion.command("uninstall").description("stop the login service and remove its file")).action(
     lazy(() => import("./service-actions.js"), "uninstall"),
   );
+
+  const hosts = withGlobals(
+    program
+      .command("hosts")
+      .description("other machines whose agents show here, over ssh: reachable?, version, agents, logins"),
+  ).action(lazy(() => import("./host-actions.js"), "hosts"));
+  withGlobals(
+    hosts.command("add").description("add a host: a Host of ~/.ssh/config, user@host or ssh://user@host:port"),
+  )
+    .argument("<name>", "its name here, before the ':' in name:agent")
+    .argument("<destination>", "where ssh goes")
+    .option("--ssh-config <file>", "an ssh config file to use instead of ~/.ssh/config (ssh -F)")
+    .option("--offrun <path>", "offrun's path on the host, when its non-interactive shell does not find it")
+    .action(lazy(() => import("./host-actions.js"), "add"));
+  withGlobals(hosts.command("rm").description("forget a host (its agents go on there)"))
+    .argument("<name>")
+    .action(lazy(() => import("./host-actions.js"), "rm"));
+  withGlobals(
+    hosts.command("doctor").description("what a host lacks (offrun, git, node, agent CLIs) and how to install it"),
+  )
+    .argument("<name>")
+    .action(lazy(() => import("./host-actions.js"), "doctor"));
 
   const hooks = program
     .command("hooks")
@@ -236,32 +263,19 @@ export async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv);
 }
 
-/** "unknown command 'strat' (did you mean start?)". */
-function unknownCommand(word: string, program: Command): string {
-  const names = program.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => c.name());
-  const near = names
-    .map((name) => ({ name, distance: editDistance(word.toLowerCase(), name) }))
-    .filter((c) => c.distance <= Math.max(1, Math.floor(c.name.length / 2)))
-    .sort((a, b) => a.distance - b.distance)[0];
-  return `offrun: unknown command '${word}'${near ? ` (did you mean ${near.name}?)` : ""}`;
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j += 1)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
 /** Adds --project and --json to a command. */
 function withGlobals(command: Command): Command {
   return command
     .option("--project <dir>", "the project (default: the git repository around the current folder)")
     .option("--json", "print JSON for scripts");
+}
+
+/** withGlobals, and --host for a command that can act on another machine's agents. */
+function withHost(command: Command): Command {
+  return withGlobals(command).option(
+    "--host <name>",
+    "on this host (see offrun hosts); or write the agent as host:agent",
+  );
 }
 
 type Action = (...args: never[]) => Promise<void>;

@@ -1,56 +1,62 @@
-import { headroom } from "../core/quota/pipeline.js";
-import { quotaOfAllLogins, type LoginQuota } from "../core/quota/refresh.js";
-import { LIMITS_ONLY, paceText, signInCommand } from "../core/views/login-quota.js";
+import type { QuotaRow } from "../core/companion/protocol-views.js";
+import { quotaReport } from "../core/quota/report.js";
+import { readHosts } from "../core/remote/hosts-file.js";
+import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
+import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
 
-/** offrun quota: per login, its sign-in, each window with used %, reset time, pace, source and age. */
+/**
+ * offrun quota: per login, its sign-in, each window with used %, reset time, pace, source and age;
+ * with hosts added, their logins too (each host time-boxed; one that does not answer is named).
+ */
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {
-  const { logins, customError } = await quotaOfAllLogins({ fresh: options.refresh, projectRoot: projectDir(options) });
+  const { rows, customError } = await quotaReport({ fresh: options.refresh, projectRoot: projectDir(options) });
   // The built-ins are listed all the same; the bad file is named so it can be fixed.
   if (customError) process.stderr.write(`offrun: custom agents left out: ${customError}\n`);
+  const remote = (await readHosts()).length > 0 ? await remoteQuota() : { rows: [], silent: [] };
+  for (const s of remote.silent) process.stderr.write(`offrun: ${s.host} did not answer: ${s.message}\n`);
   const now = new Date();
-  const data = logins.map(({ account, harness, quota, signIn }) => ({
-    ...quota,
-    home: account.home,
-    headroom: headroom(quota, now) ?? null,
-    coverage: harness.quotaCoverage,
-    signIn: {
-      state: signIn.state,
-      ...(signIn.note ? { note: signIn.note } : {}),
-      ...(signIn.state === "signed-out" ? { command: signInCommand(account) } : {}),
-    },
-    pace: quota.limitedUntil ? {} : (quota.pace ?? {}),
-  }));
+  const data = [...rows, ...remote.rows];
   output(options, data, () =>
     table(
       ["LOGIN", "WINDOW", "USED", "RESETS", "PACE", "SOURCE", "AGE"],
-      logins.flatMap((login) => rowsOf(login, now)),
+      data.flatMap((row) => rowsOf(row, now)),
     ),
   );
 }
 
-function rowsOf({ account, harness, quota, signIn }: LoginQuota, now: Date): string[][] {
-  const name = `${harness.displayName} · ${account.label}`;
+async function remoteQuota(): Promise<{
+  rows: (QuotaRow & { host: string })[];
+  silent: { host: string; message: string }[];
+}> {
+  const answers = await withCompanion((client) => client.call("hosts.quota", {}));
+  return {
+    rows: answers.hosts.flatMap((h) => (h.ok ? h.value.logins.map((row) => ({ ...row, host: h.host })) : [])),
+    silent: answers.hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, message: h.error.message }])),
+  };
+}
+
+function rowsOf(row: QuotaRow & { host?: string }, now: Date): string[][] {
+  const name = `${row.host ? `${row.host} · ` : ""}${row.displayName} · ${row.label}`;
+  const signedOut = row.signIn.state === "signed-out";
   const rows: string[][] = [];
-  if (signIn.state === "signed-out") {
-    rows.push([name, "SIGNED OUT", "-", "-", "-", `sign in: ${signInCommand(account)}`, "-"]);
+  if (signedOut) rows.push([name, "SIGNED OUT", "-", "-", "-", `sign in: ${row.signIn.command ?? "-"}`, "-"]);
+  if (row.limitedUntil) {
+    const until = `until ${new Date(row.limitedUntil).toLocaleString()}`;
+    rows.push([name, "LIMITED", "-", until, "-", row.source ?? "offrun", "-"]);
   }
-  if (quota.limitedUntil) {
-    const until = `until ${new Date(quota.limitedUntil).toLocaleString()}`;
-    rows.push([name, "LIMITED", "-", until, "-", quota.source ?? "offrun", "-"]);
-  }
-  if (quota.windows.length === 0 && !quota.limitedUntil && signIn.state !== "signed-out") {
-    if (harness.quotaCoverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-", "-", "-"]);
+  if (row.windows.length === 0 && !row.limitedUntil && !signedOut) {
+    if (row.coverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-", "-", "-"]);
     else {
-      const why = quota.attempts.map((a) => `${a.source}: ${a.outcome}`).join(", ") || "no source";
+      const why = row.attempts.map((a) => `${a.source}: ${a.outcome}`).join(", ") || "no source";
       rows.push([name, "unknown", "-", "-", "-", why, "-"]);
     }
   }
-  const pace = quota.limitedUntil || signIn.state === "signed-out" ? undefined : paceText(quota.pace, now.getTime());
-  for (const window of quota.windows) {
+  const pace = row.limitedUntil || signedOut ? undefined : paceText(row.pace, now.getTime());
+  for (const window of row.windows) {
     const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
-    const blocking = quota.blocking?.kind === window.kind;
+    const blocking = row.blocking?.kind === window.kind;
     rows.push([
       name,
       `${window.kind}${blocking ? " ◀" : ""}`,

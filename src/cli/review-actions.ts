@@ -1,13 +1,13 @@
 import { readAgent } from "../core/agents/records.js";
 import { draftFile, readDraft } from "../core/agents/draft.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import { withCompanion } from "./context.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
+import { withAgent, type HostOptions } from "./target.js";
 import { renderReview } from "./review-format.js";
 
 /** review (through the companion, which runs the reviewer) and draft (reads a file). */
 
-export interface ReviewOptions extends GlobalOptions {
+export interface ReviewOptions extends HostOptions {
   harness?: string;
   account?: string;
   model?: string;
@@ -17,20 +17,23 @@ export interface ReviewOptions extends GlobalOptions {
 }
 
 export async function review(name: string, options: ReviewOptions): Promise<void> {
-  const project = projectDir(options);
   // --request-fixes needs the findings, so it waits for them.
   const wait = Boolean(options.wait || options.requestFixes);
-  const answer = await withCompanion((client) =>
-    client.call("agent.review", {
-      project,
-      name,
-      harness: options.harness,
-      account: options.account,
-      model: options.model,
-      force: options.force,
-      requestFixes: options.requestFixes,
-      wait,
-    }),
+  const answer = await withAgent(
+    name,
+    options,
+    (target) =>
+      target.caller.call("agent.review", {
+        project: target.project,
+        name: target.name,
+        harness: options.harness,
+        account: options.account,
+        model: options.model,
+        force: options.force,
+        requestFixes: options.requestFixes,
+        wait,
+      }),
+    wait ? 12 * 60 * 60_000 : undefined,
   );
   if (!("review" in answer)) {
     const started = answer;

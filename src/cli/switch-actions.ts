@@ -1,17 +1,19 @@
-import { withCompanion } from "./context.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output } from "./output.js";
+import { withAgent, type HostOptions } from "./target.js";
 
 /** `offrun switch <agent> --account <label>`: the same CLI, another login, the same session. */
 
 export async function switchLogin(
   name: string,
-  options: GlobalOptions & { account: string; force?: boolean },
+  options: HostOptions & { account: string; force?: boolean },
 ): Promise<void> {
-  const switched = await withCompanion(
-    async (client) =>
-      await client.call("agent.switch", {
-        project: projectDir(options),
-        name,
+  const switched = await withAgent(
+    name,
+    options,
+    async (target) =>
+      await target.caller.call("agent.switch", {
+        project: target.project,
+        name: target.name,
         account: options.account,
         force: options.force,
       }),

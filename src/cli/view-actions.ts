@@ -6,14 +6,22 @@ import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { projectPaths } from "../core/foundation/paths.js";
-import { throughCompanion } from "./context.js";
+import { throughCompanion, withCompanion } from "./context.js";
+import { isOffrunError } from "../core/foundation/errors.js";
 import { pendingFromLog } from "../core/agents/approvals.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output, projectDir } from "./output.js";
+import { splitTarget, withAgent, type HostOptions } from "./target.js";
+import { findHost, readHosts } from "../core/remote/hosts-file.js";
 
-/** ls, show, diff, merge, discard: they read and change files directly, without the companion. */
+/**
+ * ls, show, diff, merge, discard: on this machine they read and change files directly, without
+ * the companion; about another machine's agents they ask it, through the companion's connection.
+ */
 
-export async function ls(options: GlobalOptions): Promise<void> {
+export async function ls(options: HostOptions): Promise<void> {
+  const hosts = await readHosts();
+  if (hosts.length > 0 || options.host) return lsEverywhere(options);
   const root = await findRepoRoot(projectDir(options));
   const listing = await listAgentsAsSeen(root);
   output(options, listing, () => {
@@ -25,7 +33,15 @@ export async function ls(options: GlobalOptions): Promise<void> {
   });
 }
 
-export async function show(name: string, options: GlobalOptions): Promise<void> {
+export async function show(name: string, options: HostOptions): Promise<void> {
+  if (splitTarget(name, options).host) {
+    return withAgent(name, options, async (target) => {
+      const shown = await target.caller.call("agent.show", { project: target.project, name: target.name });
+      output(options, shown, () =>
+        showText(shown.agent, shown.events, shown.corruptLines, shown.setupLog, target.host),
+      );
+    });
+  }
   const root = await findRepoRoot(projectDir(options));
   const record = asSeen(await readAgent(root, name), (await runningCompanionPid()) !== undefined);
   const chat = await readChat(root, name);
@@ -40,21 +56,29 @@ export async function show(name: string, options: GlobalOptions): Promise<void> 
   );
 }
 
-export async function diff(name: string, options: GlobalOptions & { stat?: boolean }): Promise<void> {
-  const result = await agentDiff(projectDir(options), name);
+export async function diff(name: string, options: HostOptions & { stat?: boolean }): Promise<void> {
+  const result = splitTarget(name, options).host
+    ? await withAgent(name, options, (target) =>
+        target.caller.call("agent.diff", { project: target.project, name: target.name }),
+      )
+    : await agentDiff(projectDir(options), name).then((d) => ({ ...d, base: d.record.base }));
   output(options, { files: result.files, patch: result.patch }, () => {
-    if (result.files.length === 0) return `${name} has changed nothing since ${result.record.base.slice(0, 8)}.`;
+    if (result.files.length === 0) return `${name} has changed nothing since ${result.base.slice(0, 8)}.`;
     const list = result.files.map((f) => `${f.status.padEnd(8)} ${f.path}  +${f.additions} -${f.deletions}`).join("\n");
     return options.stat ? list : `${list}\n\n${result.patch}`;
   });
 }
 
-export async function merge(name: string, options: GlobalOptions): Promise<void> {
+export async function merge(name: string, options: HostOptions): Promise<void> {
   const project = projectDir(options);
-  const result = await throughCompanion(
-    (client) => client.call("agent.merge", { project, name }),
-    () => agentMerge(project, name),
-  );
+  const result = await (splitTarget(name, options).host
+    ? withAgent(name, options, (target) =>
+        target.caller.call("agent.merge", { project: target.project, name: target.name }),
+      )
+    : throughCompanion(
+        (client) => client.call("agent.merge", { project, name }),
+        () => agentMerge(project, name),
+      ));
   output(
     options,
     result,
@@ -65,14 +89,18 @@ export async function merge(name: string, options: GlobalOptions): Promise<void>
 
 export async function discard(
   name: string,
-  options: GlobalOptions & { force?: boolean; deleteBranch?: boolean },
+  options: HostOptions & { force?: boolean; deleteBranch?: boolean },
 ): Promise<void> {
   const project = projectDir(options);
   const how = { force: Boolean(options.force), deleteBranch: Boolean(options.deleteBranch) };
-  const result = await throughCompanion(
-    (client) => client.call("agent.discard", { project, name, ...how }),
-    () => agentDiscard(project, name, how),
-  );
+  const result = await (splitTarget(name, options).host
+    ? withAgent(name, options, (target) =>
+        target.caller.call("agent.discard", { project: target.project, name: target.name, ...how }),
+      )
+    : throughCompanion(
+        (client) => client.call("agent.discard", { project, name, ...how }),
+        () => agentDiscard(project, name, how),
+      ));
   output(
     options,
     result,
@@ -80,11 +108,18 @@ export async function discard(
   );
 }
 
-function showText(record: AgentRecord, events: AgentEvent[], corrupt: number, setupLog?: string): string {
+function showText(
+  record: AgentRecord,
+  events: AgentEvent[],
+  corrupt: number,
+  setupLog?: string,
+  host?: string,
+): string {
+  const shown = host ? `${host}:${record.name}` : record.name;
   const head = [
-    `${record.name} · ${record.status} · ${record.harness} (${record.account}) · ${record.mode}`,
+    `${shown} · ${record.status} · ${record.harness} (${record.account}) · ${record.mode}`,
     `  task:     ${record.task.split("\n")[0]}`,
-    `  worktree: ${record.worktree}`,
+    `  worktree: ${record.worktree}${host ? ` (on ${host})` : ""}`,
     `  branch:   ${record.branch} (base ${record.base.slice(0, 8)})`,
     `  port:     ${record.port}`,
     `  elapsed:  ${elapsed(record.createdAt)} since start, ${record.turns} turn(s)`,
@@ -97,6 +132,51 @@ function showText(record: AgentRecord, events: AgentEvent[], corrupt: number, se
   ];
   const body = events.map(renderEvent).filter((line): line is string => line !== undefined);
   // Last, where the eye lands: what the agent waits for, and the exact command to answer it.
-  const waiting = renderPending(record.name, pendingFromLog(record, events));
+  const waiting = renderPending(shown, pendingFromLog(record, events));
   return [...head, ...body, ...(waiting.length > 0 ? ["", ...waiting] : [])].join("\n");
+}
+
+/** ls with hosts: this project's agents (when the command runs in one) and every host's, each host time-boxed. */
+async function lsEverywhere(options: HostOptions): Promise<void> {
+  const local = options.host ? undefined : await localListing(options);
+  const answers = await withCompanion((client) => client.call("hosts.agents", {}));
+  const hosts = answers.hosts.filter((h) => !options.host || h.host === options.host);
+  if (options.host && hosts.length === 0) await findHost(options.host);
+  const remote = hosts.flatMap((h) =>
+    h.ok
+      ? h.value.projects.flatMap((p) => p.agents.map((a) => ({ host: h.host, project: p.root, agent: a.record })))
+      : [],
+  );
+  const silent = hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, error: h.error }]));
+  const data = {
+    agents: local?.agents ?? [],
+    unreadable: local?.unreadable ?? [],
+    remote,
+    hosts: hosts.map((h) => ({ host: h.host, ok: h.ok, ms: h.ms, ...(h.ok ? {} : { error: h.error }) })),
+  };
+  output(options, data, () => {
+    const rows = [
+      ...agentRows(data.agents).map((row) => ["local", ...row]),
+      ...remote.map(({ host, agent }) => {
+        const [name, ...rest] = agentRows([agent])[0]!;
+        return [host, `${host}:${name}`, ...rest];
+      }),
+    ];
+    const problems = [
+      ...data.unreadable.map((u) => `⚠ ${u.problem}`),
+      ...silent.map((s) => `⚠ ${s.host} did not answer: ${s.error.message}`),
+    ];
+    const body = rows.length > 0 ? [table(["HOST", ...AGENT_HEADER], rows)] : ["No agents here or on the hosts yet."];
+    return [...body, ...problems].join("\n");
+  });
+}
+
+/** This project's agents, or none when the command runs outside a repository (the hosts still show). */
+async function localListing(options: HostOptions) {
+  try {
+    return await listAgentsAsSeen(await findRepoRoot(projectDir(options)));
+  } catch (error) {
+    if (options.project === undefined && isOffrunError(error, "invalid_input")) return undefined;
+    throw error;
+  }
 }

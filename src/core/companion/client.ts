@@ -27,25 +27,7 @@ export class CompanionClient {
 
   /** Connects, or throws companion_unavailable when nothing listens. */
   static async connect(socketPath = userPaths().socket): Promise<CompanionClient> {
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect(socketPath);
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new OffrunError("companion_unavailable", `The companion did not answer on ${socketPath}.`));
-      }, CONNECT_TIMEOUT_MS);
-      s.once("connect", () => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-      s.once("error", (error) => {
-        clearTimeout(timer);
-        reject(
-          new OffrunError("companion_unavailable", `The companion is not running (${error.message}).`, {
-            cause: error,
-          }),
-        );
-      });
-    });
+    const socket = await openSocket(socketPath);
     const connection = rpc.createMessageConnection(
       new rpc.SocketMessageReader(socket),
       new rpc.SocketMessageWriter(socket),
@@ -65,17 +47,18 @@ export class CompanionClient {
     } catch (error) {
       throw toOffrunError(error);
     }
-    const parsed = replies[method].safeParse(result);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-      throw new OffrunError(
-        "unreadable_output",
-        `The companion answered ${method} with something unexpected${where}: ${issue?.message ?? "invalid"}. If it is another version of Offrun, run \`offrun companion stop\` and try again.`,
-        { cause: parsed.error },
-      );
-    }
-    return parsed.data as Reply<M>;
+    return parseReply(method, result);
+  }
+
+  /**
+   * The same requests, sent on by this machine's companion to the companion of `host` over its
+   * SSH connection (core/remote); `timeoutMs` bounds the host's answer.
+   */
+  on(host: string, timeoutMs?: number): Caller {
+    return {
+      call: async (method, params) =>
+        parseReply(method, await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) })),
+    };
   }
 
   ping(): Promise<PingResult> {
@@ -86,6 +69,48 @@ export class CompanionClient {
     this.connection.dispose();
     this.socket.destroy();
   }
+}
+
+/** The companion's socket, connected; companion_unavailable when nothing listens. */
+export function openSocket(socketPath = userPaths().socket): Promise<net.Socket> {
+  return new Promise<net.Socket>((resolve, reject) => {
+    const s = net.connect(socketPath);
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new OffrunError("companion_unavailable", `The companion did not answer on ${socketPath}.`));
+    }, CONNECT_TIMEOUT_MS);
+    s.once("connect", () => {
+      clearTimeout(timer);
+      resolve(s);
+    });
+    s.once("error", (error) => {
+      clearTimeout(timer);
+      reject(
+        new OffrunError("companion_unavailable", `The companion is not running (${error.message}).`, {
+          cause: error,
+        }),
+      );
+    });
+  });
+}
+
+/** Anything requests can be sent to: this machine's companion, or a host's through it. */
+export interface Caller {
+  call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>>;
+}
+
+function parseReply<M extends MethodName>(method: M, result: unknown): Reply<M> {
+  const parsed = replies[method].safeParse(result);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    throw new OffrunError(
+      "unreadable_output",
+      `The companion answered ${method} with something unexpected${where}: ${issue?.message ?? "invalid"}. If it is another version of Offrun, run \`offrun companion stop\` and try again.`,
+      { cause: parsed.error },
+    );
+  }
+  return parsed.data as Reply<M>;
 }
 
 function toOffrunError(error: unknown): Error {

@@ -3,6 +3,7 @@ import * as z from "zod";
 import type { Account } from "../foundation/account-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { agentRecordSchema, MODES } from "../foundation/model.js";
+import { hostMethods, hostReplies, viewMethods, viewReplies } from "./protocol-views.js";
 
 /** A path the companion can use as it is: its working directory is not the face's. */
 const absolutePath = z.string().refine((p) => path.isAbsolute(p), "expected an absolute path");
@@ -107,6 +108,8 @@ export const methods = {
   /** Ends this companion once no turn runs, so the login service's companion takes over its agents. */
   "companion.handover": z.object({}).optional(),
   shutdown: z.object({}).optional(),
+  ...viewMethods,
+  ...hostMethods,
 } as const;
 export type MethodName = keyof typeof methods;
 export type MethodParams<M extends MethodName> = z.input<(typeof methods)[M]>;
@@ -206,6 +209,8 @@ export const replies = {
   }),
   "companion.handover": z.object({ running: z.number() }),
   shutdown: z.object({ ok: z.boolean() }),
+  ...viewReplies,
+  ...hostReplies,
 } as const satisfies Record<MethodName, z.ZodType>;
 export type Reply<M extends MethodName> = z.output<(typeof replies)[M]>;
 

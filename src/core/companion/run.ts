@@ -6,7 +6,9 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFiles } from "../fou
 import { knownProjects } from "../foundation/project.js";
 import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
-import { notifyFromChats } from "../notify/chat-notifications.js";
+import { chatEventNotifier, notifyFromChats } from "../notify/chat-notifications.js";
+import { HostLinks } from "../remote/links.js";
+import { followHosts } from "../remote/follow.js";
 import { Notifier } from "../notify/notifier.js";
 import { ExternalNotifications } from "../notify/external.js";
 import { watchTranscripts } from "../notify/transcript-watch.js";
@@ -47,8 +49,10 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   // an agent being set up by this companion is never mistaken for an orphan of the last one.
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
+  // One SSH connection per host of hosts.json, kept (core/remote).
+  const hosts = new HostLinks({ runner, version: options.version, log });
   const server = await serveWhenFree(
-    () => serveCompanion({ supervisor, version: options.version, log, ready, runner }),
+    () => serveCompanion({ supervisor, version: options.version, log, ready, runner, hosts }),
     log,
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
@@ -74,6 +78,8 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   });
   void transcripts.ready.then(() => log("transcripts: watching the session folders of every login"));
   const hookInbox = await followHookInbox({ external, log });
+  const remote = followHosts(hosts, chatEventNotifier(notifier), log);
+  await hosts.start();
   const snapshots = await writeSnapshots({
     companion: { pid: process.pid, version: options.version, startedAt },
     notifications: () => notifier.recent(),
@@ -88,6 +94,8 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   });
   log("stopping: ending running turns");
   await supervisor.shutdown();
+  await remote.close();
+  await hosts.close();
   await quota.close();
   signIns.close();
   await notifications.close();

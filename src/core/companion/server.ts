@@ -11,6 +11,9 @@ import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { changeHandlers, type Handlers } from "./changes.js";
+import { viewHandlers } from "./view-handlers.js";
+import { hostHandlers } from "../remote/host-handlers.js";
+import type { HostLinks } from "../remote/links.js";
 
 export interface CompanionServer {
   close(): Promise<void>;
@@ -26,6 +29,8 @@ export interface ServeOptions {
   ready?: Promise<void>;
   /** Where reviewers' CLIs run, as the supervisor's agents do (see foundation/runner.ts). */
   runner?: ProcessRunner;
+  /** The connections to other machines' companions, for the host.* requests. */
+  hosts?: HostLinks;
 }
 
 /**
@@ -63,6 +68,8 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
       ...changeHandlers(options.supervisor, options.log),
+      ...viewHandlers(options.version),
+      ...hostHandlers(options.hosts),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>

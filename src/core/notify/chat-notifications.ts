@@ -13,6 +13,36 @@ export interface ChatNotifications {
   close(): Promise<void>;
 }
 
+/** An agent's events, in order, to notifications; `host` names the machine of a remote agent. */
+export function chatEventNotifier(
+  notifier: Notifier,
+): (tailed: TailedEvent & { harness?: string; host?: string }) => Promise<void> {
+  /** The last words and harness of each agent's current turn: the body of its "finished". */
+  const lastText = new Map<string, { turn: number; text: string }>();
+  const harnessOf = new Map<string, string>();
+  return async ({ project, agent, event, harness: known, host }) => {
+    const shownAs = host ? `${host}:${agent}` : undefined;
+    const key = `${host ?? ""}\u0000${project}\u0000${agent}`;
+    if (event.type === "turn_start") harnessOf.set(key, event.harness);
+    if (event.type === "text") lastText.set(key, { turn: event.turn, text: event.text });
+    const last = lastText.get(key);
+    const words = last && last.turn === event.turn ? last.text : undefined;
+    const harness =
+      harnessOf.get(key) ??
+      known ??
+      (await readAgent(project, agent).then(
+        (r) => r.harness,
+        () => "agent",
+      ));
+    const notification = classifyEvent(
+      event,
+      { harness, name: shownAs ?? agent, project, ...(host ? { host } : {}) },
+      words,
+    );
+    if (notification) await notifier.offer(notification);
+  };
+}
+
 /**
  * The companion's notifications for the agents it runs: follows every known project's chat logs
  * and feeds each appended event to the classifier and the notifier. Reading the logs (not the
@@ -24,25 +54,7 @@ export async function notifyFromChats(options: {
   log: (line: string) => void;
   projects?: string[];
 }): Promise<ChatNotifications> {
-  /** The last words and harness of each agent's current turn: the body of its "finished". */
-  const lastText = new Map<string, { turn: number; text: string }>();
-  const harnessOf = new Map<string, string>();
-
-  const onEvent = async ({ project, agent, event }: TailedEvent) => {
-    const key = `${project}\u0000${agent}`;
-    if (event.type === "turn_start") harnessOf.set(key, event.harness);
-    if (event.type === "text") lastText.set(key, { turn: event.turn, text: event.text });
-    const last = lastText.get(key);
-    const words = last && last.turn === event.turn ? last.text : undefined;
-    const harness =
-      harnessOf.get(key) ??
-      (await readAgent(project, agent).then(
-        (r) => r.harness,
-        () => "agent",
-      ));
-    const notification = classifyEvent(event, { harness, name: agent, project }, words);
-    if (notification) await options.notifier.offer(notification);
-  };
+  const onEvent = chatEventNotifier(options.notifier);
 
   const follower = await followChats({
     // A broken projects.json must not stop the companion: it is said in the log, and no project is followed.

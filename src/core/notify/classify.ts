@@ -18,6 +18,8 @@ export interface NotifiedAgent {
   harness: string;
   name: string;
   project: string;
+  /** The machine it runs on, when not this one (core/remote). */
+  host?: string;
 }
 
 /** One notification, before dedupe, rate limit and quiet hours. */
@@ -72,7 +74,7 @@ export function classifyEvent(
     project: agent.project,
     turn: event.turn,
     ...(what.requestId ? { requestId: what.requestId } : {}),
-    title: `${agent.harness} · ${path.basename(agent.project)}: ${what.headline}`,
+    title: `${agent.harness} · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
     body: cut(what.body || agent.name),
     at: event.at,
   };

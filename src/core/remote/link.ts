@@ -1,0 +1,263 @@
+import rpc from "vscode-jsonrpc/node.js";
+import { OffrunError, describeError } from "../foundation/errors.js";
+import type { PipedProcess } from "../foundation/process.js";
+import type { ProcessRunner } from "../foundation/runner.js";
+import { shellLine } from "../companion/service.js";
+import { PROTOCOL_VERSION } from "../companion/protocol-views.js";
+import { RPC_OFFRUN_ERROR, rpcErrorDataSchema } from "../companion/protocol.js";
+import { ERROR_KINDS, type ErrorKind } from "../foundation/errors.js";
+import { sshTarget, type Host } from "./hosts-file.js";
+import { LineMessageReader, LineMessageWriter } from "./line-transport.js";
+import { sshFailure } from "./ssh-errors.js";
+
+/** Between tries after a failure: 1 s, doubling, at most this (plus up to a fifth of jitter). */
+export const RECONNECT_CAP_MS = 30_000;
+const RECONNECT_FIRST_MS = 1_000;
+/** The first answer (hello) must come within this, ssh's own sign-in included. */
+const HELLO_TIMEOUT_MS = 20_000;
+/** A heartbeat keeps the idle watchdog quiet; no answer for IDLE_MS ends the connection. */
+const HEARTBEAT_MS = 15_000;
+const IDLE_MS = 60_000;
+/** A connection is recycled once a day (the runner's whole-run limit); nothing is lost, it catches up. */
+const LIFETIME_MS = 24 * 60 * 60_000;
+
+export type LinkState = "connecting" | "connected" | "down";
+
+export interface LinkStatus {
+  name: string;
+  destination: string;
+  state: LinkState;
+  since: string;
+  /** Why the last try failed or the connection ended. */
+  error?: { kind: ErrorKind; message: string };
+  remote?: { version: string; protocol: number; hostname: string };
+  /** The ssh process of the current connection. */
+  sshPid?: number;
+  /** When the next try is due, while down. */
+  retryAt?: string;
+}
+
+/**
+ * One host's connection: `ssh -T <host> offrun companion stdio`, started through the process
+ * runner, speaking the companion's JSON-RPC a line per message. The remote companion owns its
+ * agents, so losing this connection stops nothing there: the link tries again with capped
+ * backoff, and whoever follows it (mirror.ts) catches up by offset.
+ */
+export class HostLink {
+  private connection: rpc.MessageConnection | undefined;
+  private process: PipedProcess | undefined;
+  private status: LinkStatus;
+  private failures = 0;
+  private retry: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly listeners = new Set<() => void>();
+  private waiters: (() => void)[] = [];
+
+  constructor(
+    readonly host: Host,
+    private readonly options: { runner: ProcessRunner; version: string; log: (line: string) => void },
+  ) {
+    this.status = { name: host.name, destination: host.destination, state: "connecting", since: now() };
+  }
+
+  get state(): LinkStatus {
+    return { ...this.status };
+  }
+
+  /** Called each time a connection is made (and has said hello). */
+  onConnected(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(): void {
+    if (!this.closed && !this.process) void this.connect();
+  }
+
+  /** Resolves once a try in progress has connected or failed, or after `timeoutMs`. */
+  async settled(timeoutMs: number): Promise<void> {
+    if (this.status.state !== "connecting") return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.waiters.push(resolve);
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    clearTimeout(timer);
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Sends one request to the host's companion, time-boxed; a connection being made is waited for. */
+  async call(method: string, params: unknown, timeoutMs = 30_000): Promise<unknown> {
+    await this.settled(Math.min(timeoutMs, HELLO_TIMEOUT_MS));
+    const connection = this.connection;
+    if (!connection || this.status.state !== "connected") {
+      const why = this.status.error ? `: ${this.status.error.message}` : " yet";
+      throw new OffrunError("companion_unavailable", `${this.host.name} is not connected${why}`);
+    }
+    const cancel = new rpc.CancellationTokenSource();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel.cancel();
+        reject(
+          new OffrunError("timed_out", `${this.host.name} did not answer ${method} within ${timeoutMs / 1000} s.`),
+        );
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([connection.sendRequest(method, params, cancel.token), timeout]);
+    } catch (error) {
+      throw remoteError(this.host.name, error);
+    } finally {
+      clearTimeout(timer);
+      cancel.dispose();
+    }
+  }
+
+  /** Ends the connection (a kill of ssh; the host's agents go on) and stops trying again. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+    clearInterval(this.heartbeat);
+    this.process?.kill();
+  }
+
+  private async connect(): Promise<void> {
+    this.status = { ...this.status, state: "connecting", since: now(), retryAt: undefined };
+    let target: string[];
+    try {
+      target = sshTarget(this.host);
+    } catch (error) {
+      return this.down(error instanceof OffrunError ? error : new OffrunError("invalid_input", describeError(error)));
+    }
+    const remote = shellLine([this.host.offrun ?? "offrun", "companion", "stdio"]);
+    // BatchMode: the companion has no terminal to ask for a password or a new host key on.
+    const args = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15"];
+    const child = this.options.runner.piped(
+      { file: "ssh", args: [...args, "-o", "ServerAliveCountMax=3", ...target, "--", remote] },
+      { timeoutMs: LIFETIME_MS, idleTimeoutMs: IDLE_MS },
+    );
+    this.process = child;
+    const connection = rpc.createMessageConnection(
+      new LineMessageReader(child.stdout),
+      new LineMessageWriter(child.stdin),
+    );
+    this.connection = connection;
+    connection.onError(([error]) => this.options.log(`host ${this.host.name}: ${describeError(error)}`));
+    connection.listen();
+    let said = false;
+    const saidHello = this.hello(connection, child).then(
+      () => (said = true),
+      (error: unknown) => {
+        // The process may already be gone: its exit says why better than the hello did.
+        if (!(error instanceof OffrunError && error.kind === "companion_unavailable")) child.kill();
+        return error;
+      },
+    );
+    const ended = await child.exited;
+    const helloError = await saidHello;
+    connection.dispose();
+    this.connection = undefined;
+    this.process = undefined;
+    clearInterval(this.heartbeat);
+    if (this.closed) return;
+    const failure =
+      helloError instanceof OffrunError && helloError.kind === "conflict"
+        ? helloError
+        : sshFailure(this.host.name, ended);
+    if (said) this.failures = 0;
+    this.options.log(`host ${this.host.name}: ${failure.message}`);
+    this.down(failure);
+  }
+
+  private async hello(connection: rpc.MessageConnection, child: PipedProcess): Promise<void> {
+    const reply = (await withTimeout(
+      connection.sendRequest("hello", { protocol: PROTOCOL_VERSION, version: this.options.version }),
+      HELLO_TIMEOUT_MS,
+    ).catch((error: unknown) => {
+      if (error instanceof rpc.ResponseError && error.code === rpc.ErrorCodes.MethodNotFound) {
+        throw new OffrunError(
+          "conflict",
+          `offrun on ${this.host.name} is too old: update offrun on ${this.host.name}.`,
+        );
+      }
+      throw new OffrunError("companion_unavailable", `no hello from ${this.host.name}: ${describeError(error)}`);
+    })) as { protocol?: unknown; version?: unknown; hostname?: unknown };
+    const protocol = typeof reply.protocol === "number" ? reply.protocol : 0;
+    const version = typeof reply.version === "string" ? reply.version : "?";
+    if (protocol !== PROTOCOL_VERSION) {
+      const older = protocol < PROTOCOL_VERSION ? this.host.name : "this machine";
+      throw new OffrunError(
+        "conflict",
+        `offrun ${version} on ${this.host.name} speaks protocol ${protocol}, this one ${PROTOCOL_VERSION}: update offrun on ${older}.`,
+      );
+    }
+    child.progress();
+    this.status = {
+      ...this.status,
+      state: "connected",
+      since: now(),
+      error: undefined,
+      remote: { version, protocol, hostname: typeof reply.hostname === "string" ? reply.hostname : "?" },
+      ...(child.pid === undefined ? {} : { sshPid: child.pid }),
+    };
+    this.options.log(`host ${this.host.name}: connected (offrun ${version} on ${this.status.remote?.hostname})`);
+    this.heartbeat = setInterval(() => {
+      void connection.sendRequest("ping", {}).then(
+        () => child.progress(),
+        () => undefined,
+      );
+    }, HEARTBEAT_MS);
+    this.wake();
+    for (const listener of this.listeners) listener();
+  }
+
+  private down(error: OffrunError): void {
+    this.failures += 1;
+    const base = Math.min(RECONNECT_CAP_MS, RECONNECT_FIRST_MS * 2 ** (this.failures - 1));
+    const wait = base + Math.random() * base * 0.2;
+    this.status = {
+      name: this.host.name,
+      destination: this.host.destination,
+      state: "down",
+      since: now(),
+      error: { kind: error.kind, message: error.message },
+      ...(this.status.remote ? { remote: this.status.remote } : {}),
+      retryAt: new Date(Date.now() + wait).toISOString(),
+    };
+    this.wake();
+    if (this.closed) return;
+    this.retry = setTimeout(() => void this.connect(), wait);
+  }
+}
+
+const now = () => new Date().toISOString();
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** A remote companion's error, kind kept, with the host named. */
+function remoteError(host: string, error: unknown): Error {
+  if (error instanceof OffrunError) return error;
+  if (error instanceof rpc.ResponseError) {
+    const data = rpcErrorDataSchema.safeParse(error.data);
+    const kind =
+      data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
+        ? (data.data.kind as ErrorKind)
+        : "invalid_input";
+    if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, `${host}: ${error.message}`);
+    return new OffrunError("invalid_input", `${host}: ${error.message}`);
+  }
+  return new OffrunError("companion_unavailable", `${host}: the connection ended (${describeError(error)}).`);
+}

@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { describeError } from "../foundation/errors.js";
+import { offrunHome, userPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
+import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
+import { agentsListedSchema, viewReplies } from "../companion/protocol-views.js";
+import * as z from "zod";
+import type { HostLink } from "./link.js";
+
+/** How often a connected host is asked what grew. */
+export const FOLLOW_EVERY_MS = 1_000;
+
+/** `~/.offrun/hosts/<host>/`: the local copies of a host's chat logs. */
+export function hostDir(host: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(userPaths(offrunHome(env)).home, "hosts", host);
+}
+
+/** The local copy of one remote agent's chat log: byte for byte the remote file's first `size` bytes. */
+export function mirrorFile(host: string, project: string, agent: string, env: NodeJS.ProcessEnv = process.env): string {
+  const tag = createHash("sha256").update(project).digest("hex").slice(0, 12);
+  return path.join(hostDir(host, env), "chats", `${tag}-${agent}.jsonl`);
+}
+
+const stateSchema = z.object({ followingSince: z.string() });
+
+/** One new event of a remote agent, for the notifier. */
+export interface MirroredEvent {
+  host: string;
+  project: string;
+  agent: string;
+  harness: string;
+  event: AgentEvent;
+}
+
+/**
+ * Keeps a local copy of every chat log on a host, read by offset: the copy's size is the offset,
+ * so what was copied before a dropped connection (or a restart of either companion) is never read
+ * again and nothing after it is skipped: each event reaches `onEvent` once. Events older than the
+ * first time this host was followed are history, copied without telling anyone.
+ */
+export class ChatMirror {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private since: string | undefined;
+
+  constructor(
+    private readonly link: HostLink,
+    private readonly options: { onEvent: (event: MirroredEvent) => void; log: (line: string) => void },
+  ) {}
+
+  /** Follows while the link is up; called again on each new connection. */
+  follow(): void {
+    if (this.timer) return;
+    const tick = () => {
+      this.running ??= this.catchUp()
+        .catch((error: unknown) => {
+          if (this.link.state.state === "connected")
+            this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
+        })
+        .finally(() => (this.running = undefined));
+    };
+    tick();
+    this.timer = setInterval(tick, FOLLOW_EVERY_MS);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round: what every agent's log holds beyond the copy, appended to it. */
+  async catchUp(): Promise<void> {
+    if (this.link.state.state !== "connected") return;
+    const since = await this.followingSince();
+    const listing = agentsListedSchema.parse(await this.link.call("agents.list", {}));
+    for (const project of listing.projects) {
+      for (const { record, chatBytes } of project.agents) {
+        await this.copy(project.root, record.name, record.harness, chatBytes, since);
+      }
+    }
+  }
+
+  private async copy(project: string, agent: string, harness: string, remoteSize: number, since: string) {
+    const file = mirrorFile(this.link.host.name, project, agent);
+    let size = await sizeOf(file);
+    if (remoteSize < size) {
+      // The host's log is shorter than the copy: it was replaced (a discard, a new agent of the same name).
+      await fs.rename(file, `${file}.replaced-${Date.now()}`);
+      size = 0;
+    }
+    while (size < remoteSize) {
+      const read = viewReplies["chat.read"].parse(
+        await this.link.call("chat.read", { project, name: agent, offset: size }),
+      );
+      if (read.next <= size) return; // a line still being written: next round
+      await makePrivateDir(path.dirname(file));
+      await fs.appendFile(file, read.lines.map((line) => `${line}\n`).join(""), { mode: PRIVATE_FILE_MODE });
+      size = read.next;
+      for (const line of read.lines) {
+        const event = parseEvent(line);
+        if (event && event.at >= since)
+          this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
+      }
+    }
+  }
+
+  private async followingSince(): Promise<string> {
+    if (this.since) return this.since;
+    const file = path.join(hostDir(this.link.host.name), "follow.json");
+    const state = await readJsonFile(file, stateSchema).catch(() => undefined);
+    this.since = state?.followingSince ?? new Date().toISOString();
+    if (!state) await writeJsonAtomic(file, { followingSince: this.since });
+    return this.since;
+  }
+}
+
+/** A copy cut short by a crash mid-append ends in half a line: it is trimmed to the last whole one. */
+async function sizeOf(file: string): Promise<number> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat || stat.size === 0) return 0;
+  const handle = await fs.open(file, "r+");
+  try {
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, stat.size - 1);
+    if (last[0] === 0x0a) return stat.size;
+    const text = await fs.readFile(file);
+    const end = text.lastIndexOf(0x0a) + 1;
+    await handle.truncate(end);
+    return end;
+  } finally {
+    await handle.close();
+  }
+}
+
+function parseEvent(line: string): AgentEvent | undefined {
+  try {
+    const parsed = agentEventSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

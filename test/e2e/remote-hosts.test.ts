@@ -1,0 +1,272 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import { anthropicProtocol } from "../fake-server/anthropic.js";
+import { startFakeServer, type FakeServer } from "../fake-server/server.js";
+import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
+import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
+import { eventually, makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { silentServer, startSshd, type TestSshd } from "../helpers/sshd.js";
+
+// Agents on another machine: a real OpenSSH server on a loopback port stands for the host, with
+// its own HOME and OFFRUN_HOME, and real Claude Code there against the fake model server. This
+// machine's offrun reaches it only through `ssh devbox offrun companion stdio`.
+
+interface Listed {
+  remote: { host: string; project: string; agent: { name: string; status: string } }[];
+  hosts: { host: string; ok: boolean; ms: number; error?: { message: string } }[];
+}
+interface HostRow {
+  name: string;
+  state: string;
+  sshPid?: number;
+  remote?: { version: string };
+}
+
+/** A command the CLI asks about in Build mode, which writes a file. */
+const writeWith = (file: string) => `node -e "require('fs').writeFileSync('${file}','yes')"`;
+
+describe("remote hosts over ssh", () => {
+  let server: FakeServer;
+  let local: Sandbox;
+  let remote: Sandbox;
+  let sshd: TestSshd;
+  let remoteRepo: string;
+  let remoteEnv: NodeJS.ProcessEnv;
+  let localEnv: NodeJS.ProcessEnv;
+  let notifySend: RecordingNotifySend;
+
+  const offrun = (...args: string[]) => runOffrun(args, { env: localEnv, cwd: local.home });
+  /** offrun as a user logged in on the host would run it. */
+  const onHost = (...args: string[]) => runOffrun(args, { env: remoteEnv, cwd: remoteRepo });
+  const listed = async () => JSON.parse((await offrun("ls", "--json")).stdout) as Listed;
+  const statusOf = async (name: string) => (await listed()).remote.find((r) => r.agent.name === name)?.agent.status;
+  const waitFor = (name: string, wanted: string) =>
+    eventually(async () => ((await statusOf(name)) === wanted ? true : undefined), 90_000, `${name} to be ${wanted}`);
+  const hostRows = async () => JSON.parse((await offrun("hosts", "--json")).stdout) as HostRow[];
+
+  beforeAll(async () => {
+    server = await startFakeServer([anthropicProtocol]);
+    local = await makeSandbox("offrun-rh-local-");
+    remote = await makeSandbox("offrun-rh-host-");
+    remoteRepo = await makeRepo(path.join(remote.dir, "app"), remote.env, { "README.md": "# app\n" });
+    // The host's PATH finds `offrun` (this build) and node, as an npm -g install would.
+    const bin = path.join(remote.dir, "bin");
+    await fs.mkdir(bin, { recursive: true });
+    await fs.symlink(OFFRUN_BIN, path.join(bin, "offrun"));
+    remoteEnv = {
+      ...claudeTestEnv({
+        serverUrl: server.url,
+        home: remote.home,
+        tmp: remote.tmp,
+        configDir: path.join(remote.home, ".claude"),
+      }),
+      OFFRUN_HOME: remote.offrunHome,
+      OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
+      GIT_CONFIG_GLOBAL: remote.env.GIT_CONFIG_GLOBAL,
+      GIT_CONFIG_NOSYSTEM: "1",
+      LANG: "C.UTF-8",
+    };
+    remoteEnv.PATH = [bin, path.dirname(process.execPath), remoteEnv.PATH].join(path.delimiter);
+    sshd = await startSshd(
+      path.join(local.dir, "sshd"),
+      Object.fromEntries(Object.entries(remoteEnv).filter((e): e is [string, string] => e[1] !== undefined)),
+      ["devbox", "sleepy"],
+    );
+    notifySend = await recordingNotifySend(local.dir);
+    // Every notification delivered, however close together (the default spaces an agent's by 30 s).
+    await fs.writeFile(
+      path.join(local.offrunHome, "config.json"),
+      JSON.stringify({ notifications: { minIntervalSeconds: 0 } }),
+    );
+    localEnv = withNotifySend(local.env, notifySend);
+    expect(await offrun("hosts", "add", "devbox", "devbox", "--ssh-config", sshd.config)).toSucceed();
+  }, 120_000);
+
+  afterAll(async () => {
+    await offrun("companion", "stop").catch(() => undefined);
+    await onHost("companion", "stop").catch(() => undefined);
+    await sshd?.close();
+    await local?.cleanup();
+    await remote?.cleanup();
+    await server?.close();
+  });
+
+  test("an agent started on the host shows in ls, waits for approval, and is diffed and merged there", async () => {
+    server.script({ kind: "shell", command: writeWith("approved.txt") }, { kind: "text", text: "Installed it." });
+    const started = await offrun("start", "--host", "devbox", "--project", remoteRepo, "--name", "up", "install it");
+    expect(started).toSucceed();
+    expect(started.stdout).toContain("devbox:up");
+    await waitFor("up", "needs-you");
+
+    const table = (await offrun("ls")).stdout;
+    expect(table).toMatch(/^HOST\s+AGENT/m);
+    expect(table).toMatch(/devbox\s+devbox:up\s+needs-you/);
+    const shown = (await offrun("show", "devbox:up")).stdout;
+    expect(shown).toContain("waiting for your approval");
+    expect(shown).toContain("offrun approve devbox:up");
+    // Nothing ran yet: the file is not in the host's worktree.
+    await expect(fs.access(path.join(remoteRepo, ".worktrees", "up", "approved.txt"))).rejects.toThrow();
+
+    expect(await offrun("approve", "devbox:up")).toSucceed();
+    await waitFor("up", "idle");
+    expect(await fs.readFile(path.join(remoteRepo, ".worktrees", "up", "approved.txt"), "utf8")).toBe("yes");
+    expect((await offrun("show", "devbox:up")).stdout).toContain("Installed it.");
+
+    const diff = await offrun("diff", "up", "--host", "devbox", "--stat");
+    expect(diff).toSucceed();
+    expect(diff.stdout).toContain("approved.txt");
+    const merged = await offrun("merge", "devbox:up");
+    expect(merged).toSucceed();
+    expect(merged.stdout).toContain("Merged");
+    const onMain = await execa("git", ["-C", remoteRepo, "show", "HEAD:approved.txt"], {
+      env: remote.env,
+      reject: false,
+    });
+    expect(onMain.stdout).toBe("yes");
+
+    const hosts = await hostRows();
+    expect(hosts).toEqual([expect.objectContaining({ name: "devbox", state: "connected" })]);
+    expect(hosts[0]?.remote?.version).toMatch(/^\d+\.\d+\.\d+/);
+  }, 240_000);
+
+  test("a connection killed mid-turn loses nothing: the turn finishes on the host and the view catches up once", async () => {
+    server.script({ kind: "shell", command: writeWith("later.txt") }, { kind: "text", text: "Finished on the host." });
+    expect(
+      await offrun("start", "--host", "devbox", "--project", remoteRepo, "--name", "cut", "write later"),
+    ).toSucceed();
+    await waitFor("cut", "needs-you");
+
+    const before = (await hostRows())[0]!;
+    expect(before.sshPid).toBeGreaterThan(0);
+    process.kill(before.sshPid!, "SIGKILL");
+    // While this machine is cut off, the user approves on the host itself; the turn goes on there.
+    expect(await onHost("approve", "cut")).toSucceed();
+    await eventually(
+      async () => {
+        const here = JSON.parse((await onHost("ls", "--json")).stdout) as {
+          agents: { name: string; status: string }[];
+        };
+        return here.agents.find((a) => a.name === "cut")?.status === "idle" ? true : undefined;
+      },
+      90_000,
+      "the turn to finish on the host",
+    );
+
+    // Reconnected (a new ssh process), and the copy of the log is the host's log, byte for byte.
+    await eventually(
+      async () => {
+        const row = (await hostRows())[0];
+        return row?.state === "connected" && row.sshPid !== before.sshPid ? true : undefined;
+      },
+      60_000,
+      "the link to come back",
+    );
+    const hostLog = path.join(remoteRepo, ".offrun", "chats", "cut.jsonl");
+    const mirrors = path.join(local.offrunHome, "hosts", "devbox", "chats");
+    await eventually(
+      async () => {
+        const files = (await fs.readdir(mirrors).catch(() => [] as string[])).filter((f) => f.endsWith("-cut.jsonl"));
+        if (files.length !== 1) return undefined;
+        const copy = await fs.readFile(path.join(mirrors, files[0]!), "utf8");
+        return copy === (await fs.readFile(hostLog, "utf8")) ? true : undefined;
+      },
+      30_000,
+      "the copy to catch up",
+    );
+    const shown = (await offrun("show", "devbox:cut")).stdout;
+    expect(shown.split("Finished on the host.").length - 1).toBe(1);
+    // Told once, on this machine, that the host's agent finished.
+    await eventually(
+      async () => {
+        const finished = (await notifySend.calls()).filter(
+          (c) => c[0] === "claude · app on devbox: finished" && c[1] === "Finished on the host.",
+        );
+        return finished.length >= 1 ? finished : undefined;
+      },
+      30_000,
+      "the finished notification",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const finished = (await notifySend.calls()).filter(
+      (c) => c[0] === "claude · app on devbox: finished" && c[1] === "Finished on the host.",
+    );
+    expect(finished).toHaveLength(1);
+  }, 240_000);
+
+  test("a host that does not answer is named, and does not hold up the one that does", async () => {
+    const silent = await silentServer();
+    try {
+      const config = path.join(local.dir, "sleepy_config");
+      await fs.writeFile(
+        config,
+        (await fs.readFile(sshd.config, "utf8")).replace(new RegExp(`Port ${sshd.port}`, "g"), `Port ${silent.port}`),
+      );
+      expect(await offrun("hosts", "add", "sleepy", "sleepy", "--ssh-config", config)).toSucceed();
+      const ls = await offrun("ls", "--json");
+      expect(ls).toSucceed();
+      const answers = (JSON.parse(ls.stdout) as Listed).hosts;
+      const devbox = answers.find((h) => h.host === "devbox")!;
+      const sleepy = answers.find((h) => h.host === "sleepy")!;
+      expect(devbox.ok).toBe(true);
+      expect(sleepy.ok).toBe(false);
+      // Each host has its own time box: the one that answered did so long before the other's ran out.
+      expect(devbox.ms).toBeLessThan(sleepy.ms);
+      expect(sleepy.ms).toBeLessThan(5_000);
+      const text = await offrun("ls");
+      expect(text.stdout).toContain("devbox:up");
+      expect(text.stdout).toContain("⚠ sleepy did not answer");
+    } finally {
+      await offrun("hosts", "rm", "sleepy");
+      await silent.close();
+    }
+  }, 120_000);
+
+  test("bad hosts get clear messages: unknown host, refused connection, a changed host key, no offrun there", async () => {
+    const run = async (name: string, config: string) => {
+      expect(await offrun("hosts", "add", name, "devbox", "--ssh-config", config)).toSucceed();
+      const result = await offrun("show", `${name}:x`);
+      await offrun("hosts", "rm", name);
+      expect(result.exitCode).not.toBe(0);
+      return result.stderr;
+    };
+    const base = await fs.readFile(sshd.config, "utf8");
+    const write = async (file: string, text: string) => {
+      await fs.writeFile(path.join(local.dir, file), text);
+      return path.join(local.dir, file);
+    };
+    // Refused: nothing listens on that port.
+    const refused = await write("refused_config", base.replace(/Port \d+/g, "Port 1"));
+    expect(await run("refused", refused)).toMatch(/refused the ssh connection/);
+    // A host key that does not match what known_hosts holds: never bypassed.
+    const otherKnown = path.join(local.dir, "other_known_hosts");
+    await execa("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path.join(local.dir, "other_key")]);
+    const otherPub = (await fs.readFile(path.join(local.dir, "other_key.pub"), "utf8"))
+      .split(" ")
+      .slice(0, 2)
+      .join(" ");
+    await fs.writeFile(otherKnown, `[127.0.0.1]:${sshd.port} ${otherPub}\n`);
+    const changed = await write("changed_config", base.replaceAll(sshd.knownHosts, otherKnown));
+    expect(await run("changed", changed)).toMatch(/does not trust .*host key/);
+    // Unknown host name.
+    const unknown = await write(
+      "unknown_config",
+      base.replace(/HostName 127\.0\.0\.1/g, "HostName no-such-host.invalid"),
+    );
+    expect(await run("unknown", unknown)).toMatch(/cannot find .* address/);
+    // No offrun on the host (a path that is not there).
+    expect(
+      await offrun("hosts", "add", "bare", "devbox", "--ssh-config", sshd.config, "--offrun", "/nonexistent/offrun"),
+    ).toSucceed();
+    const bare = await offrun("show", "bare:x");
+    expect(bare.stderr).toMatch(/offrun is not installed on bare/);
+    const doctor = await offrun("hosts", "doctor", "bare");
+    expect(doctor.stdout).toMatch(/✗ offrun missing/);
+    expect(doctor.stdout).toMatch(/✓ git/);
+    await offrun("hosts", "rm", "bare");
+    // And the host that works reports what is there.
+    const good = await offrun("hosts", "doctor", "devbox");
+    expect(good.stdout).toMatch(/✓ offrun \d/);
+    expect(good.stdout).toMatch(/✓ Claude Code/);
+  }, 240_000);
+});
