@@ -53,6 +53,7 @@ await build({
     "bench/vocabulary.ts",
     "bench/menu-bar.ts",
     "bench/failover.ts",
+    "bench/remote-ls.ts",
     // Under build/bench with the benchmarks, so that pack-cli leaves it out of the package too.
     { in: "scripts/dictation-accuracy.ts", out: "bench/dictation-accuracy" },
   ],

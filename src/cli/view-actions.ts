@@ -1,5 +1,4 @@
 import fs from "node:fs/promises";
-import { agentDiff, agentDiscard, agentMerge } from "../core/agents/branch-actions.js";
 import { readAgent, readChat } from "../core/agents/records.js";
 import { asSeen, listAgentsAsSeen, runningCompanionPid } from "../core/agents/orphans.js";
 import type { AgentEvent } from "../core/foundation/events.js";
@@ -61,7 +60,7 @@ export async function diff(name: string, options: HostOptions & { stat?: boolean
     ? await withAgent(name, options, (target) =>
         target.caller.call("agent.diff", { project: target.project, name: target.name }),
       )
-    : await agentDiff(projectDir(options), name).then((d) => ({ ...d, base: d.record.base }));
+    : await (await branchActions()).agentDiff(projectDir(options), name).then((d) => ({ ...d, base: d.record.base }));
   output(options, { files: result.files, patch: result.patch }, () => {
     if (result.files.length === 0) return `${name} has changed nothing since ${result.base.slice(0, 8)}.`;
     const list = result.files.map((f) => `${f.status.padEnd(8)} ${f.path}  +${f.additions} -${f.deletions}`).join("\n");
@@ -77,7 +76,7 @@ export async function merge(name: string, options: HostOptions): Promise<void> {
       )
     : throughCompanion(
         (client) => client.call("agent.merge", { project, name }),
-        () => agentMerge(project, name),
+        async () => (await branchActions()).agentMerge(project, name),
       ));
   output(
     options,
@@ -99,7 +98,7 @@ export async function discard(
       )
     : throughCompanion(
         (client) => client.call("agent.discard", { project, name, ...how }),
-        () => agentDiscard(project, name, how),
+        async () => (await branchActions()).agentDiscard(project, name, how),
       ));
   output(
     options,
@@ -138,8 +137,11 @@ function showText(
 
 /** ls with hosts: this project's agents (when the command runs in one) and every host's, each host time-boxed. */
 async function lsEverywhere(options: HostOptions): Promise<void> {
-  const local = options.host ? undefined : await localListing(options);
-  const answers = await withCompanion((client) => client.call("hosts.agents", {}));
+  // Both at once: the hosts' answers come over the companion while this project's records are read.
+  const [local, answers] = await Promise.all([
+    options.host ? undefined : localListing(options),
+    withCompanion((client) => client.call("hosts.agents", {})),
+  ]);
   const hosts = answers.hosts.filter((h) => !options.host || h.host === options.host);
   if (options.host && hosts.length === 0) await findHost(options.host);
   const remote = hosts.flatMap((h) =>
@@ -180,3 +182,6 @@ async function localListing(options: HostOptions) {
     throw error;
   }
 }
+
+/** Loaded by the commands that change or diff a worktree: `ls` and `show` do without git's whole toolbox. */
+const branchActions = () => import("../core/agents/branch-actions.js");

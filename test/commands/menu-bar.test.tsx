@@ -112,6 +112,51 @@ test("with the companion gone (kill -9), nothing shows as working or waiting: th
   expect(down.tooltip).toBe("Offrun · the companion is not running · 2 interrupted");
 });
 
+test("another host's agents and logins are grouped by host, and its agents stay as they are when this companion is down", () => {
+  const quota = [
+    ...snapshot().quota,
+    {
+      host: "devbox",
+      harness: "claude",
+      label: "default",
+      windows: [{ kind: "five_hour", usedPercent: 40, resetsAt: at(30), source: "stream", observedAt: at(-1) }],
+    },
+  ];
+  const agents = [
+    {
+      ...agent,
+      host: "devbox",
+      project: "/srv/app",
+      name: "up",
+      status: "needs-you" as const,
+      pending: [{ kind: "approval" as const, text: "npm install" }],
+    },
+  ];
+  const counts = { working: 0, "needs-you": 1, idle: 0, limited: 0, failed: 0, done: 0 };
+  const model = buildMenuBar(snapshot({ quota, agents, counts }), {
+    now: NOW,
+    harnessNames: names,
+    companionAlive: true,
+  });
+  expect(model.harnesses.map((h) => h.name)).toEqual(["Claude Code", "Codex", "Claude Code on devbox"]);
+  expect(model.harnesses.at(-1)?.logins.map((l) => l.title)).toEqual(["Default: 40%"]);
+  expect(model.needsYou).toEqual([
+    expect.objectContaining({
+      name: "devbox:up",
+      host: "devbox",
+      projectName: "app on devbox",
+      waitingFor: "npm install",
+    }),
+  ]);
+  const down = buildMenuBar(snapshot({ quota, agents, counts }), {
+    now: NOW,
+    harnessNames: names,
+    companionAlive: false,
+  });
+  expect(down.interrupted).toBe(0);
+  expect(down.needsYou.map((a) => a.name)).toEqual(["devbox:up"]);
+});
+
 test("a window whose reset has passed reads as empty again", () => {
   const model = buildMenuBar(
     snapshot({

@@ -99,6 +99,19 @@ describe("remote hosts over ssh", () => {
     expect(started.stdout).toContain("devbox:up");
     await waitFor("up", "needs-you");
 
+    // The snapshot the menu bar and the Raycast commands read has the host's agent, and what it waits for.
+    await eventually(
+      async () => {
+        const state = JSON.parse(await fs.readFile(path.join(local.offrunHome, "state.json"), "utf8")) as {
+          agents: { host?: string; name: string; pending: unknown[] }[];
+          quota: { host?: string; harness: string }[];
+        };
+        const up = state.agents.find((a) => a.host === "devbox" && a.name === "up");
+        return up?.pending.length === 1 && state.quota.some((q) => q.host === "devbox") ? true : undefined;
+      },
+      30_000,
+      "the host's agent and logins in state.json",
+    );
     const table = (await offrun("ls")).stdout;
     expect(table).toMatch(/^HOST\s+AGENT/m);
     expect(table).toMatch(/devbox\s+devbox:up\s+needs-you/);

@@ -2,6 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { agentEventSchema, quotaWindowSchema } from "../foundation/events.js";
 import { agentRecordSchema } from "../foundation/model.js";
+import { agentNameProblem } from "../foundation/names.js";
 
 /**
  * The requests that read what a companion holds, for a face that cannot read its files: the
@@ -15,6 +16,8 @@ import { agentRecordSchema } from "../foundation/model.js";
  */
 export const PROTOCOL_VERSION = 1;
 
+/** A name that is an agent's (no '/' or '..'): a peer's request never reaches another file. */
+const agentName = z.string().refine((n) => agentNameProblem(n) === undefined, "expected an agent name");
 const remotePath = z.string().refine((p) => path.isAbsolute(p), "expected an absolute path on the host");
 
 export const viewMethods = {
@@ -23,13 +26,13 @@ export const viewMethods = {
   /** The agents of one project, or of every project this companion's user has run agents in. */
   "agents.list": z.object({ project: remotePath.optional() }),
   /** One agent's record, conversation and what it waits for (what `offrun show` prints). */
-  "agent.show": z.object({ project: remotePath, name: z.string().min(1) }),
+  "agent.show": z.object({ project: remotePath, name: agentName }),
   /** Changed files and the patch against the agent's base (what `offrun diff` prints). */
-  "agent.diff": z.object({ project: remotePath, name: z.string().min(1) }),
+  "agent.diff": z.object({ project: remotePath, name: agentName }),
   /** The complete lines of an agent's chat log from a byte offset: how a remote view catches up. */
   "chat.read": z.object({
     project: remotePath,
-    name: z.string().min(1),
+    name: agentName,
     offset: z.number().int().nonnegative(),
     maxBytes: z
       .number()

@@ -78,14 +78,17 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   });
   void transcripts.ready.then(() => log("transcripts: watching the session folders of every login"));
   const hookInbox = await followHookInbox({ external, log });
-  const remote = followHosts(hosts, chatEventNotifier(notifier), log);
+  let remoteChanged: () => void = () => undefined;
+  const remote = followHosts(hosts, chatEventNotifier(notifier), log, () => remoteChanged());
   await hosts.start();
   const snapshots = await writeSnapshots({
     companion: { pid: process.pid, version: options.version, startedAt },
     notifications: () => notifier.recent(),
     subscribe: (listener) => notifier.subscribe(listener),
+    remote: () => remote.snapshot(),
     log,
   });
+  remoteChanged = () => snapshots.changed();
 
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);

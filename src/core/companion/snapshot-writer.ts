@@ -44,6 +44,8 @@ export interface SnapshotWriterOptions {
   subscribe?: (listener: () => void) => () => void;
   log: (line: string) => void;
   projects?: () => Promise<string[]>;
+  /** Other machines' agents and logins, as last heard (core/remote/follow.ts). */
+  remote?: () => Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
   debounceMs?: number;
   safetyNetMs?: number;
 }
@@ -96,13 +98,15 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
         agents.push(await describeAgent(record));
       }
     }
+    const remote = (await options.remote?.().catch(() => undefined)) ?? { agents: [], quota: [] };
+    agents.push(...remote.agents);
     return {
       version: 1,
       writtenAt: new Date().toISOString(),
       companion: options.companion,
       counts: countStatuses(agents),
       agents,
-      quota: await quota(),
+      quota: [...(await quota()), ...remote.quota],
       notifications: options
         .notifications()
         .slice(0, NOTIFICATIONS_KEPT)
@@ -222,6 +226,13 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       await writing;
     },
   };
+}
+
+/** What waits on the user in a log, as the snapshot lists it (also for another machine's agents). */
+export function pendingOf(record: AgentRecord, events: AgentEvent[]): Pending[] {
+  const known: ChatFacts = { pending: new Map() };
+  for (const event of pendingFromLog(record, events)) addPending(known, event);
+  return [...known.pending.values()];
 }
 
 function addPending(known: ChatFacts, event: AgentEvent): void {

@@ -22,6 +22,8 @@ const pendingSchema = z.object({
 });
 
 export const snapshotAgentSchema = z.object({
+  /** The machine it runs on, when not this one (core/remote): its project is a path there. */
+  host: z.string().optional(),
   project: z.string(),
   name: z.string(),
   harness: z.string(),
@@ -44,6 +46,8 @@ export const snapshotAgentSchema = z.object({
 export type SnapshotAgent = z.infer<typeof snapshotAgentSchema>;
 
 export const snapshotQuotaSchema = z.object({
+  /** A login of another machine's CLI (core/remote). */
+  host: z.string().optional(),
   harness: z.string(),
   label: z.string(),
   windows: z.array(quotaWindowSchema),

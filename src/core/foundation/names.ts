@@ -59,7 +59,7 @@ export function validateAgentName(name: string): void {
   }
 }
 
-function agentNameProblem(name: string): string | undefined {
+export function agentNameProblem(name: string): string | undefined {
   if (name === "") return "it is empty";
   if (name.length > MAX_AGENT_NAME_LENGTH) return `it is longer than ${MAX_AGENT_NAME_LENGTH} characters`;
   if (/[A-Z]/.test(name)) return "it has uppercase letters";

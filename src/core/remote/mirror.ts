@@ -6,7 +6,7 @@ import { describeError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
-import { agentsListedSchema, viewReplies } from "../companion/protocol-views.js";
+import { agentsListedSchema, viewReplies, type AgentsListed } from "../companion/protocol-views.js";
 import * as z from "zod";
 import type { HostLink } from "./link.js";
 
@@ -45,10 +45,17 @@ export class ChatMirror {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private since: string | undefined;
+  /** The host's last answer to agents.list. */
+  listing: AgentsListed | undefined;
 
   constructor(
     private readonly link: HostLink,
-    private readonly options: { onEvent: (event: MirroredEvent) => void; log: (line: string) => void },
+    private readonly options: {
+      onEvent: (event: MirroredEvent) => void;
+      log: (line: string) => void;
+      /** The listing changed, or a log grew: what the snapshot shows of the host is out of date. */
+      onChange?: () => void;
+    },
   ) {}
 
   /** Follows while the link is up; called again on each new connection. */
@@ -77,14 +84,25 @@ export class ChatMirror {
     if (this.link.state.state !== "connected") return;
     const since = await this.followingSince();
     const listing = agentsListedSchema.parse(await this.link.call("agents.list", {}));
+    let grew = false;
     for (const project of listing.projects) {
       for (const { record, chatBytes } of project.agents) {
-        await this.copy(project.root, record.name, record.harness, chatBytes, since);
+        grew = (await this.copy(project.root, record.name, record.harness, chatBytes, since)) || grew;
       }
     }
+    const changed = JSON.stringify(listing.projects) !== JSON.stringify(this.listing?.projects);
+    this.listing = listing;
+    if (changed || grew) this.options.onChange?.();
   }
 
-  private async copy(project: string, agent: string, harness: string, remoteSize: number, since: string) {
+  /** Copies what the host's log holds beyond the copy; true when something was. */
+  private async copy(
+    project: string,
+    agent: string,
+    harness: string,
+    remoteSize: number,
+    since: string,
+  ): Promise<boolean> {
     const file = mirrorFile(this.link.host.name, project, agent);
     let size = await sizeOf(file);
     if (remoteSize < size) {
@@ -92,11 +110,12 @@ export class ChatMirror {
       await fs.rename(file, `${file}.replaced-${Date.now()}`);
       size = 0;
     }
+    const start = size;
     while (size < remoteSize) {
       const read = viewReplies["chat.read"].parse(
         await this.link.call("chat.read", { project, name: agent, offset: size }),
       );
-      if (read.next <= size) return; // a line still being written: next round
+      if (read.next <= size) break; // a line still being written: next round
       await makePrivateDir(path.dirname(file));
       await fs.appendFile(file, read.lines.map((line) => `${line}\n`).join(""), { mode: PRIVATE_FILE_MODE });
       size = read.next;
@@ -106,6 +125,7 @@ export class ChatMirror {
           this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
       }
     }
+    return size !== start;
   }
 
   private async followingSince(): Promise<string> {

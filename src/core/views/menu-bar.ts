@@ -16,6 +16,8 @@ export interface MenuAgent {
   harness: string;
   /** What it waits for: the command to approve or the question. */
   waitingFor: string;
+  /** The machine it runs on, when not this one; `name` is then host:agent. */
+  host?: string;
 }
 
 export interface MenuLogin {
@@ -114,27 +116,33 @@ export function buildMenuBar(
   const { now } = options;
   const down = !options.companionAlive;
   // A companion that is gone carries no turn on: what it left working or waiting is interrupted.
-  const interrupted = down ? snapshot.agents.filter(needsCompanion).length : 0;
+  // Another host's agents belong to its own companion: this one being down interrupts none of them.
+  const carried = (a: Snapshot["agents"][number]) => a.host === undefined && needsCompanion(a);
+  const interrupted = down ? snapshot.agents.filter(carried).length : 0;
   const agents = down
-    ? snapshot.agents.map((a) => (needsCompanion(a) ? { ...a, status: "failed" as const } : a))
+    ? snapshot.agents.map((a) => (carried(a) ? { ...a, status: "failed" as const } : a))
     : snapshot.agents;
   const counts = down ? countStatuses(agents) : snapshot.counts;
   const needsYou = agents
     .filter((a) => a.status === "needs-you")
     .map((a) => ({
       project: a.project,
-      projectName: a.project.split("/").filter(Boolean).at(-1) ?? a.project,
-      name: a.name,
+      projectName: `${a.project.split("/").filter(Boolean).at(-1) ?? a.project}${a.host ? ` on ${a.host}` : ""}`,
+      name: a.host ? `${a.host}:${a.name}` : a.name,
+      ...(a.host ? { host: a.host } : {}),
       harness: a.harness,
       waitingFor: a.pending[0]?.text ?? "waiting for you",
     }));
-  const byHarness = new Map<string, MenuLogin[]>();
+  // Grouped by CLI, and by machine: another host's logins are their own group ("Claude Code on devbox").
+  const byHarness = new Map<string, { name: string; logins: MenuLogin[] }>();
   for (const quota of snapshot.quota) {
-    const logins = byHarness.get(quota.harness) ?? [];
-    logins.push(viewLogin(quota, now));
-    byHarness.set(quota.harness, logins);
+    const id = quota.host ? `${quota.host}:${quota.harness}` : quota.harness;
+    const name = `${options.harnessNames.get(quota.harness) ?? quota.harness}${quota.host ? ` on ${quota.host}` : ""}`;
+    const group = byHarness.get(id) ?? { name, logins: [] };
+    group.logins.push(viewLogin(quota, now));
+    byHarness.set(id, group);
   }
-  const harnesses = [...byHarness].map(([id, logins]) => ({ id, name: options.harnessNames.get(id) ?? id, logins }));
+  const harnesses = [...byHarness].map(([id, group]) => ({ id, ...group }));
   const all = harnesses.flatMap((h) => h.logins);
   const used = all.map((l) => l.usedPercent).filter((p): p is number => p !== undefined);
   const tightest = used.length > 0 ? Math.max(...used) : undefined;

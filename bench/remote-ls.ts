@@ -1,0 +1,134 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { AgentRecord } from "../src/core/foundation/model.js";
+import { makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../test/helpers/offrun.js";
+import { startSshd, type TestSshd } from "../test/helpers/sshd.js";
+
+/**
+ * `offrun ls` with 3 hosts and 30 agents (10 on each), over warm ssh connections: a fresh `offrun`
+ * process from spawn to exit, as a person runs it. Target: under 150 ms (issue 15). Beside it, in
+ * the same run, `offrun ls` of one local project with 30 agents and no host: what the hosts add.
+ * Each host is a real sshd on a loopback port with its own HOME and OFFRUN_HOME.
+ */
+const TARGET_MS = 150;
+const HOSTS = 3;
+const AGENTS_PER_HOST = 10;
+const RUNS = 15;
+
+function record(root: string, name: string, i: number): AgentRecord {
+  const at = new Date(Date.now() - i * 60_000).toISOString();
+  return {
+    version: 1,
+    name,
+    task: `task ${i}: make the upload test stable`,
+    harness: "claude",
+    account: "default",
+    mode: "build",
+    project: root,
+    worktree: path.join(root, ".worktrees", name),
+    branch: `offrun/${name}`,
+    base: "0".repeat(40),
+    port: 41000 + i,
+    status: i % 3 === 0 ? "working" : "idle",
+    turns: 2,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** A project whose OFFRUN_HOME knows it, with `count` agents and a short chat log each. */
+async function projectWithAgents(box: Sandbox, count: number): Promise<string> {
+  const root = await makeRepo(path.join(box.dir, "app"), box.env);
+  const agents = path.join(root, ".offrun", "agents");
+  const chats = path.join(root, ".offrun", "chats");
+  await fs.mkdir(agents, { recursive: true });
+  await fs.mkdir(chats, { recursive: true });
+  for (let i = 0; i < count; i++) {
+    const name = `agent-${i}`;
+    await fs.writeFile(path.join(agents, `${name}.json`), JSON.stringify(record(root, name, i), null, 2));
+    const line = { type: "user_message", at: new Date().toISOString(), turn: 1, text: "make it stable" };
+    await fs.writeFile(path.join(chats, `${name}.jsonl`), `${JSON.stringify(line)}\n`);
+  }
+  const projects = { version: 1, projects: [{ root, lastUsedAt: new Date().toISOString() }] };
+  await fs.writeFile(path.join(box.offrunHome, "projects.json"), JSON.stringify(projects));
+  return root;
+}
+
+async function timed(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<number> {
+  const start = performance.now();
+  const result = await runOffrun(args, { env, cwd });
+  const ms = performance.now() - start;
+  if (result.exitCode !== 0) throw new Error(`offrun ${args.join(" ")} failed: ${result.stderr}`);
+  return ms;
+}
+
+const stats = (all: number[]) => {
+  const sorted = [...all].sort((a, b) => a - b);
+  return { min: sorted[0]!, median: sorted[Math.floor(sorted.length / 2)]!, max: sorted.at(-1)! };
+};
+const fmt = (s: { min: number; median: number; max: number }) =>
+  `${s.min.toFixed(0)} / ${s.median.toFixed(0)} / ${s.max.toFixed(0)} ms`;
+
+async function main(): Promise<void> {
+  const local = await makeSandbox("offrun-bench-rls-");
+  const servers: TestSshd[] = [];
+  const hosts: Sandbox[] = [];
+  try {
+    // The baseline: the same 30 agents in one local project, no hosts (another OFFRUN_HOME).
+    const alone = await makeSandbox("offrun-bench-rls-alone-");
+    hosts.push(alone);
+    const aloneRoot = await projectWithAgents(alone, HOSTS * AGENTS_PER_HOST);
+    for (let h = 0; h < HOSTS; h++) {
+      const box = await makeSandbox(`offrun-bench-rls-h${h}-`);
+      hosts.push(box);
+      await projectWithAgents(box, AGENTS_PER_HOST);
+      const bin = path.join(box.dir, "bin");
+      await fs.mkdir(bin, { recursive: true });
+      await fs.symlink(OFFRUN_BIN, path.join(bin, "offrun"));
+      const env = {
+        HOME: box.home,
+        TMPDIR: box.tmp,
+        OFFRUN_HOME: box.offrunHome,
+        GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL!,
+        GIT_CONFIG_NOSYSTEM: "1",
+        PATH: [bin, path.dirname(process.execPath), "/usr/bin", "/bin"].join(path.delimiter),
+      };
+      const sshd = await startSshd(path.join(box.dir, "sshd"), env, [`h${h}`]);
+      servers.push(sshd);
+      const added = await runOffrun(["hosts", "add", `h${h}`, `h${h}`, "--ssh-config", sshd.config], {
+        env: local.env,
+      });
+      if (added.exitCode !== 0) throw new Error(added.stderr);
+    }
+    // Warm: the companion running, every host connected and answering.
+    for (;;) {
+      const listed = await runOffrun(["ls", "--json"], { env: local.env, cwd: local.home });
+      const data = JSON.parse(listed.stdout) as { remote: unknown[]; hosts: { ok: boolean }[] };
+      if (data.hosts.every((h) => h.ok) && data.remote.length === HOSTS * AGENTS_PER_HOST) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const remote: number[] = [];
+    const baseline: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      remote.push(await timed(["ls"], local.env, local.home));
+      baseline.push(await timed(["ls"], alone.env, aloneRoot));
+    }
+    const r = stats(remote);
+    const b = stats(baseline);
+    console.log(`offrun ls: ${HOSTS} hosts over warm ssh, ${HOSTS * AGENTS_PER_HOST} agents; ${RUNS} interleaved runs`);
+    console.log(`${"".padEnd(44)} ${"min / median / max".padStart(22)}`);
+    console.log(`${"3 hosts, 30 agents (spawn to exit)".padEnd(44)} ${fmt(r).padStart(22)}`);
+    console.log(`${"baseline: 1 local project, 30 agents".padEnd(44)} ${fmt(b).padStart(22)}`);
+    console.log(`${"ratio (median)".padEnd(44)} ${`${(r.median / b.median).toFixed(2)}x`.padStart(22)}`);
+    const verdict = r.median < TARGET_MS ? "PASS" : "FAIL";
+    console.log(`${"target: median under".padEnd(44)} ${`${TARGET_MS} ms ${verdict}`.padStart(22)}`);
+    if (verdict === "FAIL") process.exitCode = 1;
+  } finally {
+    await local.cleanup();
+    for (const server of servers) await server.close();
+    for (const box of hosts) await box.cleanup();
+  }
+}
+
+await main();
