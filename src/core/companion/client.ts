@@ -113,16 +113,20 @@ function parseReply<M extends MethodName>(method: M, result: unknown): Reply<M> 
   return parsed.data as Reply<M>;
 }
 
+/** A companion's error reply as an Offrun error of the kind it carried; `from` names another machine's. */
+export function fromResponseError(error: rpc.ResponseError<unknown>, from?: string): OffrunError {
+  const message = from ? `${from}: ${error.message}` : error.message;
+  const data = rpcErrorDataSchema.safeParse(error.data);
+  const kind =
+    data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
+      ? (data.data.kind as ErrorKind)
+      : "process_failed";
+  if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, message);
+  return new OffrunError("invalid_input", message);
+}
+
 function toOffrunError(error: unknown): Error {
-  if (error instanceof rpc.ResponseError) {
-    const data = rpcErrorDataSchema.safeParse(error.data);
-    const kind =
-      data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
-        ? (data.data.kind as ErrorKind)
-        : "process_failed";
-    if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, error.message);
-    return new OffrunError("invalid_input", error.message);
-  }
+  if (error instanceof rpc.ResponseError) return fromResponseError(error);
   if (error instanceof Error && /closed|disposed/i.test(error.message)) {
     return new OffrunError(
       "companion_unavailable",

@@ -133,23 +133,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       for (const event of pendingFromLog(record, events)) addPending(known, event);
       facts.set(key, known);
     }
-    return {
-      project: record.project,
-      name: record.name,
-      harness: record.harness,
-      account: record.account,
-      mode: record.mode,
-      status: record.status,
-      turns: record.turns,
-      ...(record.turnStartedAt ? { turnStartedAt: record.turnStartedAt } : {}),
-      ...(record.resume ? { resume: { at: record.resume.at, account: record.resume.account } } : {}),
-      updatedAt: record.updatedAt,
-      branch: record.branch,
-      worktree: record.worktree,
-      port: record.port,
-      ...(known.lastWords ? { lastWords: cut(known.lastWords, LAST_WORDS_MAX) } : {}),
-      pending: record.status === "needs-you" ? [...known.pending.values()] : [],
-    };
+    return snapshotAgent(record, { lastWords: known.lastWords, pending: [...known.pending.values()] });
   };
 
   const onEvent = (project: string, agent: string, event: AgentEvent) => {
@@ -225,6 +209,32 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       await files.close();
       await writing;
     },
+  };
+}
+
+/** One agent as state.json lists it, from its record and what its log says; `host` for another machine's. */
+export function snapshotAgent(
+  record: AgentRecord,
+  facts: { lastWords?: string; pending: Pending[] },
+  host?: string,
+): SnapshotAgent {
+  return {
+    ...(host ? { host } : {}),
+    project: record.project,
+    name: record.name,
+    harness: record.harness,
+    account: record.account,
+    mode: record.mode,
+    status: record.status,
+    turns: record.turns,
+    ...(record.turnStartedAt ? { turnStartedAt: record.turnStartedAt } : {}),
+    ...(record.resume ? { resume: { at: record.resume.at, account: record.resume.account } } : {}),
+    updatedAt: record.updatedAt,
+    branch: record.branch,
+    worktree: record.worktree,
+    port: record.port,
+    ...(facts.lastWords ? { lastWords: cut(facts.lastWords, LAST_WORDS_MAX) } : {}),
+    pending: record.status === "needs-you" ? facts.pending : [],
   };
 }
 

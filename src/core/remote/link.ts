@@ -4,8 +4,8 @@ import type { PipedProcess } from "../foundation/process.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { shellLine } from "../companion/service.js";
 import { PROTOCOL_VERSION } from "../companion/protocol-views.js";
-import { RPC_OFFRUN_ERROR, rpcErrorDataSchema } from "../companion/protocol.js";
-import { ERROR_KINDS, type ErrorKind } from "../foundation/errors.js";
+import { fromResponseError } from "../companion/client.js";
+import type { ErrorKind } from "../foundation/errors.js";
 import { sshTarget, type Host } from "./hosts-file.js";
 import { LineMessageReader, LineMessageWriter } from "./line-transport.js";
 import { sshFailure } from "./ssh-errors.js";
@@ -250,14 +250,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** A remote companion's error, kind kept, with the host named. */
 function remoteError(host: string, error: unknown): Error {
   if (error instanceof OffrunError) return error;
-  if (error instanceof rpc.ResponseError) {
-    const data = rpcErrorDataSchema.safeParse(error.data);
-    const kind =
-      data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
-        ? (data.data.kind as ErrorKind)
-        : "invalid_input";
-    if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, `${host}: ${error.message}`);
-    return new OffrunError("invalid_input", `${host}: ${error.message}`);
-  }
+  if (error instanceof rpc.ResponseError) return fromResponseError(error, host);
   return new OffrunError("companion_unavailable", `${host}: the connection ended (${describeError(error)}).`);
 }

@@ -2,9 +2,8 @@ import type { AgentEvent } from "../foundation/events.js";
 import { agentEventSchema } from "../foundation/events.js";
 import { readJsonl } from "../foundation/store.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
-import { pendingOf } from "../companion/snapshot-writer.js";
+import { pendingOf, snapshotAgent } from "../companion/snapshot-writer.js";
 import type { AgentsListed, QuotaRow } from "../companion/protocol-views.js";
-import { cut } from "../notify/classify.js";
 import { mirrorFile } from "./mirror.js";
 
 /**
@@ -24,24 +23,8 @@ export async function hostSnapshot(
         await readJsonl(mirrorFile(host, project.root, record.name), agentEventSchema).catch(() => ({ entries: [] }))
       ).entries;
       const lastWords = events.findLast((e) => e.type === "text");
-      agents.push({
-        host,
-        project: record.project,
-        name: record.name,
-        harness: record.harness,
-        account: record.account,
-        mode: record.mode,
-        status: record.status,
-        turns: record.turns,
-        ...(record.turnStartedAt ? { turnStartedAt: record.turnStartedAt } : {}),
-        ...(record.resume ? { resume: { at: record.resume.at, account: record.resume.account } } : {}),
-        updatedAt: record.updatedAt,
-        branch: record.branch,
-        worktree: record.worktree,
-        port: record.port,
-        ...(lastWords?.type === "text" ? { lastWords: cut(lastWords.text, 300) } : {}),
-        pending: record.status === "needs-you" ? pendingOf(record, events) : [],
-      });
+      const said = lastWords?.type === "text" ? { lastWords: lastWords.text } : {};
+      agents.push(snapshotAgent(record, { ...said, pending: pendingOf(record, events) }, host));
     }
   }
   const logins = (quota ?? []).map((row): SnapshotQuota => ({
