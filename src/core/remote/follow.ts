@@ -9,6 +9,8 @@ import { hostSnapshot } from "./snapshot-part.js";
 
 /** How often each host's logins are asked for their quota (the host's own companion keeps it current). */
 const QUOTA_EVERY_MS = 60_000;
+const QUOTA_ANSWER_MS = 30_000;
+const QUOTA_RETRY_MS = 5_000;
 
 export interface HostFollower {
   /** Every host's agents and logins as last heard, for state.json. */
@@ -28,12 +30,20 @@ export function followHosts(
 ): HostFollower {
   const mirrors = new Map<HostLink, ChatMirror>();
   const quota = new Map<HostLink, QuotaRow[]>();
-  const askQuota = async (link: HostLink) => {
-    quota.set(link, viewReplies["quota.list"].parse(await link.call("quota.list", {}, 10_000)).logins);
-    onChange();
+  // A host's quota.list may run its CLIs' status commands: slow on a busy host, so it gets time,
+  // and a failed ask is tried again soon rather than at the next minute.
+  const askQuota = async (link: HostLink): Promise<void> => {
+    try {
+      quota.set(link, viewReplies["quota.list"].parse(await link.call("quota.list", {}, QUOTA_ANSWER_MS)).logins);
+      onChange();
+    } catch (error) {
+      if (link.state.state !== "connected") return;
+      log(`host ${link.host.name}: quota: ${describeError(error)}; asking again in ${QUOTA_RETRY_MS / 1000} s`);
+      setTimeout(() => void askQuota(link), QUOTA_RETRY_MS).unref();
+    }
   };
   const quotaTimer = setInterval(() => {
-    for (const link of mirrors.keys()) if (link.state.state === "connected") void askQuota(link).catch(() => undefined);
+    for (const link of mirrors.keys()) if (link.state.state === "connected") void askQuota(link);
   }, QUOTA_EVERY_MS);
   quotaTimer.unref();
 
@@ -51,7 +61,7 @@ export function followHosts(
       mirrors.set(link, mirror);
     }
     mirror.follow();
-    void askQuota(link).catch(() => undefined);
+    void askQuota(link);
   });
   return {
     snapshot: async () => {

@@ -123,6 +123,7 @@ export class HostLink {
   /** Ends the connection (a kill of ssh; the host's agents go on) and stops trying again. */
   close(): void {
     this.closed = true;
+    this.status = { ...this.status, state: "down", since: now(), retryAt: undefined };
     clearTimeout(this.retry);
     clearInterval(this.heartbeat);
     this.process?.kill();
