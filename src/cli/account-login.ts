@@ -7,13 +7,9 @@ import { runCommand } from "../core/foundation/process.js";
 import { ensureAccountHome, loginCommand } from "../core/logins/accounts.js";
 import { findHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
+import { shellQuote } from "../core/foundation/shell-quote.js";
 
 /** `offrun accounts add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
-
-/** Quotes a word for a POSIX shell when it needs it. */
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The binary as a person would type it: its bare name when that is what their PATH finds first. */
 async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {

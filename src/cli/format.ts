@@ -2,6 +2,7 @@ import type { AgentEvent } from "../core/foundation/events.js";
 import { renderReview } from "./review-format.js";
 import { renderMemoryChange } from "./memory-format.js";
 import type { AgentRecord } from "../core/foundation/model.js";
+import { shellQuote } from "../core/foundation/shell-quote.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -139,16 +140,11 @@ function describeDecision(event: DecisionEvent): string {
   }
 }
 
-/** Shell-quotes a word for a command the user will copy. */
-function quote(word: string): string {
-  return /^[A-Za-z0-9._/:-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
 /** What `offrun show` prints for each request that waits for the user: what it is, and the command to type. */
 export function renderPending(name: string, pending: AgentEvent[], several = pending.length > 1): string[] {
   return pending.flatMap((event) => {
-    const pick = several && "id" in event && event.id ? ` --request ${quote(event.id)}` : "";
-    const agent = quote(name);
+    const pick = several && "id" in event && event.id ? ` --request ${shellQuote(event.id)}` : "";
+    const agent = shellQuote(name);
     if (event.type === "approval_request") {
       return [
         `  ⏸ waiting for your approval [${event.id}]: ${event.text ?? `${event.tool} ${describeInput(event.input)}`}`,

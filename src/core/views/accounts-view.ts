@@ -8,6 +8,7 @@ import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../logi
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
+import { shellQuote } from "../foundation/shell-quote.js";
 
 /**
  * Agent Accounts: the logins of each CLI with their quota and their cached sign-in state, shown at
@@ -68,10 +69,6 @@ export async function refreshSignIn(account: Account, env: NodeJS.ProcessEnv): P
   const harness = await findHarness(account.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   return checkSignIn(account, harness, binary, env);
-}
-
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9._/:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { OffrunError } from "../../core/foundation/errors.js";
+import { shellLine } from "../../core/foundation/shell-quote.js";
 
 /**
  * Adds Offrun's hook to a JSON settings file in the shape Claude Code made common and Gemini CLI
@@ -16,18 +17,10 @@ export interface JsonHookShape {
   timeout: number;
 }
 
-/** The shell command line the CLI runs: these CLIs hand `command` to a shell, so each word is quoted. */
-export function shellCommand(argv: readonly string[]): string {
-  return argv.map(shellQuote).join(" ");
-}
-
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_/.:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /** The file's text with Offrun's hooks added; the same text when they are there already. */
 export function addJsonHooks(shape: JsonHookShape, text: string | undefined, argv: readonly string[], file: string) {
-  const command = shellCommand(argv);
+  // The CLI hands `command` to a shell: each word is quoted.
+  const command = shellLine(argv);
   const settings = parseSettings(text, file);
   const hooks = objectField(settings, "hooks", file);
   let changed = false;
