@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Account } from "../core/foundation/account-model.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { offrunHome, userPaths } from "../core/foundation/paths.js";
-import { runCommand } from "../core/foundation/process.js";
+import { runCommand, runInteractive } from "../core/foundation/process.js";
 import { ensureAccountHome, loginCommand } from "../core/logins/accounts.js";
 import { findHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
@@ -23,17 +23,20 @@ async function typedBinary(harness: Harness, binary: string | undefined): Promis
   return isFirst && path.basename(binary) === harness.binaryName ? harness.binaryName : binary;
 }
 
+/** A person signs in at the CLI's prompt (a browser round trip, a code to paste): time enough, not forever. */
+const SIGN_IN_MS = 30 * 60_000;
+
 interface LoginResult {
   /** The command line that signs in to this login. */
   command: string;
-  /** True when a Terminal window was opened with it (macOS). */
+  /** True when the sign-in ran: in this terminal, or in a Terminal window opened for it (macOS). */
   opened: boolean;
   message: string;
 }
 
 /**
- * Starts the CLI's own sign-in for a login: in a new Terminal window on macOS, else it prints the
- * command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
+ * Starts the CLI's own sign-in for a login: in this terminal when there is one, else in a new
+ * Terminal window on macOS, else it prints the command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
  */
 export async function openLogin(account: Account): Promise<LoginResult> {
   const harness = await findHarness(account.harness);
@@ -50,6 +53,15 @@ export async function openLogin(account: Account): Promise<LoginResult> {
       opened: false,
       message: `${harness.displayName} is not installed (${harness.installHint}). Then sign in to ${who} with:\n  ${command}`,
     };
+  }
+  // In a terminal (over `ssh -t` from another machine, say): the sign-in runs right here.
+  if (process.stdin.isTTY && process.stdout.isTTY) {
+    const run = await runInteractive(
+      { file: binary, args: spec.args, env: { ...process.env, ...spec.env } },
+      { timeoutMs: SIGN_IN_MS },
+    );
+    const ended = run.exitCode === 0 ? "finished" : `ended (${run.message ?? `exit ${run.exitCode}`})`;
+    return { command, opened: true, message: `The sign-in to ${who} ${ended}. Check with: offrun accounts` };
   }
   if (process.platform !== "darwin") {
     return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
