@@ -2,7 +2,6 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { listAccounts } from "../logins/accounts.js";
 import { listAgents, readChat } from "../agents/records.js";
-import { pendingFromLog } from "../agents/approvals.js";
 import { describeError } from "../foundation/errors.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -15,6 +14,7 @@ import { knownProjects } from "../foundation/project.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
 import { listHarnesses } from "../../harnesses/registry.js";
+import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
 import { countStatuses, type Snapshot, type SnapshotAgent, type SnapshotQuota } from "./snapshot.js";
 import { writeJsonAtomic } from "../foundation/store.js";
 
@@ -27,14 +27,6 @@ const DEBOUNCE_MS = 150;
 const SAFETY_NET_MS = 5 * 60_000;
 const LAST_WORDS_MAX = 300;
 const NOTIFICATIONS_KEPT = 20;
-
-type Pending = SnapshotAgent["pending"][number];
-
-/** What the chat logs say of one agent beyond its record: its last words and what waits on the user. */
-interface ChatFacts {
-  lastWords?: string;
-  pending: Map<string, Pending>;
-}
 
 export interface SnapshotWriterOptions {
   companion: { pid: number; version: string; startedAt: string };
@@ -67,7 +59,7 @@ export interface SnapshotWriter {
  */
 export async function writeSnapshots(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const projectsOf = options.projects ?? knownProjects;
-  const facts = new Map<string, ChatFacts>();
+  const facts = new ChatFactsBook();
   const keyOf = (project: string, agent: string) => `${project}\u0000${agent}`;
   let timer: NodeJS.Timeout | undefined;
   let writing = Promise.resolve();
@@ -124,28 +116,16 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
 
   const describeAgent = async (record: AgentRecord): Promise<SnapshotAgent> => {
     const key = keyOf(record.project, record.name);
-    let known = facts.get(key);
-    if (!known) {
+    if (!facts.has(key)) {
       // First sight of this agent: its log once; from then on only what is appended.
-      const events = (await readChat(record.project, record.name).catch(() => ({ entries: [] }))).entries;
-      known = { pending: new Map() };
-      for (const event of events) if (event.type === "text") known.lastWords = event.text;
-      for (const event of pendingFromLog(record, events)) addPending(known, event);
-      facts.set(key, known);
+      facts.learn(key, record, (await readChat(record.project, record.name).catch(() => ({ entries: [] }))).entries);
     }
-    return snapshotAgent(record, { lastWords: known.lastWords, pending: [...known.pending.values()] });
+    return snapshotAgent(record, facts.get(key) ?? { pending: [] });
   };
 
   const onEvent = (project: string, agent: string, event: AgentEvent) => {
-    const key = keyOf(project, agent);
-    const known = facts.get(key);
     // An agent not yet described is read whole at the next write.
-    if (known) {
-      if (event.type === "turn_start") known.pending.clear();
-      if (event.type === "text") known.lastWords = event.text;
-      if (event.type === "decision") known.pending.delete(event.id);
-      addPending(known, event);
-    }
+    facts.apply(keyOf(project, agent), event);
     changed();
   };
 
@@ -213,11 +193,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
 }
 
 /** One agent as state.json lists it, from its record and what its log says; `host` for another machine's. */
-export function snapshotAgent(
-  record: AgentRecord,
-  facts: { lastWords?: string; pending: Pending[] },
-  host?: string,
-): SnapshotAgent {
+export function snapshotAgent(record: AgentRecord, facts: ChatFacts, host?: string): SnapshotAgent {
   return {
     ...(host ? { host } : {}),
     project: record.project,
@@ -236,21 +212,6 @@ export function snapshotAgent(
     ...(facts.lastWords ? { lastWords: cut(facts.lastWords, LAST_WORDS_MAX) } : {}),
     pending: record.status === "needs-you" ? facts.pending : [],
   };
-}
-
-/** What waits on the user in a log, as the snapshot lists it (also for another machine's agents). */
-export function pendingOf(record: AgentRecord, events: AgentEvent[]): Pending[] {
-  const known: ChatFacts = { pending: new Map() };
-  for (const event of pendingFromLog(record, events)) addPending(known, event);
-  return [...known.pending.values()];
-}
-
-function addPending(known: ChatFacts, event: AgentEvent): void {
-  if (event.type === "approval_request") {
-    known.pending.set(event.id, { id: event.id, kind: "approval", tool: event.tool, text: event.text ?? event.tool });
-  } else if (event.type === "question" && event.id !== undefined) {
-    known.pending.set(event.id, { id: event.id, kind: "question", text: event.text });
-  }
 }
 
 /**

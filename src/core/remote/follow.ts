@@ -66,11 +66,11 @@ export function followHosts(
   return {
     snapshot: async () => {
       const current = new Set(hosts.all());
-      const parts = await Promise.all(
-        [...mirrors]
-          .filter(([link]) => current.has(link))
-          .map(([link, mirror]) => hostSnapshot(link.host.name, mirror.listing, quota.get(link))),
-      );
+      const parts = [...mirrors]
+        .filter(([link]) => current.has(link))
+        .map(([link, mirror]) =>
+          hostSnapshot(link.host.name, mirror.listing, (p, a) => mirror.chatFacts(p, a), quota.get(link)),
+        );
       return { agents: parts.flatMap((p) => p.agents), quota: parts.flatMap((p) => p.quota) };
     },
     close: async () => {

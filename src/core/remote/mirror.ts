@@ -5,7 +5,9 @@ import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import { describeError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
-import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
+import type { AgentRecord } from "../foundation/model.js";
+import { readJsonFile, readJsonl, writeJsonAtomic } from "../foundation/store.js";
+import { ChatFactsBook, type ChatFacts } from "../companion/chat-facts.js";
 import { agentsListedSchema, viewReplies, type AgentsListed } from "../companion/protocol-views.js";
 import * as z from "zod";
 import type { HostLink } from "./link.js";
@@ -47,6 +49,8 @@ export class ChatMirror {
   private since: string | undefined;
   /** The host's last answer to agents.list. */
   listing: AgentsListed | undefined;
+  /** What each copied log says (last words, what waits), kept as lines are copied: state.json reads no log. */
+  private readonly facts = new ChatFactsBook();
 
   constructor(
     private readonly link: HostLink,
@@ -87,7 +91,7 @@ export class ChatMirror {
     let grew = false;
     for (const project of listing.projects) {
       for (const { record, chatBytes } of project.agents) {
-        grew = (await this.copy(project.root, record.name, record.harness, chatBytes, since)) || grew;
+        grew = (await this.copy(project.root, record, chatBytes, since)) || grew;
       }
     }
     const changed = JSON.stringify(listing.projects) !== JSON.stringify(this.listing?.projects);
@@ -95,20 +99,26 @@ export class ChatMirror {
     if (changed || grew) this.options.onChange?.();
   }
 
+  /** The last words and what waits on the user, from the copy of an agent's log. */
+  chatFacts(project: string, agent: string): ChatFacts {
+    return this.facts.get(factsKey(project, agent)) ?? { pending: [] };
+  }
+
   /** Copies what the host's log holds beyond the copy; true when something was. */
-  private async copy(
-    project: string,
-    agent: string,
-    harness: string,
-    remoteSize: number,
-    since: string,
-  ): Promise<boolean> {
+  private async copy(project: string, record: AgentRecord, remoteSize: number, since: string): Promise<boolean> {
+    const { name: agent, harness } = record;
     const file = mirrorFile(this.link.host.name, project, agent);
+    const key = factsKey(project, agent);
     let size = await sizeOf(file);
     if (remoteSize < size) {
       // The host's log is shorter than the copy: it was replaced (a discard, a new agent of the same name).
       await fs.rename(file, `${file}.replaced-${Date.now()}`);
+      this.facts.forget(key);
       size = 0;
+    }
+    // First sight of this copy (at start, or after a replacement): read whole once; then line by line.
+    if (!this.facts.has(key)) {
+      this.facts.learn(key, record, size === 0 ? [] : (await readJsonl(file, agentEventSchema)).entries);
     }
     const start = size;
     while (size < remoteSize) {
@@ -121,8 +131,9 @@ export class ChatMirror {
       size = read.next;
       for (const line of read.lines) {
         const event = parseEvent(line);
-        if (event && event.at >= since)
-          this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
+        if (!event) continue;
+        this.facts.apply(key, event);
+        if (event.at >= since) this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
       }
     }
     return size !== start;
@@ -155,6 +166,8 @@ async function sizeOf(file: string): Promise<number> {
     await handle.close();
   }
 }
+
+const factsKey = (project: string, agent: string) => `${project}\u0000${agent}`;
 
 function parseEvent(line: string): AgentEvent | undefined {
   try {

@@ -1,32 +1,23 @@
-import type { AgentEvent } from "../foundation/events.js";
-import { agentEventSchema } from "../foundation/events.js";
-import { readJsonl } from "../foundation/store.js";
+import type { ChatFacts } from "../companion/chat-facts.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
-import { pendingOf, snapshotAgent } from "../companion/snapshot-writer.js";
+import { snapshotAgent } from "../companion/snapshot-writer.js";
 import type { AgentsListed, QuotaRow } from "../companion/protocol-views.js";
-import { mirrorFile } from "./mirror.js";
 
 /**
  * A host's agents and logins as the snapshot (state.json) lists them, for the menu bar and the
- * Raycast commands, which read only that file: from its last listing, the local copy of each
- * chat log (last words, what waits on the user) and its last quota answer.
+ * Raycast commands, which read only that file: from its last listing, what the copy of each chat
+ * log says (last words, what waits on the user: kept by the mirror as it copies) and its last
+ * quota answer.
  */
-export async function hostSnapshot(
+export function hostSnapshot(
   host: string,
   listing: AgentsListed | undefined,
+  factsOf: (project: string, agent: string) => ChatFacts,
   quota: QuotaRow[] | undefined,
-): Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }> {
-  const agents: SnapshotAgent[] = [];
-  for (const project of listing?.projects ?? []) {
-    for (const { record } of project.agents) {
-      const events: AgentEvent[] = (
-        await readJsonl(mirrorFile(host, project.root, record.name), agentEventSchema).catch(() => ({ entries: [] }))
-      ).entries;
-      const lastWords = events.findLast((e) => e.type === "text");
-      const said = lastWords?.type === "text" ? { lastWords: lastWords.text } : {};
-      agents.push(snapshotAgent(record, { ...said, pending: pendingOf(record, events) }, host));
-    }
-  }
+): { agents: SnapshotAgent[]; quota: SnapshotQuota[] } {
+  const agents = (listing?.projects ?? []).flatMap((project) =>
+    project.agents.map(({ record }) => snapshotAgent(record, factsOf(project.root, record.name), host)),
+  );
   const logins = (quota ?? []).map((row): SnapshotQuota => ({
     host,
     harness: row.harness,
