@@ -5,6 +5,7 @@ import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./account
 import type { Account } from "../core/foundation/account-model.js";
 import { loadAccountsView, refreshSignIn, type HarnessLogins, type LoginRow } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
+import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "../core/views/host-logins.js";
 import { signInCommand } from "../core/views/login-quota.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
@@ -141,13 +142,57 @@ function LoginItem({
   );
 }
 
+/** A login of another machine's CLI: read here, signed in there (over ssh). */
+function HostLoginItem({ host, group, login }: { host: string; group: HostHarnessLogins; login: HostLogin }) {
+  const { quota } = login;
+  return (
+    <List.Item
+      icon={Icon.Person}
+      title={titleCase(login.label)}
+      subtitle={login.home}
+      keywords={[group.name, login.label, host]}
+      accessories={[
+        quota.signedOut
+          ? { tag: { value: "Signed Out", color: Color.Red }, tooltip: `Sign in: ${login.signInCommand}` }
+          : {
+              text: quota.summary,
+              icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined,
+            },
+      ]}
+      detail={
+        <List.Item.Detail
+          markdown={`## ${titleCase(login.label)} on ${host}\n\n${login.home}`}
+          metadata={
+            <List.Item.Detail.Metadata>
+              <List.Item.Detail.Metadata.Label title="Signed In" text={SIGN_IN_TITLES[login.signIn.state]} />
+              <List.Item.Detail.Metadata.Label title="Sign In With" text={login.signInCommand} />
+              {login.signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={login.signIn.note} /> : null}
+              <List.Item.Detail.Metadata.Label title="Quota" text={quota.summary} />
+              {quota.pace ? <List.Item.Detail.Metadata.Label title="Pace" text={quota.pace} /> : null}
+            </List.Item.Detail.Metadata>
+          }
+        />
+      }
+      actions={
+        <ActionPanel>
+          {/* The sign-in runs on the host, in a terminal here through ssh. */}
+          <Action.CopyToClipboard title="Copy Sign-In Command" icon={Icon.Key} content={login.signInCommand} />
+          <Action.CopyToClipboard title="Copy Home Path" content={login.home} />
+        </ActionPanel>
+      }
+    />
+  );
+}
+
 export default function AgentAccounts() {
   const { data, isLoading, error, revalidate } = useCachedPromise(() => loadAccountsView(faceEnv()), [], {
     keepPreviousData: true,
   });
+  // Other machines' logins, from the companion that keeps the connections (core/remote).
+  const hosts = useCachedPromise(() => loadHostLogins(), [], { keepPreviousData: true });
   const clis = (data ?? []).map((group) => ({ id: group.id, name: group.name }));
   return (
-    <List isLoading={isLoading} isShowingDetail searchBarPlaceholder="Filter logins">
+    <List isLoading={isLoading || hosts.isLoading} isShowingDetail searchBarPlaceholder="Filter logins">
       {error && !data ? <FailureView error={error} onRetry={revalidate} /> : null}
       {(data ?? []).map((group) => (
         <List.Section
@@ -160,6 +205,32 @@ export default function AgentAccounts() {
           ))}
         </List.Section>
       ))}
+      {(hosts.data ?? []).map((answer) =>
+        answer.ok ? (
+          answer.harnesses.map((group) => (
+            <List.Section key={`${answer.host}:${group.id}`} title={`${group.name} on ${answer.host}`}>
+              {group.logins.map((login) => (
+                <HostLoginItem key={login.label} host={answer.host} group={group} login={login} />
+              ))}
+            </List.Section>
+          ))
+        ) : (
+          <List.Section key={answer.host} title={answer.host}>
+            <List.Item
+              icon={{ source: Icon.Warning, tintColor: Color.Orange }}
+              title={`${answer.host} did not answer`}
+              subtitle={answer.message}
+              detail={<List.Item.Detail markdown={`## ${answer.host} did not answer\n\n${answer.message}`} />}
+              actions={
+                <ActionPanel>
+                  <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={() => hosts.revalidate()} />
+                  <Action.CopyToClipboard title="Copy Doctor Command" content={`offrun hosts doctor ${answer.host}`} />
+                </ActionPanel>
+              }
+            />
+          </List.Section>
+        ),
+      )}
     </List>
   );
 }

@@ -42,7 +42,7 @@ async function loadMenu() {
 }
 
 /** Opens another command; `context` reaches it as its launch context (Agents selects that agent). */
-const openCommand = (name: string, context?: { project: string; agent: string }) => () =>
+const openCommand = (name: string, context?: { project: string; agent: string; host?: string }) => () =>
   void launchCommand({ name, type: LaunchType.UserInitiated, ...(context ? { context } : {}) }).catch(() =>
     showHUD(`Could not open ${name}`),
   );
@@ -96,12 +96,16 @@ export default function AgentQuota() {
         <MenuBarExtra.Section title="Needs You">
           {model.needsYou.map((agent) => (
             <MenuBarExtra.Item
-              key={`${agent.project}/${agent.name}`}
+              key={`${agent.host ?? ""}:${agent.project}/${agent.name}`}
               icon={Icon.Bell}
               title={agent.name}
               subtitle={`${agent.projectName} · ${agent.waitingFor}`}
               tooltip={agent.waitingFor}
-              onAction={openCommand("agents", { project: agent.project, agent: agent.name })}
+              onAction={openCommand("agents", {
+                project: agent.project,
+                agent: agent.agent,
+                ...(agent.host ? { host: agent.host } : {}),
+              })}
             />
           ))}
         </MenuBarExtra.Section>

@@ -1,11 +1,18 @@
-import { Color, Icon, List, type Image, type LaunchProps } from "@raycast/api";
+import { Action, ActionPanel, Color, Icon, List, type Image, type LaunchProps } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { useMemo, useRef, useState } from "react";
 import type { AgentStatus } from "../core/foundation/model.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
-import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
+import {
+  loadAgentsOverview,
+  type AgentRow,
+  type ContextView,
+  type HostProblem,
+} from "../core/views/agents-overview.js";
+import { loadHostAgentDetail } from "../core/views/host-agents.js";
 import { agentItemId, launchSelection, selectedAgentId } from "../core/views/agents-launch.js";
 import { compactCount } from "../core/views/format.js";
+import { START_COMPANION_COMMAND } from "./lib/companion.js";
 import { AgentActions } from "./agents/agent-actions.js";
 import { FailureView } from "./lib/failure.js";
 import { usePoll } from "./lib/poll.js";
@@ -59,7 +66,9 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
   const { data, isLoading, error } = overview;
   const rows = useMemo(
     () =>
-      (data?.groups ?? []).flatMap((g) => g.agents.map((row) => ({ id: agentItemId(g.root, row.record.name), row }))),
+      (data?.groups ?? []).flatMap((g) =>
+        g.agents.map((row) => ({ id: agentItemId(g.root, row.record.name, g.host), row })),
+      ),
     [data],
   );
   const launched = launchSelection(data, props.launchContext);
@@ -71,10 +80,18 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
     launched,
   );
   const selected = rows.find((r) => r.id === selectedId)?.row;
+  // A host's agent is read with its latest record (the conversation's status and turn decide what waits).
+  const selectedRecord = useRef(selected?.record);
+  selectedRecord.current = selected?.record;
   const detailCall = useRef<AbortController | null>(null);
   const detail = useCachedPromise(
-    (project: string, name: string) => loadAgentDetail(project, name, { signal: detailCall.current?.signal }),
-    [selected?.record.project ?? "", selected?.record.name ?? ""],
+    (project: string, name: string, host: string) => {
+      const signal = detailCall.current?.signal;
+      return host && selectedRecord.current
+        ? loadHostAgentDetail(host, selectedRecord.current, { signal })
+        : loadAgentDetail(project, name, { signal });
+    },
+    [selected?.record.project ?? "", selected?.record.name ?? "", selected?.host ?? ""],
     { execute: selected !== undefined, abortable: detailCall },
   );
   const reload = () => {
@@ -89,7 +106,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
   return (
     <List
       isLoading={isLoading}
-      isShowingDetail={rows.length > 0}
+      isShowingDetail={rows.length > 0 || (data?.unreachable.length ?? 0) > 0}
       searchBarPlaceholder="Filter agents"
       selectedItemId={launched}
       onSelectionChange={setReported}
@@ -105,12 +122,12 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
       )}
       {(data?.groups ?? []).map((group) => (
         <List.Section
-          key={group.root}
+          key={agentItemId(group.root, "", group.host)}
           title={group.name}
           subtitle={group.needsYou > 0 ? `${group.needsYou} need you` : group.root}
         >
           {group.agents.map((row) => {
-            const id = agentItemId(group.root, row.record.name);
+            const id = agentItemId(group.root, row.record.name, group.host);
             const isSelected = id === selectedId;
             return (
               <List.Item
@@ -119,7 +136,13 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
                 icon={STATUS_LOOK[row.record.status].icon}
                 title={row.record.name}
                 subtitle={row.record.task.split("\n")[0]}
-                keywords={[row.record.harness, row.record.account, row.statusTitle, row.record.branch]}
+                keywords={[
+                  row.record.harness,
+                  row.record.account,
+                  row.statusTitle,
+                  row.record.branch,
+                  ...(row.host ? [row.host] : []),
+                ]}
                 accessories={agentAccessories(row)}
                 detail={
                   <List.Item.Detail
@@ -134,6 +157,34 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
           })}
         </List.Section>
       ))}
+      {(data?.unreachable ?? []).map((problem) => (
+        <List.Section key={`unreachable:${problem.host}`} title={problem.host}>
+          <HostProblemItem problem={problem} onRetry={reload} />
+        </List.Section>
+      ))}
     </List>
+  );
+}
+
+/** A host whose agents could not be listed: why, and what to run to find out more. */
+function HostProblemItem({ problem, onRetry }: { problem: HostProblem; onRetry: () => void }) {
+  const doctor = `offrun hosts doctor ${problem.host}`;
+  const hint = problem.message.includes("companion is not running")
+    ? `Start it: \`${START_COMPANION_COMMAND}\``
+    : `See what is wrong there: \`${doctor}\`, and each host's connection: \`offrun hosts\``;
+  return (
+    <List.Item
+      id={`unreachable:${problem.host}`}
+      icon={{ source: Icon.Warning, tintColor: Color.Orange }}
+      title={`${problem.host} did not answer`}
+      subtitle={problem.message}
+      detail={<List.Item.Detail markdown={`## ${problem.host} did not answer\n\n${problem.message}\n\n${hint}`} />}
+      actions={
+        <ActionPanel>
+          <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={onRetry} />
+          <Action.CopyToClipboard title="Copy Doctor Command" content={doctor} />
+        </ActionPanel>
+      }
+    />
   );
 }

@@ -1,23 +1,23 @@
 import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigation } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import type { AgentRecord } from "../core/foundation/model.js";
 import { fixRequest } from "../core/review/fixes.js";
 import { eventMarkdown } from "../core/views/agent-detail.js";
 import { loadAgentsOverview } from "../core/views/agents-overview.js";
 import { STATUS_LOOK } from "./agents.js";
-import { withCompanion } from "./lib/companion.js";
+import { shownName, withAgentCompanion, type AgentTarget } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { reviewAgentWithProgress, type ReviewOutcome } from "./lib/review.js";
 
 /** Review Changes: the most recently active agent first; Enter reviews it with the configured reviewer. */
 
-function Findings({ record, outcome }: { record: AgentRecord; outcome: ReviewOutcome }) {
+function Findings({ target, outcome }: { target: AgentTarget; outcome: ReviewOutcome }) {
+  const { record } = target;
   const review = outcome.review;
   const fixes = review.type === "review" ? fixRequest(review) : undefined;
   return (
     <Detail
-      navigationTitle={`Review of ${record.name}`}
+      navigationTitle={`Review of ${shownName(target)}`}
       markdown={[eventMarkdown(review) ?? "", ...outcome.warnings.map((w) => `⚠ ${w}`)].join("\n\n")}
       actions={
         <ActionPanel>
@@ -28,13 +28,13 @@ function Findings({ record, outcome }: { record: AgentRecord; outcome: ReviewOut
               onAction={async () => {
                 try {
                   // Through the companion, under the draft's lock: a review adding fixes at that moment keeps them both.
-                  await withCompanion((client) =>
+                  await withAgentCompanion(target, (client) =>
                     client.call("draft.add", { project: record.project, name: record.name, text: fixes }),
                   );
                   await showToast({
                     style: Toast.Style.Success,
                     title: "Fixes Drafted",
-                    message: `In ${record.name}'s message box; nothing is sent yet`,
+                    message: `In ${shownName(target)}'s message box; nothing is sent yet`,
                   });
                 } catch (error) {
                   await showFailure(error, "Could Not Write the Draft");
@@ -51,10 +51,11 @@ function Findings({ record, outcome }: { record: AgentRecord; outcome: ReviewOut
 export default function ReviewChanges() {
   const { data, isLoading, error, revalidate } = useCachedPromise(async () => {
     const overview = await loadAgentsOverview({ env: faceEnv() });
+    // This machine's agents and every host's (a host's reviewer runs there, read-only too).
     return overview.groups
-      .flatMap((g) => g.agents.map((a) => a.record))
-      .filter((r) => r.status !== "done")
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      .flatMap((g) => g.agents.map((a): AgentTarget => ({ record: a.record, ...(a.host ? { host: a.host } : {}) })))
+      .filter((t) => t.record.status !== "done")
+      .sort((a, b) => b.record.updatedAt.localeCompare(a.record.updatedAt));
   }, []);
   return (
     <List isLoading={isLoading} searchBarPlaceholder="Choose the agent to review">
@@ -66,25 +67,28 @@ export default function ReviewChanges() {
           description="Agents with a worktree show here, most recently active first."
         />
       )}
-      {(data ?? []).map((record) => (
+      {(data ?? []).map((target) => (
         <List.Item
-          key={`${record.project}/${record.name}`}
-          icon={STATUS_LOOK[record.status].icon}
-          title={record.name}
-          subtitle={record.task.split("\n")[0]}
-          accessories={[{ text: record.project.split("/").at(-1) }, { date: new Date(record.updatedAt) }]}
-          actions={<ReviewActions record={record} />}
+          key={`${target.host ?? ""}:${target.record.project}/${target.record.name}`}
+          icon={STATUS_LOOK[target.record.status].icon}
+          title={shownName(target)}
+          subtitle={target.record.task.split("\n")[0]}
+          accessories={[
+            { text: `${target.record.project.split("/").at(-1)}${target.host ? ` on ${target.host}` : ""}` },
+            { date: new Date(target.record.updatedAt) },
+          ]}
+          actions={<ReviewActions target={target} />}
         />
       ))}
     </List>
   );
 }
 
-function ReviewActions({ record }: { record: AgentRecord }) {
+function ReviewActions({ target }: { target: AgentTarget }) {
   const { push } = useNavigation();
   const review = async (requestFixes: boolean) => {
-    const outcome = await reviewAgentWithProgress(record, requestFixes);
-    if (outcome) push(<Findings record={record} outcome={outcome} />);
+    const outcome = await reviewAgentWithProgress(target, requestFixes);
+    if (outcome) push(<Findings target={target} outcome={outcome} />);
   };
   return (
     <ActionPanel>

@@ -1,12 +1,17 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
+import { createElement } from "react";
 import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
 import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 import { eventually, makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { silentServer, startSshd, type TestSshd } from "../helpers/sshd.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { runtime } from "../helpers/raycast-api.js";
+import AgentAccounts from "../../src/commands/agent-accounts.js";
+import Agents from "../../src/commands/agents.js";
 
 // Agents on another machine: a real OpenSSH server on a loopback port stands for the host, with
 // its own HOME and OFFRUN_HOME, and real Claude Code there against the fake model server. This
@@ -37,6 +42,8 @@ describe("remote hosts over ssh", () => {
   let notifySend: RecordingNotifySend;
 
   const offrun = (...args: string[]) => runOffrun(args, { env: localEnv, cwd: local.home });
+  const startOnHost = (name: string, task: string) =>
+    offrun("start", "--host", "devbox", "--project", remoteRepo, "--name", name, task);
   /** offrun as a user logged in on the host would run it. */
   const onHost = (...args: string[]) => runOffrun(args, { env: remoteEnv, cwd: remoteRepo });
   const listed = async () => JSON.parse((await offrun("ls", "--json")).stdout) as Listed;
@@ -44,6 +51,19 @@ describe("remote hosts over ssh", () => {
   const waitFor = (name: string, wanted: string) =>
     eventually(async () => ((await statusOf(name)) === wanted ? true : undefined), 90_000, `${name} to be ${wanted}`);
   const hostRows = async () => JSON.parse((await offrun("hosts", "--json")).stdout) as HostRow[];
+  /** Raycast's commands run in this process: with this machine's environment, as the extension would. */
+  const asThisMachinesFace = async (work: () => Promise<void>) => {
+    const saved = { ...process.env };
+    Object.assign(process.env, localEnv);
+    runtime.reset();
+    runtime.preferences = { offrunPath: OFFRUN_BIN };
+    try {
+      await work();
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+  };
 
   beforeAll(async () => {
     server = await startFakeServer([anthropicProtocol]);
@@ -94,7 +114,7 @@ describe("remote hosts over ssh", () => {
 
   test("an agent started on the host shows in ls, waits for approval, and is diffed and merged there", async () => {
     server.script({ kind: "shell", command: writeWith("approved.txt") }, { kind: "text", text: "Installed it." });
-    const started = await offrun("start", "--host", "devbox", "--project", remoteRepo, "--name", "up", "install it");
+    const started = await startOnHost("up", "install it");
     expect(started).toSucceed();
     expect(started.stdout).toContain("devbox:up");
     await waitFor("up", "needs-you");
@@ -143,11 +163,57 @@ describe("remote hosts over ssh", () => {
     expect(hosts[0]?.remote?.version).toMatch(/^\d+\.\d+\.\d+/);
   }, 240_000);
 
+  test("Raycast's Agents and Agent Accounts show the host's agents and logins, and act on them there", async () => {
+    server.script({ kind: "shell", command: writeWith("face.txt") }, { kind: "text", text: "Done from Raycast." });
+    expect(await startOnHost("face", "write it from raycast")).toSucceed();
+    await waitFor("face", "needs-you");
+    await asThisMachinesFace(async () => {
+      // As a click on the menu bar's "devbox:face" opens it.
+      const launchContext = { project: remoteRepo, agent: "face", host: "devbox" };
+      const screen = render(createElement(Agents, { launchContext }));
+      const item = await screen.waitFor(() => {
+        const found = screen.byTitle("List.Item", "face");
+        screen.action(found, "Approve");
+        return found;
+      });
+      expect(screen.find("List").props.selectedItemId).toBe(`devbox:${remoteRepo}/face`);
+      const section = screen.findAll("List.Section").find((s) => s.props.title === "app on devbox")!;
+      expect(section.props.subtitle).toBe("1 need you");
+      await screen.waitFor(() => {
+        const detail = screen.find("List.Item.Detail", undefined, screen.byTitle("List.Item", "face").slots.detail);
+        expect(String(detail.props.markdown)).toContain("write it from raycast");
+        expect(String(detail.props.markdown)).toContain("Needs approval");
+      });
+      // Its worktree is on the host: reached with ssh, not opened here.
+      const titles = screen.actionsOf(item).map((a) => a.props.title);
+      expect(titles).not.toContain("Open in Editor");
+      const ssh = String(screen.action(item, "Copy SSH Command").props.content);
+      expect(ssh).toContain(`ssh -t -F ${sshd.config} devbox -- 'cd ${remoteRepo}/.worktrees/face`);
+      await screen.press(screen.action(item, "Approve"));
+      expect(runtime.toasts.at(-1)!.title).toBe("Approved for devbox:face");
+      screen.unmount();
+    });
+    await waitFor("face", "idle");
+    expect(await fs.readFile(path.join(remoteRepo, ".worktrees", "face", "face.txt"), "utf8")).toBe("yes");
+
+    await asThisMachinesFace(async () => {
+      const screen = render(createElement(AgentAccounts));
+      const section = await screen.waitFor(() => {
+        const found = screen.findAll("List.Section").find((s) => s.props.title === "Claude Code on devbox");
+        if (!found) throw new Error("no section for devbox's Claude Code yet");
+        return found;
+      });
+      const login = screen.byTitle("List.Item", "Default", section.children);
+      expect(String(login.props.subtitle)).toBe(path.join(remote.home, ".claude"));
+      const signIn = String(screen.action(login, "Copy Sign-In Command").props.content);
+      expect(signIn).toBe(`ssh -t -F ${sshd.config} devbox -- offrun accounts login claude default`);
+      screen.unmount();
+    });
+  }, 240_000);
+
   test("a connection killed mid-turn loses nothing: the turn finishes on the host and the view catches up once", async () => {
     server.script({ kind: "shell", command: writeWith("later.txt") }, { kind: "text", text: "Finished on the host." });
-    expect(
-      await offrun("start", "--host", "devbox", "--project", remoteRepo, "--name", "cut", "write later"),
-    ).toSucceed();
+    expect(await startOnHost("cut", "write later")).toSucceed();
     await waitFor("cut", "needs-you");
 
     const before = (await hostRows())[0]!;

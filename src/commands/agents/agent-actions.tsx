@@ -2,6 +2,7 @@ import { Action, ActionPanel, Icon, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
 import type { AgentRow } from "../../core/views/agents-overview.js";
+import { loadHostLogins } from "../../core/views/host-logins.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
@@ -25,30 +26,37 @@ export function AgentActions({
   reload: () => void;
 }) {
   const { record } = row;
-  const others = useCachedPromise(() => loadStartOptions({ project: record.project, env: faceEnv() }), [], {
-    execute: false,
-  });
+  // The other logins and CLIs, of the machine the agent runs on.
+  const others = useCachedPromise(
+    (host: string): Promise<Choices> =>
+      host ? hostChoices(host) : loadStartOptions({ project: record.project, env: faceEnv() }),
+    [row.host ?? ""],
+    { execute: false },
+  );
   const after = (done: Promise<unknown>) => void done.then(reload);
   const prefs = preferences();
   const first = detail?.pending[0];
   const requestId = first && "id" in first ? first.id : undefined;
   const harness = others.data?.harnesses.find((h) => h.id === record.harness);
+  const copyBranch = (
+    <Action.CopyToClipboard title="Copy Branch" content={record.branch} shortcut={Keyboard.Shortcut.Common.Copy} />
+  );
   return (
     <ActionPanel>
       <ActionPanel.Section>
         {first?.type === "approval_request" ? (
           <>
-            <Action title="Approve" icon={Icon.Check} onAction={() => after(ops.approve(record, requestId, {}))} />
+            <Action title="Approve" icon={Icon.Check} onAction={() => after(ops.approve(row, requestId, {}))} />
             <Action
               title="Deny"
               icon={Icon.XMarkCircle}
-              onAction={() => after(ops.approve(record, requestId, { deny: true }))}
+              onAction={() => after(ops.approve(row, requestId, { deny: true }))}
             />
             {first.alwaysKey ? (
               <Action
                 title={`Always Allow ${first.alwaysKey}`}
                 icon={Icon.CheckCircle}
-                onAction={() => after(ops.approve(record, requestId, { always: true }))}
+                onAction={() => after(ops.approve(row, requestId, { always: true }))}
               />
             ) : null}
           </>
@@ -62,7 +70,7 @@ export function AgentActions({
                 record={record}
                 title={`Answer ${record.name}`}
                 submitTitle="Send Answer"
-                onSend={(text) => ops.answer(record, requestId, text)}
+                onSend={(text) => ops.answer(row, requestId, text)}
               />
             }
           />
@@ -75,8 +83,8 @@ export function AgentActions({
               record={record}
               title={`Message ${record.name}`}
               submitTitle="Send"
-              withDraft
-              onSend={(text) => ops.sendMessage(record, text)}
+              withDraft={!row.host}
+              onSend={(text) => ops.sendMessage(row, text)}
             />
           }
         />
@@ -86,77 +94,89 @@ export function AgentActions({
           shortcut={{ modifiers: ["cmd"], key: "d" }}
           target={<DiffView record={record} markdown={detail?.diffMarkdown ?? ""} />}
         />
-        <Action.Push
-          title="Show Changed Files"
-          icon={Icon.List}
-          target={<ChangedFiles record={record} files={detail?.files ?? []} />}
-        />
+        {row.host ? null : (
+          <Action.Push
+            title="Show Changed Files"
+            icon={Icon.List}
+            target={<ChangedFiles record={record} files={detail?.files ?? []} />}
+          />
+        )}
       </ActionPanel.Section>
       <ActionPanel.Section>
         <Action
           title="Review Changes"
           icon={Icon.MagnifyingGlass}
-          onAction={() => after(reviewAgentWithProgress(record, false))}
+          onAction={() => after(reviewAgentWithProgress(row, false))}
         />
         <Action
           title="Review and Request Fixes"
           icon={Icon.Pencil}
-          onAction={() => after(reviewAgentWithProgress(record, true))}
+          onAction={() => after(reviewAgentWithProgress(row, true))}
         />
         <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} onOpen={() => others.revalidate()}>
           {(harness?.logins ?? [])
             .filter((login) => login.label !== record.account)
             .map((login) => (
-              <Action
-                key={login.label}
-                title={login.title}
-                onAction={() => after(ops.switchLogin(record, login.label))}
-              />
+              <Action key={login.label} title={login.title} onAction={() => after(ops.switchLogin(row, login.label))} />
             ))}
         </ActionPanel.Submenu>
         <ActionPanel.Submenu title="Hand off to Another CLI…" icon={Icon.ArrowRight} onOpen={() => others.revalidate()}>
           {(others.data?.harnesses ?? [])
             .filter((h) => h.id !== record.harness && h.installed)
             .map((h) => (
-              <Action key={h.id} title={h.name} onAction={() => after(ops.handOff(record, h.id))} />
+              <Action key={h.id} title={h.name} onAction={() => after(ops.handOff(row, h.id))} />
             ))}
         </ActionPanel.Submenu>
       </ActionPanel.Section>
-      <ActionPanel.Section>
-        <Action.Open
-          title="Open in Editor"
-          icon={Icon.Code}
-          target={record.worktree}
-          application={prefs.editor}
-          shortcut={Keyboard.Shortcut.Common.Edit}
-        />
-        <Action.Open
-          title="Open in Terminal"
-          icon={Icon.Terminal}
-          target={record.worktree}
-          application={prefs.terminal ?? "Terminal"}
-          shortcut={{ modifiers: ["cmd"], key: "t" }}
-        />
-        <Action.ShowInFinder path={record.worktree} />
-        <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
-        <Action.CopyToClipboard title="Copy Branch" content={record.branch} shortcut={Keyboard.Shortcut.Common.Copy} />
-      </ActionPanel.Section>
+      {row.ssh ? (
+        // The worktree is on the host: reach it there.
+        <ActionPanel.Section>
+          <Action.CopyToClipboard
+            title="Copy SSH Command"
+            content={row.ssh}
+            icon={Icon.Terminal}
+            shortcut={{ modifiers: ["cmd"], key: "t" }}
+          />
+          <Action.CopyToClipboard title="Copy Worktree Path" content={record.worktree} />
+          {copyBranch}
+        </ActionPanel.Section>
+      ) : (
+        <ActionPanel.Section>
+          <Action.Open
+            title="Open in Editor"
+            icon={Icon.Code}
+            target={record.worktree}
+            application={prefs.editor}
+            shortcut={Keyboard.Shortcut.Common.Edit}
+          />
+          <Action.Open
+            title="Open in Terminal"
+            icon={Icon.Terminal}
+            target={record.worktree}
+            application={prefs.terminal ?? "Terminal"}
+            shortcut={{ modifiers: ["cmd"], key: "t" }}
+          />
+          <Action.ShowInFinder path={record.worktree} />
+          <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
+          {copyBranch}
+        </ActionPanel.Section>
+      )}
       <ActionPanel.Section>
         <Action
           title="Merge"
           icon={Icon.Checkmark}
           shortcut={{ modifiers: ["cmd", "shift"], key: "m" }}
-          onAction={() => after(ops.merge(record))}
+          onAction={() => after(ops.merge(row))}
         />
         {record.status === "working" || record.status === "needs-you" ? (
-          <Action title="Stop" icon={Icon.Stop} shortcut={STOP_SHORTCUT} onAction={() => after(ops.stop(record))} />
+          <Action title="Stop" icon={Icon.Stop} shortcut={STOP_SHORTCUT} onAction={() => after(ops.stop(row))} />
         ) : null}
         <Action
           title="Discard"
           icon={Icon.Trash}
           style={Action.Style.Destructive}
           shortcut={Keyboard.Shortcut.Common.Remove}
-          onAction={() => after(ops.discard(record))}
+          onAction={() => after(ops.discard(row))}
         />
         <Action
           title="Refresh"
@@ -167,4 +187,16 @@ export function AgentActions({
       </ActionPanel.Section>
     </ActionPanel>
   );
+}
+
+/** What the Switch Login and Hand Off submenus list: a CLI and its logins. */
+interface Choices {
+  harnesses: { id: string; name: string; installed: boolean; logins: { label: string; title: string }[] }[];
+}
+
+/** A host's CLIs and logins as the submenus list them (those its companion reports). */
+async function hostChoices(host: string): Promise<Choices> {
+  const answer = (await loadHostLogins()).find((h) => h.host === host);
+  if (!answer?.ok) throw new Error(answer?.message ?? `No host named ${host}.`);
+  return { harnesses: answer.harnesses.map((h) => ({ ...h, installed: true })) };
 }

@@ -1,4 +1,5 @@
-import { CompanionClient } from "../../core/companion/client.js";
+import { CompanionClient, type Caller } from "../../core/companion/client.js";
+import type { AgentRecord } from "../../core/foundation/model.js";
 import { OffrunError, isOffrunError } from "../../core/foundation/errors.js";
 import {
   START_COMPANION_COMMAND,
@@ -22,6 +23,29 @@ export async function withCompanion<T>(fn: (client: CompanionClient) => Promise<
   } finally {
     client.close();
   }
+}
+
+/** An agent of this machine, or of `host`. */
+export interface AgentTarget {
+  record: AgentRecord;
+  host?: string;
+}
+
+/** How long a host may take over an action (a merge runs git there). */
+const HOST_ACTION_MS = 60_000;
+
+/** Sends requests about `target` to the companion that runs it. */
+export function withAgentCompanion<T>(
+  target: AgentTarget,
+  fn: (caller: Caller) => Promise<T>,
+  hostTimeoutMs = HOST_ACTION_MS,
+): Promise<T> {
+  return withCompanion((c) => fn(target.host ? c.on(target.host, hostTimeoutMs) : c));
+}
+
+/** "fix-upload", or "devbox:fix-upload" for a host's agent. */
+export function shownName(target: AgentTarget): string {
+  return target.host ? `${target.host}:${target.record.name}` : target.record.name;
 }
 
 export function companionNotRunning(cause?: unknown): OffrunError {

@@ -1,11 +1,13 @@
 import { Toast, showToast } from "@raycast/api";
 import type { ReviewFinished } from "../../core/companion/protocol.js";
 import { OffrunError } from "../../core/foundation/errors.js";
-import type { AgentRecord } from "../../core/foundation/model.js";
-import { withCompanion } from "./companion.js";
+import { shownName, withAgentCompanion, type AgentTarget } from "./companion.js";
 import { showFailure } from "./failure.js";
 
 export type ReviewOutcome = ReviewFinished;
+
+/** A host's reviewer runs there as long as it needs; the answer comes when it is done. */
+const REVIEW_MS = 60 * 60_000;
 
 /**
  * Reviews an agent's changes with the configured reviewer through the companion (it runs the
@@ -13,17 +15,20 @@ export type ReviewOutcome = ReviewFinished;
  * findings go into the agent's message box as a draft, never sent by themselves.
  */
 export async function reviewAgentWithProgress(
-  record: AgentRecord,
+  target: AgentTarget,
   requestFixes: boolean,
 ): Promise<ReviewOutcome | undefined> {
+  const { record } = target;
   const toast = await showToast({
     style: Toast.Style.Animated,
-    title: `Reviewing ${record.name}…`,
+    title: `Reviewing ${shownName(target)}…`,
     message: "Read-only, with another login",
   });
   try {
-    const result = await withCompanion((c) =>
-      c.call("agent.review", { project: record.project, name: record.name, wait: true, requestFixes }),
+    const result = await withAgentCompanion(
+      target,
+      (c) => c.call("agent.review", { project: record.project, name: record.name, wait: true, requestFixes }),
+      REVIEW_MS,
     );
     if (!("review" in result)) {
       throw new OffrunError(

@@ -102,12 +102,13 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       notifications: options
         .notifications()
         .slice(0, NOTIFICATIONS_KEPT)
-        .map(({ kind, title, body, project, agent, at, outcome }) => ({
+        .map(({ kind, title, body, project, agent, host, at, outcome }) => ({
           kind,
           title,
           body,
           project,
           agent,
+          ...(host ? { host } : {}),
           at,
           outcome,
         })),

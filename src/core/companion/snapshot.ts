@@ -72,6 +72,8 @@ export const snapshotNotificationSchema = z.object({
   body: z.string(),
   project: z.string(),
   agent: z.string(),
+  /** Another machine's agent (core/remote). */
+  host: z.string().optional(),
   at: z.string(),
   outcome: z.string(),
 });

@@ -27,6 +27,8 @@ export interface AgentNotification {
   kind: NotificationKind;
   agent: string;
   project: string;
+  /** Another machine's agent (core/remote): `project` is a path there. */
+  host?: string;
   turn: number;
   /** The approval or question id, when the event names one: two requests in one turn are two notifications. */
   requestId?: string;
@@ -72,6 +74,7 @@ export function classifyEvent(
     kind: what.kind,
     agent: agent.name,
     project: agent.project,
+    ...(agent.host ? { host: agent.host } : {}),
     turn: event.turn,
     ...(what.requestId ? { requestId: what.requestId } : {}),
     title: `${agent.harness} · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,

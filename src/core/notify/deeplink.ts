@@ -13,8 +13,9 @@ const AGENTS_COMMAND = "agents";
  * project and agent; an external session opens the list). Format: developers.raycast.com
  * information/lifecycle/deeplinks, `context` being URL-encoded JSON.
  */
-export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent">): string {
-  const context = JSON.stringify({ project: notification.project, agent: notification.agent });
+export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent" | "host">): string {
+  const { project, agent, host } = notification;
+  const context = JSON.stringify({ project, agent, ...(host ? { host } : {}) });
   return `raycast://extensions/${OWNER}/${EXTENSION}/${AGENTS_COMMAND}?context=${encodeURIComponent(context)}`;
 }
 

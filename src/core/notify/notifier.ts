@@ -98,7 +98,8 @@ export class Notifier {
   }
 
   private async offerNow(notification: AgentNotification): Promise<NotificationRecord> {
-    const key = [notification.project, notification.agent, notification.kind, notification.turn, notification.requestId]
+    const { host, project, agent } = notification;
+    const key = [host, project, agent, notification.kind, notification.turn, notification.requestId]
       .map((part) => String(part ?? ""))
       .join("\u0000");
     if (this.seen.has(key)) return { ...notification, outcome: "duplicate" };
@@ -106,7 +107,7 @@ export class Notifier {
 
     const settings = await this.settings();
     const now = (this.options.now ?? (() => new Date()))();
-    const agentKey = `${notification.project}\u0000${notification.agent}`;
+    const agentKey = `${host ?? ""}\u0000${project}\u0000${agent}`;
     const last = this.lastByAgent.get(agentKey);
     let outcome: Outcome | undefined;
     if (!settings.enabled || settings.kinds[notification.kind] === false) outcome = "disabled";

@@ -2,6 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { OffrunError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
+import { shellLine, shellQuote } from "../foundation/shell-quote.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 
 /**
@@ -91,6 +92,19 @@ export function sshTarget(host: Pick<Host, "destination" | "sshConfig">): string
   }
   args.push(destination);
   return args;
+}
+
+/**
+ * A command line for the user to type here that runs `offrunArgs` on the host in a terminal
+ * ("ssh -t devbox offrun accounts login claude work"): for what must happen there, a sign-in.
+ */
+export function sshCommandText(host: Pick<Host, "destination" | "sshConfig" | "offrun">, offrunArgs: string[]): string {
+  return shellLine(["ssh", "-t", ...sshTarget(host), "--", host.offrun ?? "offrun", ...offrunArgs]);
+}
+
+/** A command line for the user to type here that opens a shell on the host in `dir`. */
+export function sshShellText(host: Pick<Host, "destination" | "sshConfig">, dir: string): string {
+  return shellLine(["ssh", "-t", ...sshTarget(host), "--", `cd ${shellQuote(dir)} && exec "\${SHELL:-sh}" -l`]);
 }
 
 export async function addHost(

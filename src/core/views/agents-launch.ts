@@ -7,12 +7,17 @@ import type { AgentsOverview } from "./agents-overview.js";
  * project and agent it is about. Raycast passes it as `launchContext`; it came through a URL, so
  * it is checked like any input from outside.
  */
-export const agentsLaunchContextSchema = z.object({ project: z.string().min(1), agent: z.string().min(1) });
+export const agentsLaunchContextSchema = z.object({
+  project: z.string().min(1),
+  agent: z.string().min(1),
+  /** Another machine's agent (core/remote): `project` is a path there. */
+  host: z.string().min(1).optional(),
+});
 export type AgentsLaunchContext = z.infer<typeof agentsLaunchContextSchema>;
 
-/** The List.Item id of an agent in the Agents view. */
-export function agentItemId(root: string, name: string): string {
-  return `${root}/${name}`;
+/** The List.Item id of an agent in the Agents view (a host's project path may equal one here). */
+export function agentItemId(root: string, name: string, host?: string): string {
+  return host ? `${host}:${root}/${name}` : `${root}/${name}`;
 }
 
 /**
@@ -23,11 +28,13 @@ export function agentItemId(root: string, name: string): string {
 export function launchSelection(overview: AgentsOverview | undefined, context: unknown): string | undefined {
   const parsed = agentsLaunchContextSchema.safeParse(context);
   if (!overview || !parsed.success) return undefined;
-  const project = path.resolve(parsed.data.project);
+  const { host, agent } = parsed.data;
+  // A host's path is the host's: it is compared as it is, not resolved here.
+  const project = host ? parsed.data.project : path.resolve(parsed.data.project);
   for (const group of overview.groups) {
-    if (path.resolve(group.root) !== project) continue;
-    const row = group.agents.find((r) => r.record.name === parsed.data.agent);
-    return row ? agentItemId(group.root, row.record.name) : undefined;
+    if (group.host !== host || (host ? group.root : path.resolve(group.root)) !== project) continue;
+    const row = group.agents.find((r) => r.record.name === agent);
+    return row ? agentItemId(group.root, row.record.name, host) : undefined;
   }
   return undefined;
 }

@@ -1,17 +1,18 @@
-import fs from "node:fs/promises";
 import path from "node:path";
 import { listAccounts } from "../logins/accounts.js";
 import { listAgentsAsSeen, runningCompanionPid } from "../agents/orphans.js";
-import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord, AgentStatus } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { accountKey, type AccountQuota } from "../quota/ledger.js";
 import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { splitJsonl } from "../foundation/store.js";
 import { elapsedShort } from "./format.js";
 import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
+import { readContextUse, type ContextUse } from "./context-use.js";
+
+export type { ContextUse };
+import { readHostAgents } from "./host-agents.js";
 
 /** The Agents view: every agent of every known project, grouped by project, needs-you first. */
 
@@ -33,14 +34,6 @@ const STATUS_RANK: Record<AgentStatus, number> = {
   idle: 4,
   done: 5,
 };
-
-/** What the last `usage` event of an agent's log says about its context. */
-export interface ContextUse {
-  /** Tokens in the model's context on the last call: input plus cache reads and writes. */
-  tokens: number;
-  /** The model that answered (the stream's session event), else the one the agent was started with. */
-  model?: string;
-}
 
 /** Context use with the model's window, where the harness knows it. */
 export interface ContextView extends ContextUse {
@@ -64,6 +57,10 @@ export function viewContext(use: ContextUse, window: number | undefined): Contex
 
 export interface AgentRow {
   record: AgentRecord;
+  /** The machine the agent runs on, when not this one (core/remote): its project is a path there. */
+  host?: string;
+  /** For a host's agent: the command that opens a shell in its worktree there. */
+  ssh?: string;
   statusTitle: string;
   /** Time in the current turn while working or waiting; since creation otherwise. */
   elapsed: string;
@@ -73,6 +70,9 @@ export interface AgentRow {
 
 export interface ProjectGroup {
   root: string;
+  /** Another machine's project (its agents' rows carry the same host). */
+  host?: string;
+  /** The folder's name, with "on devbox" for a host's project. */
   name: string;
   agents: AgentRow[];
   needsYou: number;
@@ -83,24 +83,45 @@ export interface AgentsOverview {
   needsYou: number;
   /** Agent records that could not be read, with the reason. */
   problems: string[];
+  /** Hosts whose agents could not be listed, with why (host-agents.ts). */
+  unreachable: HostProblem[];
+}
+
+export interface HostProblem {
+  host: string;
+  message: string;
 }
 
 export interface OverviewInput {
-  projects: { root: string; agents: AgentRecord[]; unreadable: { file: string; problem: string }[] }[];
-  quotas: AccountQuota[];
+  projects: {
+    root: string;
+    host?: string;
+    /** A host's: the command line that opens a shell there in a folder. */
+    shellAt?: (dir: string) => string;
+    agents: AgentRecord[];
+    unreadable: { file: string; problem: string }[];
+  }[];
+  /** Logins' quota; a host's carry its name. */
+  quotas: (AccountQuota & { host?: string })[];
+  /** Context use by agentKey. */
   context: ReadonlyMap<string, ContextUse>;
   contextWindow?: ContextWindowOf;
+  unreachable?: HostProblem[];
 }
 
-export function agentKey(record: Pick<AgentRecord, "project" | "name">): string {
-  return `${record.project}\u0000${record.name}`;
+/** One agent among those of every machine: a host's project path may equal one here. */
+export function agentKey(record: Pick<AgentRecord, "project" | "name">, host?: string): string {
+  return `${host ?? ""}\u0000${record.project}\u0000${record.name}`;
 }
+
+const loginKey = (login: { harness: string; label: string }, host?: string) =>
+  `${host ?? ""}\u0000${accountKey(login)}`;
 
 /** Pure: sorts and labels what was read. */
 export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOverview {
-  const quotas = new Map(input.quotas.map((q) => [accountKey(q), q]));
-  const contextOf = (record: AgentRecord): ContextView | undefined => {
-    const use = input.context.get(agentKey(record));
+  const quotas = new Map(input.quotas.map((q) => [loginKey(q, q.host), q]));
+  const contextOf = (record: AgentRecord, host: string | undefined): ContextView | undefined => {
+    const use = input.context.get(agentKey(record, host));
     if (!use) return undefined;
     const model = use.model ?? record.model;
     return viewContext({ ...use, ...(model ? { model } : {}) }, input.contextWindow?.(record.harness, model));
@@ -109,20 +130,23 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
     .map((project): ProjectGroup => {
       const agents = [...project.agents]
         .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || b.updatedAt.localeCompare(a.updatedAt))
-        .map((record) => {
-          const quota = quotas.get(accountKey({ harness: record.harness, label: record.account }));
+        .map((record): AgentRow => {
+          const quota = quotas.get(loginKey({ harness: record.harness, label: record.account }, project.host));
           const inTurn = record.status === "working" || record.status === "needs-you";
           return {
             record,
+            ...(project.host ? { host: project.host } : {}),
+            ...(project.shellAt ? { ssh: project.shellAt(record.worktree) } : {}),
             statusTitle: STATUS_TITLES[record.status],
             elapsed: elapsedShort(inTurn ? (record.turnStartedAt ?? record.createdAt) : record.createdAt, now),
             login: quota ? viewLoginQuota(quota, now) : undefined,
-            context: contextOf(record),
+            context: contextOf(record, project.host),
           };
         });
       return {
         root: project.root,
-        name: path.basename(project.root),
+        ...(project.host ? { host: project.host } : {}),
+        name: project.host ? `${path.posix.basename(project.root)} on ${project.host}` : path.basename(project.root),
         agents,
         needsYou: agents.filter((a) => a.record.status === "needs-you").length,
       };
@@ -132,67 +156,30 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
   return {
     groups,
     needsYou: groups.reduce((sum, g) => sum + g.needsYou, 0),
-    problems: input.projects.flatMap((p) => p.unreadable.map((u) => u.problem)),
+    problems: input.projects.flatMap((p) => p.unreadable.map((u) => (p.host ? `${p.host}: ${u.problem}` : u.problem))),
+    unreachable: input.unreachable ?? [],
   };
-}
-
-/** The last usage event of an agent's chat, from the log's last 64 KB (logs grow long). */
-export async function readContextUse(root: string, agent: string): Promise<ContextUse | undefined> {
-  const events = await readChatTail(root, agent, 64 * 1024);
-  const usage = events.findLast((e) => e.type === "usage");
-  if (!usage || usage.type !== "usage") return undefined;
-  const session = events.findLast((e) => e.type === "session" && e.model !== undefined);
-  const model = session?.type === "session" ? session.model : undefined;
-  return {
-    tokens: usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
-    ...(model ? { model } : {}),
-  };
-}
-
-/** The events in the last `bytes` of a chat log; the first, partial line is skipped. */
-export async function readChatTail(root: string, agent: string, bytes: number): Promise<AgentEvent[]> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(projectPaths(root).chat(agent), "r");
-  } catch {
-    return [];
-  }
-  try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - bytes);
-    const buffer = Buffer.alloc(size - start);
-    await handle.read(buffer, 0, buffer.length, start);
-    const lines = splitJsonl(buffer.toString("utf8"));
-    if (start > 0) lines.shift();
-    return lines.flatMap((line) => {
-      try {
-        const parsed = agentEventSchema.safeParse(JSON.parse(line));
-        return parsed.success ? [parsed.data] : [];
-      } catch {
-        return [];
-      }
-    });
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
- * Reads every known project's agents, the logins' cached quota and each agent's context use.
+ * Reads every known project's agents, the logins' cached quota and each agent's context use, and
+ * (unless `hosts` is false) every host's agents through the companion, each host time-boxed.
  * `signal` stops between reads once the answer is not wanted (the Agents view polls every 3 s).
  */
 export async function loadAgentsOverview(
-  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[]; signal?: AbortSignal } = {},
+  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[]; signal?: AbortSignal; hosts?: boolean } = {},
 ): Promise<AgentsOverview> {
   const { signal } = options;
   const env = options.env ?? process.env;
+  const now = options.now ?? Date.now();
+  const running = (await runningCompanionPid()) !== undefined;
+  // The hosts answer over the companion while this machine's files are read.
+  const remote = options.hosts === false ? undefined : readHostAgents({ companionRunning: running, signal });
   const roots = options.projects ?? (await knownProjects());
   signal?.throwIfAborted();
-  const running = (await runningCompanionPid()) !== undefined;
   const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
   signal?.throwIfAborted();
   const records = projects.flatMap((p) => p.agents);
-  const now = options.now ?? Date.now();
   const accounts = await listAccounts(undefined, env);
   signal?.throwIfAborted();
   const used = new Set(records.map((r) => `${r.harness}/${r.account}`));
@@ -202,9 +189,21 @@ export async function loadAgentsOverview(
   const context = new Map<string, ContextUse>();
   await Promise.all(
     records.map(async (record) => {
-      const use = await readContextUse(record.project, record.name);
+      const use = await readContextUse(projectPaths(record.project).chat(record.name));
       if (use) context.set(agentKey(record), use);
     }),
   );
-  return buildAgentsOverview({ projects, quotas, context, contextWindow: harnessContextWindow }, now);
+  const hosts = await remote;
+  signal?.throwIfAborted();
+  for (const { host, record, use } of hosts?.context ?? []) context.set(agentKey(record, host), use);
+  return buildAgentsOverview(
+    {
+      projects: [...projects, ...(hosts?.projects ?? [])],
+      quotas: [...quotas, ...(hosts?.quotas ?? [])],
+      context,
+      contextWindow: harnessContextWindow,
+      unreachable: hosts?.unreachable ?? [],
+    },
+    now,
+  );
 }

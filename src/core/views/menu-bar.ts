@@ -12,7 +12,10 @@ import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-qu
 export interface MenuAgent {
   project: string;
   projectName: string;
+  /** As the menu shows it: host:agent for another machine's. */
   name: string;
+  /** The agent's own name (what the Agents command is opened on). */
+  agent: string;
   harness: string;
   /** What it waits for: the command to approve or the question. */
   waitingFor: string;
@@ -129,6 +132,7 @@ export function buildMenuBar(
       project: a.project,
       projectName: `${a.project.split("/").filter(Boolean).at(-1) ?? a.project}${a.host ? ` on ${a.host}` : ""}`,
       name: a.host ? `${a.host}:${a.name}` : a.name,
+      agent: a.name,
       ...(a.host ? { host: a.host } : {}),
       harness: a.harness,
       waitingFor: a.pending[0]?.text ?? "waiting for you",
