@@ -6,7 +6,7 @@ import { findRepoRoot } from "../core/git/repo.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { projectPaths } from "../core/foundation/paths.js";
 import { throughCompanion, withCompanion } from "./context.js";
-import { isOffrunError } from "../core/foundation/errors.js";
+import { describeError, isOffrunError } from "../core/foundation/errors.js";
 import { pendingFromLog } from "../core/agents/approvals.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
 import { output, projectDir } from "./output.js";
@@ -140,7 +140,13 @@ async function lsEverywhere(options: HostOptions): Promise<void> {
   // Both at once: the hosts' answers come over the companion while this project's records are read.
   const [local, answers] = await Promise.all([
     options.host ? undefined : localListing(options),
-    withCompanion((client) => client.call("hosts.agents", {})),
+    withCompanion((client) => client.call("hosts.agents", {})).catch(async (error: unknown) => {
+      // No companion, no host connections: this machine's agents still show, and each host says why not.
+      if (!isOffrunError(error, "companion_unavailable")) throw error;
+      const message = `the companion, which keeps the connection, could not start (${describeError(error)})`;
+      const down = { kind: "companion_unavailable", message };
+      return { hosts: (await readHosts()).map((h) => ({ host: h.name, ok: false as const, error: down, ms: 0 })) };
+    }),
   ]);
   const hosts = answers.hosts.filter((h) => !options.host || h.host === options.host);
   if (options.host && hosts.length === 0) await findHost(options.host);
