@@ -9,8 +9,11 @@ import { runCommand } from "../core/foundation/process.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
+import type { AgentRecord } from "../core/foundation/model.js";
+import { describeError } from "../core/foundation/errors.js";
+import { readHosts } from "../core/remote/hosts-file.js";
 
-/** `offrun` with no arguments: what is installed, which logins exist, and every agent on this machine. */
+/** `offrun` with no arguments: what is installed, which logins exist, every agent on this machine and on the hosts. */
 export async function dashboard(options: GlobalOptions): Promise<void> {
   const clis = await Promise.all(
     (await listHarnesses({ tolerant: true })).map(async (harness) => {
@@ -50,11 +53,17 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
     })
     .catch(() => undefined);
   // Without a companion, no turn goes on: agents it left "working" are shown interrupted.
-  const projects = await Promise.all(
-    (await knownProjects()).map(async (root) => ({ root, ...(await listAgentsAsSeen(root, companion !== undefined)) })),
-  );
+  const [projects, hosts] = await Promise.all([
+    Promise.all(
+      (await knownProjects()).map(async (root) => ({
+        root,
+        ...(await listAgentsAsSeen(root, companion !== undefined)),
+      })),
+    ),
+    hostsPart(companion !== undefined),
+  ]);
 
-  output(options, { clis, projects, companion: companion ?? null }, () => {
+  output(options, { clis, projects, companion: companion ?? null, hosts }, () => {
     const lines = ["Agent CLIs"];
     for (const cli of clis) {
       if (cli.binary) lines.push(`  ✓ ${cli.name.padEnd(12)} ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
@@ -80,15 +89,61 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
     if (withAgents.length === 0) {
       lines.push("No agents yet. In a git repository, start one:", '  offrun start "fix the flaky upload test"');
     }
-    for (const project of withAgents) {
-      lines.push(
-        project.root,
-        ...table(AGENT_HEADER, agentRows(project.agents))
-          .split("\n")
-          .map((l) => `  ${l}`),
-        "",
-      );
+    for (const project of withAgents) lines.push(project.root, ...indentedTable(project.agents), "");
+    for (const host of hosts) {
+      if (!host.ok) {
+        lines.push(`⚠ ${host.host} did not answer: ${host.message}`, "");
+        continue;
+      }
+      for (const project of host.projects) {
+        if (project.agents.length > 0)
+          lines.push(`${host.host}:${project.root}`, ...indentedTable(project.agents, host.host), "");
+      }
     }
     return lines.join("\n");
   });
+}
+
+function indentedTable(agents: AgentRecord[], host?: string): string[] {
+  const rows = agentRows(agents).map(([name, ...rest]) => [host ? `${host}:${name}` : name!, ...rest]);
+  return table(AGENT_HEADER, rows)
+    .split("\n")
+    .map((l) => `  ${l}`);
+}
+
+type HostPart =
+  | { host: string; ok: true; projects: { root: string; agents: AgentRecord[] }[] }
+  | { host: string; ok: false; message: string };
+
+/** Every host's agents, each host time-boxed; asked only of a running companion (this look starts nothing). */
+async function hostsPart(companionRunning: boolean): Promise<HostPart[]> {
+  let hosts;
+  try {
+    hosts = await readHosts();
+  } catch (error) {
+    return [{ host: "hosts.json", ok: false, message: describeError(error) }];
+  }
+  if (hosts.length === 0) return [];
+  const down = (message: string) => hosts.map((h): HostPart => ({ host: h.name, ok: false, message }));
+  if (!companionRunning)
+    return down("the companion, which keeps the connections, is not running (offrun ls starts it)");
+  try {
+    const client = await CompanionClient.connect();
+    try {
+      const answer = await client.call("hosts.agents", {});
+      return answer.hosts.map((h): HostPart =>
+        h.ok
+          ? {
+              host: h.host,
+              ok: true,
+              projects: h.value.projects.map((p) => ({ root: p.root, agents: p.agents.map((a) => a.record) })),
+            }
+          : { host: h.host, ok: false, message: h.error.message },
+      );
+    } finally {
+      client.close();
+    }
+  } catch (error) {
+    return down(describeError(error));
+  }
 }

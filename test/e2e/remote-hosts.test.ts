@@ -6,7 +6,15 @@ import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
 import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
-import { eventually, makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import {
+  eventually,
+  makeRepo,
+  makeSandbox,
+  OFFRUN_BIN,
+  runOffrun,
+  startOffrun,
+  type Sandbox,
+} from "../helpers/offrun.js";
 import { silentServer, startSshd, type TestSshd } from "../helpers/sshd.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
@@ -209,6 +217,28 @@ describe("remote hosts over ssh", () => {
       expect(signIn).toBe(`ssh -t -F ${sshd.config} devbox -- offrun accounts login claude default`);
       screen.unmount();
     });
+  }, 240_000);
+
+  test("offrun watch shows a host's events as they come, and the dashboard lists the host's agents", async () => {
+    const watching = startOffrun(["watch"], { env: localEnv, cwd: local.home, timeoutMs: 180_000 });
+    const { output } = watching;
+    try {
+      await eventually(async () => (output.stderr.includes("Ctrl-C") ? true : undefined), 30_000, "watch to start");
+      expect(output.stderr).toContain("and the agents of devbox");
+      server.script({ kind: "text", text: "Watched from afar." });
+      expect(await startOnHost("seen", "say it")).toSucceed();
+      await eventually(
+        async () => (output.stdout.includes("devbox:seen: ‹ agent Watched from afar.") ? true : undefined),
+        90_000,
+        "the host's event in watch",
+      );
+    } finally {
+      await watching.stop("SIGINT");
+    }
+    await waitFor("seen", "idle");
+    const dashboard = (await offrun()).stdout;
+    expect(dashboard).toContain(`devbox:${remoteRepo}`);
+    expect(dashboard).toMatch(/devbox:seen\s+idle/);
   }, 240_000);
 
   test("a connection killed mid-turn loses nothing: the turn finishes on the host and the view catches up once", async () => {

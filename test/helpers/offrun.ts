@@ -117,12 +117,15 @@ export interface OffrunResult {
   offrunHome?: string;
 }
 
-/** Runs the built `offrun` CLI as a user would. */
-export async function runOffrun(
-  args: string[],
-  options: { env: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number },
-): Promise<OffrunResult> {
-  const result = await execa(process.execPath, [OFFRUN_BIN, ...args], {
+interface OffrunOptions {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** The built `offrun` CLI, started as a user would: only the given environment, no input. */
+function offrunProcess(args: string[], options: OffrunOptions) {
+  return execa(process.execPath, [OFFRUN_BIN, ...args], {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
@@ -130,11 +133,37 @@ export async function runOffrun(
     reject: false,
     timeout: options.timeoutMs ?? 120_000,
   });
+}
+
+/** Runs the built `offrun` CLI as a user would. */
+export async function runOffrun(args: string[], options: OffrunOptions): Promise<OffrunResult> {
+  const result = await offrunProcess(args, options);
   return {
     exitCode: result.exitCode,
     stdout: String(result.stdout),
     stderr: String(result.stderr),
     ...(options.env.OFFRUN_HOME ? { offrunHome: options.env.OFFRUN_HOME } : {}),
+  };
+}
+
+/** A long-running `offrun` (watch, say), started as a user would, with what it has printed so far. */
+export interface RunningOffrun {
+  output: { stdout: string; stderr: string };
+  /** Ends it (SIGTERM unless told) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startOffrun(args: string[], options: OffrunOptions): RunningOffrun {
+  const child = offrunProcess(args, options);
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk: Buffer) => (output.stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (output.stderr += chunk.toString("utf8")));
+  return {
+    output,
+    stop: async (signal = "SIGTERM") => {
+      child.kill(signal);
+      await child;
+    },
   };
 }
 

@@ -1,6 +1,5 @@
 import path from "node:path";
-import { execa } from "execa";
-import { eventually, makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { eventually, makeRepo, makeSandbox, runOffrun, startOffrun, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
 let box: Sandbox;
@@ -18,17 +17,8 @@ test("offrun watch --json prints the events of an agent as they are appended", a
     replay: fixture("claude", "2.1.332", "text-reply"),
   });
   const env = { ...box.env, OFFRUN_CLAUDE_BIN: bin };
-  const watcher = execa(process.execPath, [OFFRUN_BIN, "watch", "--json", "--project", repo], {
-    env,
-    extendEnv: false,
-    stdin: "ignore",
-    reject: false,
-    timeout: 60_000,
-  });
-  let out = "";
-  let err = "";
-  watcher.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  watcher.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")));
+  const watcher = startOffrun(["watch", "--json", "--project", repo], { env, timeoutMs: 60_000 });
+  const { output } = watcher;
   try {
     // watch makes the chats folder before it is ready: that is the sign it is watching.
     await eventually(async () =>
@@ -39,7 +29,7 @@ test("offrun watch --json prints the events of an agent as they are appended", a
     expect(started).toSucceed();
     const lines = await eventually(
       async () => {
-        const parsed = out
+        const parsed = output.stdout
           .trim()
           .split("\n")
           .filter((l) => l !== "")
@@ -49,7 +39,7 @@ test("offrun watch --json prints the events of an agent as they are appended", a
       20_000,
       "the turn_end line",
     ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nstdout: ${out}\nstderr: ${err}`);
+      throw new Error(`${String(error)}\nstdout: ${output.stdout}\nstderr: ${output.stderr}`);
     });
     expect(lines.every((l) => l.agent === "hi")).toBe(true);
     expect(lines.map((l) => l.event.type)).toEqual(
@@ -57,7 +47,6 @@ test("offrun watch --json prints the events of an agent as they are appended", a
     );
     expect(lines.find((l) => l.event.type === "text")?.event.text).toBe("Hello from the fake server.");
   } finally {
-    watcher.kill("SIGTERM");
-    await watcher;
+    await watcher.stop();
   }
 });

@@ -9,16 +9,26 @@ import { readAppendedLines, tailPosition, type TailPosition } from "./tail.js";
 /** How soon to look again after a read that found news (see onFile). */
 const RECHECK_MS = 200;
 
-/** One appended event, with whose it is. */
-export interface TailedEvent {
+/** Whose a chat log is: an agent of a project, on another machine when `host` says (core/remote). */
+export interface ChatOwner {
   project: string;
   agent: string;
+  host?: string;
+}
+
+/** One appended event, with whose it is. */
+export interface TailedEvent extends ChatOwner {
   event: AgentEvent;
 }
 
 export interface ChatFollower {
   /** Follows one more project's chats (a project added while running). */
   addProject(root: string): Promise<void>;
+  /**
+   * Follows the logs of another folder, such as the local copies of a host's (remote/mirror.ts):
+   * `ownerOf` says whose a file is, or undefined for one not known yet (looked at again on its next change).
+   */
+  addFolder(dir: string, ownerOf: (file: string) => ChatOwner | undefined): Promise<void>;
   /** Resolves once the folders given so far are watched. */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -34,8 +44,7 @@ export interface FollowOptions {
 }
 
 interface FileState {
-  project: string;
-  agent: string;
+  owner: ChatOwner;
   position: TailPosition;
   /** Reads of one file run one after another, so no byte is read twice or out of order. */
   queue: Promise<void>;
@@ -47,7 +56,9 @@ interface FileState {
  */
 export async function followChats(options: FollowOptions): Promise<ChatFollower> {
   const files = new Map<string, FileState>();
-  const projectOf = new Map<string, string>();
+  const ownerIn = new Map<string, (file: string) => ChatOwner | undefined>();
+  /** Where a log of no known owner ended when its folder was added: news starts there once it is known. */
+  const endedAt = new Map<string, number>();
   const watcher = chokidar.watch([], { ignoreInitial: false, depth: 0 });
 
   const readAppended = async (file: string, state: FileState) => {
@@ -58,25 +69,22 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
 
   const emit = (state: FileState, line: string) => {
     if (line.trim() === "") return;
+    const { owner } = state;
+    const who = `${owner.host ? `${owner.host}:` : ""}${owner.project} ${owner.agent}`;
     let data: unknown;
     try {
       data = JSON.parse(line);
     } catch {
-      options.onProblem?.(`${state.project} ${state.agent}: a chat line is not JSON`);
+      options.onProblem?.(`${who}: a chat line is not JSON`);
       return;
     }
     const parsed = agentEventSchema.safeParse(data);
-    if (parsed.success) options.onEvent({ project: state.project, agent: state.agent, event: parsed.data });
-    else options.onProblem?.(`${state.project} ${state.agent}: ${parsed.error.issues[0]?.message ?? "invalid event"}`);
+    if (parsed.success) options.onEvent({ ...owner, event: parsed.data });
+    else options.onProblem?.(`${who}: ${parsed.error.issues[0]?.message ?? "invalid event"}`);
   };
 
-  const track = (file: string, project: string, offset: number): FileState => {
-    const state = {
-      project,
-      agent: path.basename(file, ".jsonl"),
-      position: tailPosition(offset),
-      queue: Promise.resolve(),
-    };
+  const track = (file: string, owner: ChatOwner, offset: number): FileState => {
+    const state = { owner, position: tailPosition(offset), queue: Promise.resolve() };
     files.set(file, state);
     return state;
   };
@@ -84,9 +92,13 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
   const timers = new Set<NodeJS.Timeout>();
   const onFile = async (file: string) => {
     if (!file.endsWith(".jsonl")) return;
-    const project = projectOf.get(path.dirname(file));
-    if (!project) return;
-    const current = files.get(file) ?? track(file, project, 0);
+    let current = files.get(file);
+    if (!current) {
+      const owner = ownerIn.get(path.dirname(file))?.(file);
+      if (!owner) return;
+      current = track(file, owner, endedAt.get(file) ?? 0);
+      endedAt.delete(file);
+    }
     const before = current.position.offset;
     current.queue = current.queue
       .then(() => readAppended(file, current))
@@ -110,27 +122,32 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
   watcher.on("unlink", (file) => files.delete(file));
   const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
 
-  const addProject = async (root: string) => {
-    const dir = projectPaths(root).chats;
-    if (projectOf.has(dir)) return;
-    // The folder belongs to the project's Offrun layout (ensureProjectDirs makes it too): a
-    // project with no agent yet gets it now, so its first chat log is seen.
+  const addFolder = async (dir: string, ownerOf: (file: string) => ChatOwner | undefined) => {
+    if (ownerIn.has(dir)) return;
+    // A folder made now is watched from the start, so its first log is seen.
     await makePrivateDir(dir);
-    projectOf.set(dir, root);
+    ownerIn.set(dir, ownerOf);
     // Logs there already: only what is appended from now on is news (unless asked to replay).
     if (!options.fromStart) {
       for (const name of await fs.readdir(dir)) {
         const file = path.join(dir, name);
         const size = (await fs.stat(file).catch(() => undefined))?.size;
-        if (name.endsWith(".jsonl") && size !== undefined) track(file, root, size);
+        if (!name.endsWith(".jsonl") || size === undefined) continue;
+        const owner = ownerOf(file);
+        if (owner) track(file, owner, size);
+        else endedAt.set(file, size);
       }
     }
     watcher.add(dir);
   };
+  // A project's folder belongs to its Offrun layout (ensureProjectDirs makes it too).
+  const addProject = (root: string) =>
+    addFolder(projectPaths(root).chats, (file) => ({ project: root, agent: path.basename(file, ".jsonl") }));
   for (const root of options.projects) await addProject(root);
 
   return {
     addProject,
+    addFolder,
     ready: options.projects.length === 0 ? Promise.resolve() : ready,
     close: async () => {
       for (const timer of timers) clearTimeout(timer);

@@ -22,8 +22,18 @@ export function hostDir(host: string, env: NodeJS.ProcessEnv = process.env): str
 
 /** The local copy of one remote agent's chat log: byte for byte the remote file's first `size` bytes. */
 export function mirrorFile(host: string, project: string, agent: string, env: NodeJS.ProcessEnv = process.env): string {
-  const tag = createHash("sha256").update(project).digest("hex").slice(0, 12);
-  return path.join(hostDir(host, env), "chats", `${tag}-${agent}.jsonl`);
+  return path.join(hostDir(host, env), "chats", `${projectTag(project)}-${agent}.jsonl`);
+}
+
+/** A host's project as the names of its copies start: the project's path is the host's, of any length. */
+export function projectTag(project: string): string {
+  return createHash("sha256").update(project).digest("hex").slice(0, 12);
+}
+
+/** The project tag and agent a copy is of, from its file name (mirrorFile's). */
+export function copiedAgent(file: string): { tag: string; agent: string } | undefined {
+  const match = /^([0-9a-f]{12})-(.+)\.jsonl$/.exec(path.basename(file));
+  return match ? { tag: match[1]!, agent: match[2]! } : undefined;
 }
 
 const stateSchema = z.object({ followingSince: z.string() });
