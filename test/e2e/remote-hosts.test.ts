@@ -331,6 +331,51 @@ describe("remote hosts over ssh", () => {
     }
   }, 120_000);
 
+  test("a host behind the user's ControlMaster shares its master, and the link comes back when the master goes", async () => {
+    const config = path.join(local.dir, "mux_config");
+    const controlPath = path.join(local.dir, "cm-%C");
+    const base = await fs.readFile(sshd.config, "utf8");
+    await fs.writeFile(
+      config,
+      base.replace(
+        "Host devbox\n",
+        `Host muxbox\n  ControlMaster auto\n  ControlPath ${controlPath}\n  ControlPersist 120\n`,
+      ),
+    );
+    const mux = (command: string) =>
+      execa("ssh", ["-F", config, "-O", command, "muxbox"], { reject: false, timeout: 15_000, env: localEnv });
+    const answers = async () =>
+      ((JSON.parse((await offrun("ls", "--json")).stdout) as Listed).hosts.find((h) => h.host === "muxbox")?.ok ??
+      false)
+        ? true
+        : undefined;
+    expect(await offrun("hosts", "add", "muxbox", "muxbox", "--ssh-config", config)).toSucceed();
+    try {
+      await eventually(answers, 30_000, "muxbox to answer");
+      // The link went through a master of the user's own settings.
+      const check = await mux("check");
+      expect(check.exitCode).toBe(0);
+      expect(check.stderr).toMatch(/Master running/);
+      const before = (await hostRows()).find((h) => h.name === "muxbox")!;
+
+      // The master goes away (`ssh -O exit`, a network change): the link reconnects through a new one.
+      expect((await mux("exit")).exitCode).toBe(0);
+      await eventually(
+        async () => {
+          const row = (await hostRows()).find((h) => h.name === "muxbox");
+          return row?.state === "connected" && row.sshPid !== before.sshPid ? true : undefined;
+        },
+        60_000,
+        "the link to come back",
+      );
+      await eventually(answers, 30_000, "muxbox to answer again");
+      expect((await mux("check")).exitCode).toBe(0);
+    } finally {
+      await offrun("hosts", "rm", "muxbox");
+      await mux("exit");
+    }
+  }, 180_000);
+
   test("bad hosts get clear messages: unknown host, refused connection, a changed host key, no offrun there", async () => {
     const run = async (name: string, config: string) => {
       expect(await offrun("hosts", "add", name, "devbox", "--ssh-config", config)).toSucceed();
