@@ -36,7 +36,8 @@ interface LoginResult {
 
 /**
  * Starts the CLI's own sign-in for a login: in this terminal when there is one, else in a new
- * Terminal window on macOS, else it prints the command. Offrun only sets the login's home; the CLI talks to its vendor and stores what it gets.
+ * Terminal window on macOS, else it prints the command. Offrun only sets the login's home; the
+ * CLI talks to its vendor and stores what it gets.
  */
 export async function openLogin(account: Account): Promise<LoginResult> {
   const harness = await findHarness(account.harness);

@@ -169,7 +169,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
 /** A host whose agents could not be listed: why, and what to run to find out more. */
 function HostProblemItem({ problem, onRetry }: { problem: HostProblem; onRetry: () => void }) {
   const doctor = `offrun hosts doctor ${problem.host}`;
-  const hint = problem.message.includes("companion is not running")
+  const hint = problem.companionDown
     ? `Start it: \`${START_COMPANION_COMMAND}\``
     : `See what is wrong there: \`${doctor}\`, and each host's connection: \`offrun hosts\``;
   return (

@@ -90,6 +90,8 @@ export interface AgentsOverview {
 export interface HostProblem {
   host: string;
   message: string;
+  /** This machine's companion, which keeps the connections, is not running: starting it is the fix. */
+  companionDown?: boolean;
 }
 
 export interface OverviewInput {

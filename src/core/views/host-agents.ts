@@ -47,6 +47,7 @@ export async function readHostAgents(options: {
       unreachable: hosts.map((h) => ({
         host: h.name,
         message: `The companion is not running, and it keeps the connection to ${h.name}. Start it with Start Companion.`,
+        companionDown: true,
       })),
     };
   }

@@ -1,0 +1,40 @@
+import Agents from "../../src/commands/agents.js";
+import AgentAccounts from "../../src/commands/agent-accounts.js";
+import { START_COMPANION_COMMAND } from "../../src/core/views/companion-start.js";
+import { runOffrun } from "../helpers/offrun.js";
+import { render } from "../helpers/raycast-api-render.js";
+import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+// With hosts added but this machine's companion down, nothing can reach them: the Raycast views
+// say so per host, with the fix, and still show this machine's own agents and logins.
+
+let sandbox: FaceSandbox;
+beforeEach(async () => {
+  sandbox = await makeFaceSandbox();
+  expect(await runOffrun(["hosts", "add", "devbox", "ssh://me@devbox.internal"], { env: sandbox.box.env })).toSucceed();
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+test("Agents names the host it cannot reach and says to start the companion", async () => {
+  const screen = render(<Agents />);
+  const item = await screen.waitFor(() => screen.byTitle("List.Item", "devbox did not answer"));
+  expect(String(item.props.subtitle)).toContain("The companion is not running");
+  const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
+  expect(String(detail.props.markdown)).toContain(START_COMPANION_COMMAND);
+  expect(screen.action(item, "Copy Doctor Command").props.content).toBe("offrun hosts doctor devbox");
+  expect(screen.find("List").props.isShowingDetail).toBe(true);
+  screen.unmount();
+});
+
+test("Agent Accounts lists this Mac's logins and names the host it cannot reach", async () => {
+  const screen = render(<AgentAccounts />);
+  await screen.waitFor(() => {
+    screen.byTitle("List.Item", "devbox did not answer");
+    const sections = screen.findAll("List.Section").map((s) => String(s.props.title));
+    expect(sections).toContain("Claude Code");
+    expect(sections).toContain("devbox");
+  });
+  screen.unmount();
+});
