@@ -37,7 +37,7 @@ export function approve(
 ) {
   const { record } = target;
   const verb = options.deny ? "Denied" : "Approved";
-  return run(`${verb.slice(0, -1)}ing…`, `${verb} for ${shownName(target)}`, () =>
+  return run(options.deny ? "Denying…" : "Approving…", `${verb} for ${shownName(target)}`, () =>
     withAgentCompanion(target, (c) =>
       c.call("agent.approve", { project: record.project, name: record.name, requestId, ...options }),
     ),
