@@ -20,6 +20,7 @@ import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
+import { CompanionClient } from "../../src/core/companion/client.js";
 
 // Agents on another machine: a real OpenSSH server on a loopback port stands for the host, with
 // its own HOME and OFFRUN_HOME, and real Claude Code there against the fake model server. This
@@ -198,11 +199,51 @@ describe("remote hosts over ssh", () => {
       const ssh = String(screen.action(item, "Copy SSH Command").props.content);
       expect(ssh).toContain(`ssh -t -F ${sshd.config} devbox -- 'cd ${remoteRepo}/.worktrees/face`);
       await screen.press(screen.action(item, "Approve"));
-      expect(runtime.toasts.at(-1)!.title).toBe("Approved for devbox:face");
+      // The approval goes to the host's companion over ssh, then the toast says it went.
+      await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Approved for devbox:face"), 30_000);
       screen.unmount();
     });
     await waitFor("face", "idle");
     expect(await fs.readFile(path.join(remoteRepo, ".worktrees", "face", "face.txt"), "utf8")).toBe("yes");
+
+    // The changed files, previewed from the host's worktree: text only, and nothing outside it.
+    await fs.writeFile(path.join(remote.home, "secret.txt"), "not for the preview\n");
+    await fs.symlink(path.join(remote.home, "secret.txt"), path.join(remoteRepo, ".worktrees", "face", "leak"));
+    await asThisMachinesFace(async () => {
+      const screen = render(
+        createElement(Agents, { launchContext: { project: remoteRepo, agent: "face", host: "devbox" } }),
+      );
+      const files = await screen.waitFor(() => {
+        const item = screen.byTitle("List.Item", "face");
+        const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
+        expect(String(detail.props.markdown)).toContain("Done from Raycast.");
+        return screen.action(item, "Show Changed Files");
+      });
+      await screen.press(files);
+      const changed = await screen.waitFor(() => screen.byTitle("List.Item", "face.txt"));
+      expect(screen.actionsOf(changed).map((a) => a.props.title)).toEqual(["Copy Path"]);
+      await screen.waitFor(() => {
+        const preview = screen.find(
+          "List.Item.Detail",
+          undefined,
+          screen.byTitle("List.Item", "face.txt").slots.detail,
+        );
+        expect(String(preview.props.markdown)).toContain("yes");
+      });
+      screen.unmount();
+      const client = await CompanionClient.connect();
+      try {
+        const devbox = client.on("devbox");
+        await expect(devbox.call("agent.file", { project: remoteRepo, name: "face", path: "leak" })).rejects.toThrow(
+          /leads outside face's worktree/,
+        );
+        await expect(
+          devbox.call("agent.file", { project: remoteRepo, name: "face", path: "../../../secret.txt" }),
+        ).rejects.toThrow(/inside the worktree/);
+      } finally {
+        client.close();
+      }
+    });
 
     await asThisMachinesFace(async () => {
       const screen = render(createElement(AgentAccounts));

@@ -94,13 +94,11 @@ export function AgentActions({
           shortcut={{ modifiers: ["cmd"], key: "d" }}
           target={<DiffView record={record} markdown={detail?.diffMarkdown ?? ""} />}
         />
-        {row.host ? null : (
-          <Action.Push
-            title="Show Changed Files"
-            icon={Icon.List}
-            target={<ChangedFiles record={record} files={detail?.files ?? []} />}
-          />
-        )}
+        <Action.Push
+          title="Show Changed Files"
+          icon={Icon.List}
+          target={<ChangedFiles record={record} files={detail?.files ?? []} host={row.host} />}
+        />
       </ActionPanel.Section>
       <ActionPanel.Section>
         <Action

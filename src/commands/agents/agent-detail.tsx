@@ -2,6 +2,7 @@ import { Action, ActionPanel, Detail, Icon, List } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { devServerUrl, filePreviewMarkdown, type PreviewFile } from "../../core/views/agent-detail.js";
 import { readPreviewText } from "../../core/views/agent-detail-load.js";
+import { readHostFile } from "../../core/views/host-agents.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 
 /** The diff with line numbers, full screen. */
@@ -19,18 +20,23 @@ export function DiffView({ record, markdown }: { record: AgentRecord; markdown: 
   );
 }
 
-function FilePreview({ file }: { file: PreviewFile }) {
-  const { data, isLoading } = useCachedPromise(readPreviewText, [file.absolute], {
-    execute: file.kind !== "image" && file.kind !== "pdf" && file.status !== "deleted",
-  });
-  return <List.Item.Detail isLoading={isLoading} markdown={filePreviewMarkdown(file, data)} />;
+function FilePreview({ record, file, host }: { record: AgentRecord; file: PreviewFile; host?: string }) {
+  const { data, isLoading } = useCachedPromise(
+    (absolute: string) => (host ? readHostFile(host, record, file.path) : readPreviewText(absolute)),
+    [file.absolute],
+    { execute: file.kind !== "image" && file.kind !== "pdf" && file.status !== "deleted" },
+  );
+  return <List.Item.Detail isLoading={isLoading} markdown={filePreviewMarkdown(file, data, host)} />;
 }
 
-/** The changed files of a worktree: markdown rendered, images inline, everything in Quick Look. */
-export function ChangedFiles({ record, files }: { record: AgentRecord; files: PreviewFile[] }) {
+/**
+ * The changed files of a worktree: markdown rendered, images inline, everything in Quick Look. A
+ * host's worktree (`host`) is read through its companion, text only: nothing there opens here.
+ */
+export function ChangedFiles({ record, files, host }: { record: AgentRecord; files: PreviewFile[]; host?: string }) {
   return (
     <List
-      navigationTitle={`Changes of ${record.name}`}
+      navigationTitle={`Changes of ${host ? `${host}:` : ""}${record.name}`}
       isShowingDetail={files.length > 0}
       searchBarPlaceholder="Filter changed files"
     >
@@ -40,15 +46,21 @@ export function ChangedFiles({ record, files }: { record: AgentRecord; files: Pr
           key={file.path}
           title={file.path}
           accessories={[{ text: file.stat }, { tag: file.status }]}
-          quickLook={file.status === "deleted" ? undefined : { path: file.absolute, name: file.path }}
-          detail={<FilePreview file={file} />}
+          quickLook={file.status === "deleted" || host ? undefined : { path: file.absolute, name: file.path }}
+          detail={<FilePreview record={record} file={file} host={host} />}
           actions={
-            <ActionPanel>
-              {file.status === "deleted" ? null : <Action.ToggleQuickLook title="Quick Look" />}
-              {file.status === "deleted" ? null : <Action.Open title="Open File" target={file.absolute} />}
-              <Action.ShowInFinder path={file.status === "deleted" ? record.worktree : file.absolute} />
-              <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
-            </ActionPanel>
+            host ? (
+              <ActionPanel>
+                <Action.CopyToClipboard title="Copy Path" content={file.absolute} />
+              </ActionPanel>
+            ) : (
+              <ActionPanel>
+                {file.status === "deleted" ? null : <Action.ToggleQuickLook title="Quick Look" />}
+                {file.status === "deleted" ? null : <Action.Open title="Open File" target={file.absolute} />}
+                <Action.ShowInFinder path={file.status === "deleted" ? record.worktree : file.absolute} />
+                <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
+              </ActionPanel>
+            )
           }
         />
       ))}

@@ -19,6 +19,11 @@ export const PROTOCOL_VERSION = 1;
 /** A name that is an agent's (no '/' or '..'): a peer's request never reaches another file. */
 const agentName = z.string().refine((n) => agentNameProblem(n) === undefined, "expected an agent name");
 const remotePath = z.string().refine((p) => path.isAbsolute(p), "expected an absolute path on the host");
+/** A path inside a worktree, as a diff names it: relative, with no way up. */
+const worktreePath = z
+  .string()
+  .min(1)
+  .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "expected a path inside the worktree");
 
 export const viewMethods = {
   /** The first request on every remote connection: both sides say their protocol version. */
@@ -29,6 +34,8 @@ export const viewMethods = {
   "agent.show": z.object({ project: remotePath, name: agentName }),
   /** Changed files and the patch against the agent's base (what `offrun diff` prints). */
   "agent.diff": z.object({ project: remotePath, name: agentName }),
+  /** One changed file's text, for a preview: only inside the agent's worktree, at most 256 KB. */
+  "agent.file": z.object({ project: remotePath, name: agentName, path: worktreePath }),
   /** The complete lines of an agent's chat log from a byte offset: how a remote view catches up. */
   "chat.read": z.object({
     project: remotePath,
@@ -102,6 +109,11 @@ export const viewReplies = {
     ),
     patch: z.string(),
     base: z.string(),
+  }),
+  "agent.file": z.object({
+    /** Undefined when the file is gone, not a regular file or too large (`size` says how large). */
+    text: z.string().optional(),
+    size: z.number().int().nonnegative(),
   }),
   "chat.read": z.object({
     /** Complete lines only, each still JSON text: the reader validates them, as it does its own logs. */

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { pendingFromLog } from "../agents/approvals.js";
 import { agentDiff } from "../agents/branch-actions.js";
 import { asSeen, listAgentsAsSeen } from "../agents/orphans.js";
@@ -7,7 +8,9 @@ import { readAgent, readChat } from "../agents/records.js";
 import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
+import { OffrunError } from "../foundation/errors.js";
 import { quotaReport } from "../quota/report.js";
+import { readPreviewText } from "../views/agent-detail-load.js";
 import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "./protocol-views.js";
 import type { Handlers } from "./changes.js";
 import type { viewMethods } from "./protocol-views.js";
@@ -26,6 +29,7 @@ export function viewHandlers(version: string): Handlers<keyof typeof viewMethods
       const result = await agentDiff(p.project, p.name);
       return { files: result.files, patch: result.patch, base: result.record.base };
     },
+    "agent.file": async (p) => readWorktreeFile(p.project, p.name, p.path),
     "chat.read": async (p) => {
       const root = await findRepoRoot(p.project);
       await readAgent(root, p.name);
@@ -71,6 +75,24 @@ async function showAgent(project: string, name: string): Promise<AgentShown> {
     corruptLines: chat.corrupt.length,
     ...(hasSetupLog > 0 ? { setupLog } : {}),
   };
+}
+
+/**
+ * A file of an agent's worktree for a peer's preview. The path is checked after symlinks are
+ * resolved: a link in the worktree to a file elsewhere is refused, not followed.
+ */
+async function readWorktreeFile(project: string, name: string, relative: string) {
+  const record = await readAgent(await findRepoRoot(project), name);
+  const worktree = await fs.realpath(record.worktree).catch(() => undefined);
+  if (!worktree) throw new OffrunError("not_found", `${name} has no worktree any more (it was discarded).`);
+  const real = await fs.realpath(path.join(worktree, relative)).catch(() => undefined);
+  if (!real) return { size: 0 };
+  if (!real.startsWith(worktree + path.sep)) {
+    throw new OffrunError("invalid_input", `${relative} leads outside ${name}'s worktree: it is not shown.`);
+  }
+  const size = (await fs.stat(real)).size;
+  const text = await readPreviewText(real);
+  return { size, ...(text === undefined ? {} : { text }) };
 }
 
 /** The complete lines between `offset` and `end`; `next` is where the last of them ended. */

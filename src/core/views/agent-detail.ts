@@ -196,14 +196,19 @@ export function previewFiles(worktree: string, files: ChangedFile[]): PreviewFil
   }));
 }
 
-/** Markdown for one file of the preview: rendered markdown, an inline image, or where it is. */
-export function filePreviewMarkdown(file: PreviewFile, content: string | undefined): string {
+/**
+ * Markdown for one file of the preview: rendered markdown, an inline image, or where it is. A
+ * host's file (`host`) arrives as text only: an image or a PDF there is named, not shown.
+ */
+export function filePreviewMarkdown(file: PreviewFile, content: string | undefined, host?: string): string {
   switch (file.kind) {
     case "markdown":
       return content === undefined ? `*${file.path} could not be read.*` : clip(content);
     case "image":
+      if (host) return `**${file.path}** is an image on ${host}: open it there.`;
       return `![${file.path}](${encodeURI(`file://${file.absolute}`)})`;
     case "pdf":
+      if (host) return `**${file.path}** is a PDF on ${host}: open it there.`;
       return `**${file.path}** is a PDF: press Quick Look (⌘Y) to read it.`;
     case "other":
       return content === undefined ? `**${file.path}** (${file.status})` : fence(clip(content));

@@ -1,14 +1,16 @@
+import fs from "node:fs/promises";
 import { pendingFromLog } from "../agents/approvals.js";
-import { CompanionClient } from "../companion/client.js";
+import { CompanionClient, type Caller } from "../companion/client.js";
 import { readSnapshot } from "../companion/snapshot.js";
 import { describeError } from "../foundation/errors.js";
-import { agentEventSchema } from "../foundation/events.js";
+import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
-import { readJsonl } from "../foundation/store.js";
+import { splitJsonl } from "../foundation/store.js";
 import type { AccountQuota } from "../quota/ledger.js";
 import { readHosts, sshShellText } from "../remote/hosts-file.js";
 import { mirrorFile } from "../remote/mirror.js";
-import { conversationMarkdown, numberedDiff, type AgentDetailData } from "./agent-detail.js";
+import type { ChangedFile } from "../git/diff.js";
+import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
 import type { HostProblem, OverviewInput } from "./agents-overview.js";
 import { readContextUse, type ContextUse } from "./context-use.js";
 
@@ -90,9 +92,9 @@ export async function readHostAgents(options: {
 }
 
 /**
- * One host agent's detail: its conversation and what it waits for from the local copy of its chat
- * log (the companion keeps it up to date; asked of the host when there is no copy yet), its diff
- * from the host, where its worktree is.
+ * One host agent's detail: its conversation and what it waits for, from the local copy of its chat
+ * log and what the host's log holds beyond it (the companion's copy can be a second behind), and
+ * its diff, from the host, where its worktree is.
  */
 export async function loadHostAgentDetail(
   host: string,
@@ -100,22 +102,19 @@ export async function loadHostAgentDetail(
   options: { signal?: AbortSignal } = {},
 ): Promise<AgentDetailData> {
   const { project, name } = record;
-  const copy = await readJsonl(mirrorFile(host, project, name), agentEventSchema).catch(() => undefined);
   return withClient(async (client) => {
     const caller = client.on(host, DETAIL_MS);
-    const [shown, diff] = await Promise.all([
-      copy && copy.entries.length > 0 ? undefined : caller.call("agent.show", { project, name }),
+    const [events, diff] = await Promise.all([
+      hostChat(caller, host, record),
       caller.call("agent.diff", { project, name }).catch((error: unknown) => error as Error),
     ]);
     options.signal?.throwIfAborted();
-    const latest = shown?.agent ?? record;
-    const events = shown?.events ?? copy?.entries ?? [];
     return {
-      record: latest,
-      markdown: conversationMarkdown(latest, events),
-      pending: shown?.pending ?? pendingFromLog(latest, events),
-      // The files are on the host: the diff shows them; there is nothing here to preview.
-      files: [],
+      record,
+      markdown: conversationMarkdown(record, events),
+      pending: pendingFromLog(record, events),
+      // Paths on the host: their text is asked of it when a preview is shown (readHostFile).
+      files: diff instanceof Error ? [] : previewFiles(record.worktree, diff.files.map(changedFile)),
       diffMarkdown:
         diff instanceof Error
           ? `*No diff from ${host}: ${describeError(diff)}*`
@@ -124,6 +123,57 @@ export async function loadHostAgentDetail(
             : numberedDiff(diff.patch),
     };
   });
+}
+
+/** A host agent's whole chat: the local copy (whole lines only), then the rest read from the host by offset. */
+async function hostChat(caller: Caller, host: string, record: AgentRecord): Promise<AgentEvent[]> {
+  const { project, name } = record;
+  const copy = await fs.readFile(mirrorFile(host, project, name)).catch(() => Buffer.alloc(0));
+  let offset = copy.lastIndexOf(0x0a) + 1;
+  let events = parseLines(splitJsonl(copy.subarray(0, offset).toString("utf8")));
+  for (let reads = 0; reads < MAX_READS; reads++) {
+    const read = await caller.call("chat.read", { project, name, offset });
+    if (read.size < offset) {
+      // The host's log was replaced since the copy was made (a discard, a new agent of that name).
+      [offset, events] = [0, []];
+      continue;
+    }
+    events = [...events, ...parseLines(read.lines)];
+    if (read.next <= offset || read.next >= read.size) break;
+    offset = read.next;
+  }
+  return events;
+}
+
+/** At most this many reads of 1 MB for one detail: a log with no copy yet, read from the host. */
+const MAX_READS = 8;
+
+function parseLines(lines: string[]): AgentEvent[] {
+  return lines.flatMap((line) => {
+    try {
+      const parsed = agentEventSchema.safeParse(JSON.parse(line));
+      return parsed.success ? [parsed.data] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The text of a changed file in a host agent's worktree, for the preview (undefined when it has none to show). */
+export async function readHostFile(host: string, record: AgentRecord, relative: string): Promise<string | undefined> {
+  const { project, name } = record;
+  const answer = await withClient((client) =>
+    client.on(host, DETAIL_MS).call("agent.file", { project, name, path: relative }),
+  );
+  return answer.text;
+}
+
+const CHANGES: readonly ChangedFile["status"][] = ["added", "modified", "deleted", "renamed"];
+
+/** A file of a host's diff as this machine's diff gives it. */
+function changedFile(file: { path: string; status: string; additions: number; deletions: number; binary?: unknown }) {
+  const status = CHANGES.find((s) => s === file.status) ?? "modified";
+  return { ...file, status, binary: file.binary === true } satisfies ChangedFile;
 }
 
 /** How long a host may take over one agent's detail (a diff of a big worktree runs git there). */
