@@ -231,6 +231,45 @@ describe("remote hosts over ssh", () => {
         expect(String(preview.props.markdown)).toContain("yes");
       });
       screen.unmount();
+
+      // The message box holds the host agent's draft (a review's fixes, say), keeps edits there, and sends.
+      const draft = path.join(remoteRepo, ".offrun", "agents", "drafts", "face.md");
+      await fs.mkdir(path.dirname(draft), { recursive: true });
+      await fs.writeFile(draft, "Please also add a test.\n");
+      server.script({ kind: "text", text: "Test added." });
+      const boxed = render(
+        createElement(Agents, { launchContext: { project: remoteRepo, agent: "face", host: "devbox" } }),
+      );
+      await boxed.press(await boxed.waitFor(() => boxed.action(boxed.byTitle("List.Item", "face"), "Send Message")));
+      await boxed.waitFor(() => expect(boxed.findField("text").props.value).toBe("Please also add a test."), 15_000);
+      boxed.setField("text", "Please also add a test, and a note in the README.");
+      await eventually(
+        async () =>
+          (await fs.readFile(draft, "utf8")).startsWith("Please also add a test, and a note") ? true : undefined,
+        15_000,
+        "the edit to reach the host's draft",
+      );
+      await boxed.press(boxed.find("Action.SubmitForm"));
+      await eventually(
+        async () =>
+          JSON.stringify(server.turnRequests().at(-1)?.body ?? "").includes("and a note in the README")
+            ? true
+            : undefined,
+        60_000,
+        "the message to reach the host's agent",
+      );
+      await eventually(
+        async () =>
+          await fs.access(draft).then(
+            () => undefined,
+            () => true,
+          ),
+        15_000,
+        "the sent draft to be cleared on the host",
+      );
+      await waitFor("face", "idle");
+      boxed.unmount();
+
       const client = await CompanionClient.connect();
       try {
         const devbox = client.on("devbox");
@@ -251,7 +290,7 @@ describe("remote hosts over ssh", () => {
         const found = screen.findAll("List.Section").find((s) => s.props.title === "Claude Code on devbox");
         if (!found) throw new Error("no section for devbox's Claude Code yet");
         return found;
-      });
+      }, 30_000);
       const login = screen.byTitle("List.Item", "Default", section.children);
       expect(String(login.props.subtitle)).toBe(path.join(remote.home, ".claude"));
       const signIn = String(screen.action(login, "Copy Sign-In Command").props.content);

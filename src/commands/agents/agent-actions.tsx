@@ -83,7 +83,8 @@ export function AgentActions({
               record={record}
               title={`Message ${record.name}`}
               submitTitle="Send"
-              withDraft={!row.host}
+              host={row.host}
+              withDraft
               onSend={(text) => ops.sendMessage(row, text)}
             />
           }

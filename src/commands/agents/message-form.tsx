@@ -5,14 +5,23 @@ import { keepDraft, readDraft } from "../../core/agents/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText } from "../lib/dictate.js";
-import { withCompanion } from "../lib/companion.js";
+import { withAgentCompanion, type AgentTarget } from "../lib/companion.js";
+import { readHostDraft } from "../../core/views/host-agents.js";
 import { DictateAction } from "../lib/dictate-action.js";
 import { showFailure } from "../lib/failure.js";
 import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";
 
-/** The box's text into the agent's draft (empty: no draft), written by the companion under the draft's lock. */
-function saveDraft(project: string, name: string, text: string): Promise<unknown> {
-  return withCompanion((client) => client.call("draft.write", { project, name, text }));
+/**
+ * The box's text into the agent's draft (empty: no draft), written by the companion under the
+ * draft's lock: a host's agent's draft is on the host, written by its companion.
+ */
+function saveDraft(target: AgentTarget, text: string): Promise<unknown> {
+  const { project, name } = target.record;
+  return withAgentCompanion(target, (client) => client.call("draft.write", { project, name, text }));
+}
+
+function loadDraft(project: string, name: string, host: string): Promise<string | undefined> {
+  return host ? readHostDraft(host, project, name) : readDraft(project, name);
 }
 
 /**
@@ -24,6 +33,8 @@ function saveDraft(project: string, name: string, text: string): Promise<unknown
  */
 export function MessageForm(props: {
   record: AgentRecord;
+  /** The machine the agent runs on, when not this one. */
+  host?: string;
   title: string;
   submitTitle: string;
   initialText?: string;
@@ -33,19 +44,23 @@ export function MessageForm(props: {
   const { pop } = useNavigation();
   const vocabulary = useCachedPromise(loadProjectVocabulary, [props.record.project], { onError: () => undefined });
   const { project, name } = props.record;
+  const target = useMemo(
+    () => ({ record: props.record, ...(props.host ? { host: props.host } : {}) }),
+    [project, name, props.host],
+  );
   const draftShown = useRef(false);
   const keeper = useMemo(
     () =>
       props.withDraft
-        ? keepDraft((text) => saveDraft(project, name, text), {
+        ? keepDraft((text) => saveDraft(target, text), {
             onError: (error) => void showFailure(error, "Could not keep the draft"),
           })
         : undefined,
-    [project, name, props.withDraft],
+    [target, props.withDraft],
   );
   // Closing the box (Esc, a pop after a failed send) writes what is still waiting.
   useEffect(() => () => void keeper?.flush(), [keeper]);
-  const draft = useCachedPromise(readDraft, [project, name], {
+  const draft = useCachedPromise(loadDraft, [project, name, props.host ?? ""], {
     execute: props.withDraft === true,
     onError: () => undefined,
   });
@@ -55,7 +70,7 @@ export function MessageForm(props: {
     onSubmit: async ({ text }) => {
       if (!(await props.onSend(applyVocabulary(text, vocabulary.data, false)))) return;
       if (keeper) await keeper.sent();
-      else if (draftShown.current) await saveDraft(project, name, "");
+      else if (draftShown.current) await saveDraft(target, "");
       pop();
     },
   });
@@ -88,7 +103,7 @@ export function MessageForm(props: {
     >
       <Form.Description
         title="Agent"
-        text={`${props.record.name} · ${props.record.harness} · ${props.record.account}`}
+        text={`${props.record.name} · ${props.record.harness} · ${props.record.account}${props.host ? ` · on ${props.host}` : ""}`}
       />
       {draftShown.current ? (
         <Form.Description title="" text="From the review's draft: edit it, then send. Nothing goes out before." />

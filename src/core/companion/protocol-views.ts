@@ -36,6 +36,8 @@ export const viewMethods = {
   "agent.diff": z.object({ project: remotePath, name: agentName }),
   /** One changed file's text, for a preview: only inside the agent's worktree, at most 256 KB. */
   "agent.file": z.object({ project: remotePath, name: agentName, path: worktreePath }),
+  /** The agent's draft (its message box: a review's fixes, text not sent yet). */
+  "draft.read": z.object({ project: remotePath, name: agentName }),
   /** The complete lines of an agent's chat log from a byte offset: how a remote view catches up. */
   "chat.read": z.object({
     project: remotePath,
@@ -115,6 +117,7 @@ export const viewReplies = {
     text: z.string().optional(),
     size: z.number().int().nonnegative(),
   }),
+  "draft.read": z.object({ text: z.string().optional() }),
   "chat.read": z.object({
     /** Complete lines only, each still JSON text: the reader validates them, as it does its own logs. */
     lines: z.array(z.string()),

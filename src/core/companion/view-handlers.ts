@@ -4,6 +4,7 @@ import path from "node:path";
 import { pendingFromLog } from "../agents/approvals.js";
 import { agentDiff } from "../agents/branch-actions.js";
 import { asSeen, listAgentsAsSeen } from "../agents/orphans.js";
+import { readDraft } from "../agents/draft.js";
 import { readAgent, readChat } from "../agents/records.js";
 import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
@@ -30,6 +31,12 @@ export function viewHandlers(version: string): Handlers<keyof typeof viewMethods
       return { files: result.files, patch: result.patch, base: result.record.base };
     },
     "agent.file": async (p) => readWorktreeFile(p.project, p.name, p.path),
+    "draft.read": async (p) => {
+      const root = await findRepoRoot(p.project);
+      await readAgent(root, p.name);
+      const text = await readDraft(root, p.name);
+      return text === undefined ? {} : { text };
+    },
     "chat.read": async (p) => {
       const root = await findRepoRoot(p.project);
       await readAgent(root, p.name);

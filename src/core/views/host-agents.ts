@@ -168,6 +168,11 @@ export async function readHostFile(host: string, record: AgentRecord, relative: 
   return answer.text;
 }
 
+/** A host agent's draft (its message box), as the host's companion keeps it. */
+export async function readHostDraft(host: string, project: string, name: string): Promise<string | undefined> {
+  return (await withClient((client) => client.on(host, DETAIL_MS).call("draft.read", { project, name }))).text;
+}
+
 const CHANGES: readonly ChangedFile["status"][] = ["added", "modified", "deleted", "renamed"];
 
 /** A file of a host's diff as this machine's diff gives it. */

@@ -12,6 +12,12 @@ import { loginTitle, viewLoginQuota, type LoginQuotaView } from "./login-quota.j
  * can read them (`hosts.quota`, each host time-boxed) and point at the host's own sign-in command.
  */
 
+/**
+ * How long a host may take to list its logins: it may ask its CLIs who is signed in, which takes
+ * seconds on a busy host. The view shows this Mac's logins meanwhile.
+ */
+const QUOTA_ANSWER_MS = 10_000;
+
 export interface HostLogin {
   harness: string;
   label: string;
@@ -53,7 +59,7 @@ export async function loadHostLogins(now = Date.now()): Promise<HostLoginsAnswer
   try {
     const client = await CompanionClient.connect();
     try {
-      answer = await client.call("hosts.quota", {});
+      answer = await client.call("hosts.quota", { timeoutMs: QUOTA_ANSWER_MS });
     } finally {
       client.close();
     }
