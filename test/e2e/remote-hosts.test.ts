@@ -456,6 +456,60 @@ describe("remote hosts over ssh", () => {
     }
   }, 180_000);
 
+  test("an offrun of another protocol on the host is refused with what to update, never half used", async () => {
+    // Older offruns, as the host would have them: one whose hello speaks protocol 0, one that has
+    // no hello at all, and one that predates `companion stdio`.
+    const dir = path.join(remote.dir, "old-offruns");
+    await fs.mkdir(dir, { recursive: true });
+    const peer = (hello: string) =>
+      [
+        "#!/usr/bin/env node",
+        'const rl = require("readline").createInterface({ input: process.stdin });',
+        'rl.on("line", (line) => {',
+        "  const m = JSON.parse(line);",
+        "  if (m.id === undefined) return;",
+        `  const reply = m.method === "hello" ? ${hello} : { error: { code: -32601, message: "Unhandled method " + m.method } };`,
+        '  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, ...reply }) + "\\n");',
+        "});",
+        "",
+      ].join("\n");
+    const write = async (name: string, text: string) => {
+      await fs.writeFile(path.join(dir, name), text, { mode: 0o755 });
+      return path.join(dir, name);
+    };
+    const cases = [
+      {
+        name: "older",
+        offrun: await write("older", peer('{ result: { protocol: 0, version: "0.0.9", hostname: "h" } }')),
+        says: /offrun 0\.0\.9 on older speaks protocol 0, this one 1: update offrun on older/,
+      },
+      {
+        name: "nohello",
+        offrun: await write("nohello", peer('{ error: { code: -32601, message: "Unhandled method hello" } }')),
+        says: /offrun on nohello is too old: update offrun on nohello/,
+      },
+      {
+        name: "nostdio",
+        offrun: await write("nostdio", "#!/bin/sh\necho \"error: unknown command 'stdio'\" >&2\nexit 1\n"),
+        says: /offrun on nostdio is too old to serve other machines: update offrun on nostdio/,
+      },
+    ];
+    for (const { name, offrun: bin, says } of cases) {
+      expect(await offrun("hosts", "add", name, "devbox", "--ssh-config", sshd.config, "--offrun", bin)).toSucceed();
+      try {
+        const shown = await offrun("show", `${name}:x`);
+        expect(shown.exitCode).not.toBe(0);
+        expect(shown.stderr).toMatch(says);
+        // The link stays down with that reason; nothing is asked of it.
+        const row = (await hostRows()).find((h) => h.name === name) as HostRow & { error?: { message: string } };
+        expect(row.state).not.toBe("connected");
+        expect(row.error?.message).toMatch(says);
+      } finally {
+        await offrun("hosts", "rm", name);
+      }
+    }
+  }, 180_000);
+
   test("bad hosts get clear messages: unknown host, refused connection, a changed host key, no offrun there", async () => {
     const run = async (name: string, config: string) => {
       expect(await offrun("hosts", "add", name, "devbox", "--ssh-config", config)).toSucceed();
