@@ -162,8 +162,9 @@ export class HostLink {
       },
     );
     const ended = await child.exited;
-    const helloError = await saidHello;
+    // A hello still unanswered ends with the connection, at once: ssh's exit says why.
     connection.dispose();
+    const helloError = await saidHello;
     this.connection = undefined;
     this.process = undefined;
     clearInterval(this.heartbeat);
