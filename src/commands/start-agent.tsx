@@ -15,6 +15,12 @@ import { useEffect, useRef } from "react";
 import type { Mode } from "../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
 import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
+import {
+  hostProjectValue,
+  loadHostProjects,
+  loadHostStartOptions,
+  parseProjectValue,
+} from "../core/views/host-start.js";
 import { withCompanion } from "./lib/companion.js";
 import { appendText, type StartAgentContext } from "./lib/dictate.js";
 import { DictateAction } from "./lib/dictate-action.js";
@@ -35,6 +41,9 @@ export interface StartValues {
   /** "" the project's choice, "on" in the sandbox, "off" outside it. */
   sandbox?: string;
 }
+
+/** A host's companion creates the worktree and starts the CLI there before it answers. */
+const HOST_START_MS = 60_000;
 
 /** The value of the login dropdown that leaves the choice to Offrun at dispatch. */
 export const PICK_FOR_ME = "";
@@ -65,13 +74,20 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
   const [lastProject, setLastProject] = useCachedState<string>("start-agent:project", "");
   const [project, setProject] = useCachedState<string>("start-agent:selected", draft?.project ?? lastProject);
   const env = faceEnv();
-  const options = useCachedPromise((p: string) => loadStartOptions({ project: p || undefined, env }), [project], {
-    keepPreviousData: true,
-    onError: (error) => void showFailure(error, "Cannot Read Projects"),
-  });
+  // A host's project (devbox:/srv/app) gets the host's CLIs and logins; this Mac's, its own.
+  const options = useCachedPromise(
+    (p: string) => {
+      const { host, root } = parseProjectValue(p);
+      return host ? loadHostStartOptions(host, root) : loadStartOptions({ project: p || undefined, env });
+    },
+    [project],
+    { keepPreviousData: true, onError: (error) => void showFailure(error, "Cannot Read Projects") },
+  );
+  const hostProjects = useCachedPromise(loadHostProjects, [], { keepPreviousData: true, onError: () => undefined });
   const selectedProject = project || options.data?.project || "";
   const vocabulary = useCachedPromise(
-    (root: string) => (root ? loadProjectVocabulary(root) : Promise.resolve(undefined)),
+    (root: string) =>
+      root && !parseProjectValue(root).host ? loadProjectVocabulary(root) : Promise.resolve(undefined),
     [selectedProject],
     { keepPreviousData: false, onError: () => undefined },
   );
@@ -102,12 +118,18 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         mode: submitted.mode || options.data?.defaultMode || "build",
         prompt: applyVocabulary(submitted.prompt, vocabulary.data, false),
       });
-      const toast = await showToast({ style: Toast.Style.Animated, title: "Starting agent…" });
+      const { host, root } = parseProjectValue(request.project);
+      const toast = await showToast({
+        style: Toast.Style.Animated,
+        title: host ? `Starting agent on ${host}…` : "Starting agent…",
+      });
       try {
-        const started = await withCompanion((client) => client.call("agent.start", request));
+        const started = await withCompanion((client) =>
+          (host ? client.on(host, HOST_START_MS) : client).call("agent.start", { ...request, project: root }),
+        );
         setLastProject(request.project);
         toast.style = Toast.Style.Success;
-        toast.title = `Started ${started.agent.name}`;
+        toast.title = `Started ${host ? `${host}:` : ""}${started.agent.name}`;
         toast.message = [`${started.agent.harness} · ${started.agent.account}`, ...started.warnings].join(" — ");
         toast.primaryAction = {
           title: "Open Agents",
@@ -135,6 +157,10 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   // Submit is the form's primary action (⌘↵, Raycast's own binding for a form's first action); Dictate
   // has a key of its own, so neither shadows the other.
+  const localProjects = (data?.projects ?? []).map((p) => (
+    <Form.Dropdown.Item key={p.root} value={p.root} title={p.name} keywords={[p.root]} />
+  ));
+
   const dictateAction = (
     <DictateAction
       shortcut={DICTATE_SHORTCUT}
@@ -170,8 +196,24 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
           if (root !== project) setProject(root);
         }}
       >
-        {(data?.projects ?? []).map((p) => (
-          <Form.Dropdown.Item key={p.root} value={p.root} title={p.name} keywords={[p.root]} />
+        {/* Sections only when there are hosts: this Mac's projects, then each host's. */}
+        {(hostProjects.data ?? []).length > 0 ? (
+          <Form.Dropdown.Section title="This Mac">{localProjects}</Form.Dropdown.Section>
+        ) : (
+          localProjects
+        )}
+        {(hostProjects.data ?? []).map((h) => (
+          <Form.Dropdown.Section key={h.host} title={h.problem ? `${h.host}: ${h.problem}` : h.host}>
+            {h.projects.map((p) => (
+              <Form.Dropdown.Item
+                key={p.root}
+                value={hostProjectValue(h.host, p.root)}
+                title={`${p.name} on ${h.host}`}
+                icon={Icon.Network}
+                keywords={[p.root, h.host]}
+              />
+            ))}
+          </Form.Dropdown.Section>
         ))}
       </Form.Dropdown>
       <Form.Dropdown
@@ -213,7 +255,11 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       <Form.Dropdown {...itemProps.sandbox} title="Sandbox">
         <Form.Dropdown.Item
           value=""
-          title={`Project default (${data?.sandbox ? "in the sandbox" : "outside"})`}
+          title={
+            data?.host
+              ? `Project default on ${data.host}`
+              : `Project default (${data?.sandbox ? "in the sandbox" : "outside"})`
+          }
           icon={Icon.Gear}
         />
         <Form.Dropdown.Item

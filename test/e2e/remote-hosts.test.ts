@@ -20,6 +20,7 @@ import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
+import StartAgent from "../../src/commands/start-agent.js";
 import { CompanionClient } from "../../src/core/companion/client.js";
 
 // Agents on another machine: a real OpenSSH server on a loopback port stands for the host, with
@@ -297,6 +298,33 @@ describe("remote hosts over ssh", () => {
       expect(signIn).toBe(`ssh -t -F ${sshd.config} devbox -- offrun accounts login claude default`);
       screen.unmount();
     });
+
+    // Start Agent lists the host's projects beside this Mac's, and starts the agent there.
+    server.script({ kind: "text", text: "Started from the form." });
+    await asThisMachinesFace(async () => {
+      const screen = render(createElement(StartAgent, { launchType: "userInitiated" as never, arguments: {} }));
+      const onHost = `devbox:${remoteRepo}`;
+      await screen.waitFor(() => {
+        const sections = screen.findField("project").children;
+        const devbox = sections.find((c) => c.props.title === "devbox");
+        expect(devbox?.children.map((c) => c.props.value)).toContain(onHost);
+      }, 30_000);
+      screen.setField("project", onHost);
+      // The host's CLIs and logins replace this Mac's.
+      await screen.waitFor(() => {
+        const logins = screen.findField("account").children.map((c) => String(c.props.title));
+        expect(logins).toContain("Claude · Default: quota unknown");
+        expect(String(screen.findField("sandbox").children[0]!.props.title)).toBe("Project default on devbox");
+      }, 30_000);
+      screen.setField("prompt", "say it from the form");
+      screen.setField("name", "formed");
+      await screen.settle();
+      await screen.press(screen.action(screen.find("Form"), "Start Agent"));
+      await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Started devbox:formed"), 60_000);
+      screen.unmount();
+    });
+    await waitFor("formed", "idle");
+    expect((await offrun("show", "devbox:formed")).stdout).toContain("Started from the form.");
   }, 240_000);
 
   test("offrun watch shows a host's events as they come, and the dashboard lists the host's agents", async () => {

@@ -2,7 +2,7 @@ import { Action, ActionPanel, Icon, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
 import type { AgentRow } from "../../core/views/agents-overview.js";
-import { loadHostLogins } from "../../core/views/host-logins.js";
+import { hostHarnessChoices } from "../../core/views/host-start.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
@@ -28,8 +28,10 @@ export function AgentActions({
   const { record } = row;
   // The other logins and CLIs, of the machine the agent runs on.
   const others = useCachedPromise(
-    (host: string): Promise<Choices> =>
-      host ? hostChoices(host) : loadStartOptions({ project: record.project, env: faceEnv() }),
+    async (host: string) =>
+      host
+        ? { harnesses: await hostHarnessChoices(host) }
+        : loadStartOptions({ project: record.project, env: faceEnv() }),
     [row.host ?? ""],
     { execute: false },
   );
@@ -186,16 +188,4 @@ export function AgentActions({
       </ActionPanel.Section>
     </ActionPanel>
   );
-}
-
-/** What the Switch Login and Hand Off submenus list: a CLI and its logins. */
-interface Choices {
-  harnesses: { id: string; name: string; installed: boolean; logins: { label: string; title: string }[] }[];
-}
-
-/** A host's CLIs and logins as the submenus list them (those its companion reports). */
-async function hostChoices(host: string): Promise<Choices> {
-  const answer = (await loadHostLogins()).find((h) => h.host === host);
-  if (!answer?.ok) throw new Error(answer?.message ?? `No host named ${host}.`);
-  return { harnesses: answer.harnesses.map((h) => ({ ...h, installed: true })) };
 }

@@ -36,6 +36,8 @@ export interface HarnessChoice {
 export interface StartOptions {
   projects: { root: string; name: string }[];
   project: string | undefined;
+  /** The machine the project is on, when not this Mac (host-start.ts): its defaults are the host's. */
+  host?: string;
   harnesses: HarnessChoice[];
   defaultHarness: string;
   defaultMode: Mode;
