@@ -16,6 +16,19 @@ afterAll(async () => {
   await world.close();
 });
 
+/**
+ * The turn holds the fake server's hanging request. "working" alone is not enough: on a loaded
+ * machine the CLI can be stopped before its request arrives, and the hang would be left for the
+ * next test's turn, which would then wait forever.
+ */
+const untilHanging = (count: number) =>
+  eventually(
+    async () =>
+      world.server.turnRequests().filter((r) => r.answeredWith === "hang").length === count ? true : undefined,
+    60_000,
+    `hanging request ${count} to reach the fake server`,
+  );
+
 const status = async (name: string) =>
   (JSON.parse((await world.offrun(["show", name, "--json"])).stdout) as { agent: { status: string } }).agent.status;
 
@@ -23,6 +36,7 @@ test("discard and merge are refused while a turn runs; discard --force stops the
   world.server.script({ kind: "hang" });
   expect(await world.offrun(["start", "--name", "busy", "a long task"])).toSucceed();
   await eventually(async () => ((await status("busy")) === "working" ? true : undefined), 30_000, "the turn");
+  await untilHanging(1);
   const worktree = path.join(world.repo, ".worktrees", "busy");
 
   for (const args of [
@@ -61,6 +75,8 @@ test("a login is not removed, nor its home deleted, while a turn runs on it", as
   world.server.script({ kind: "hang" });
   expect(await world.offrun(["start", "--account", "side", "--name", "onside", "a long task"])).toSucceed();
   await eventually(async () => ((await status("onside")) === "working" ? true : undefined), 30_000, "the turn");
+  // The first test's hang was answered; this one's must be too before the turn is stopped.
+  await untilHanging(2);
 
   const refused = await world.offrun(["accounts", "rm", "claude", "side", "--purge"]);
   expect(refused.exitCode).not.toBe(0);
