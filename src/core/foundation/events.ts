@@ -250,6 +250,16 @@ export const agentEventSchema = z.discriminatedUnion("type", [
 ]);
 /** One line of `.offrun/chats/<agent>.jsonl`. */
 export type AgentEvent = z.infer<typeof agentEventSchema>;
+
+/** One chat log line as an event, or undefined for a line that is not JSON or not an event. */
+export function parseEventLine(line: string): AgentEvent | undefined {
+  try {
+    const parsed = agentEventSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
 export type AgentEventType = AgentEvent["type"];
 export type TurnEndEvent = z.infer<typeof turnEnd>;
 export type TurnOutcome = TurnEndEvent["outcome"];

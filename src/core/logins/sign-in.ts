@@ -21,6 +21,11 @@ import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store
 export const SIGN_IN_STATES = ["signed-in", "signed-out", "unknown"] as const;
 export type SignInState = (typeof SIGN_IN_STATES)[number];
 
+/** A sign-in state as another machine's companion reported it, when it is one this version knows. */
+export function knownSignInState(state: string): SignInState | undefined {
+  return SIGN_IN_STATES.find((known) => known === state);
+}
+
 const entrySchema = z.object({
   state: z.enum(SIGN_IN_STATES),
   /** status: the CLI's status command or non-secret files; turn: how a turn on it ended; home: its folder is missing. */

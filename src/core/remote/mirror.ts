@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { agentEventSchema, parseEventLine, type AgentEvent } from "../foundation/events.js";
 import { describeError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
@@ -140,7 +140,7 @@ export class ChatMirror {
       await fs.appendFile(file, read.lines.map((line) => `${line}\n`).join(""), { mode: PRIVATE_FILE_MODE });
       size = read.next;
       for (const line of read.lines) {
-        const event = parseEvent(line);
+        const event = parseEventLine(line);
         if (!event) continue;
         this.facts.apply(key, event);
         if (event.at >= since) this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
@@ -178,12 +178,3 @@ async function sizeOf(file: string): Promise<number> {
 }
 
 const factsKey = (project: string, agent: string) => `${project}\u0000${agent}`;
-
-function parseEvent(line: string): AgentEvent | undefined {
-  try {
-    const parsed = agentEventSchema.safeParse(JSON.parse(line));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}

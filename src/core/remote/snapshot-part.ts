@@ -1,4 +1,5 @@
 import type { ChatFacts } from "../companion/chat-facts.js";
+import { knownSignInState } from "../logins/sign-in.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
 import { snapshotAgent } from "../companion/snapshot-writer.js";
 import type { AgentsListed, QuotaRow } from "../companion/protocol-views.js";
@@ -28,12 +29,13 @@ export function hostSnapshot(
     ...(row.source ? { source: row.source } : {}),
     ...(row.observedAt ? { observedAt: row.observedAt } : {}),
     pace: row.pace,
-    ...(isSignInState(row.signIn.state) ? { signIn: { state: row.signIn.state } } : {}),
+    ...signIn(row.signIn.state),
     coverage: row.coverage,
   }));
   return { agents, quota: logins };
 }
 
-function isSignInState(state: string): state is "signed-in" | "signed-out" | "unknown" {
-  return state === "signed-in" || state === "signed-out" || state === "unknown";
+function signIn(reported: string): Pick<SnapshotQuota, "signIn"> {
+  const state = knownSignInState(reported);
+  return state ? { signIn: { state } } : {};
 }

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { parseEventLine, type AgentEvent } from "../foundation/events.js";
 import { splitJsonl } from "../foundation/store.js";
 
 /** What the last `usage` event of an agent's log says about its context. */
@@ -38,14 +38,7 @@ export async function readChatTail(file: string, bytes: number): Promise<AgentEv
     await handle.read(buffer, 0, buffer.length, start);
     const lines = splitJsonl(buffer.toString("utf8"));
     if (start > 0) lines.shift();
-    return lines.flatMap((line) => {
-      try {
-        const parsed = agentEventSchema.safeParse(JSON.parse(line));
-        return parsed.success ? [parsed.data] : [];
-      } catch {
-        return [];
-      }
-    });
+    return lines.flatMap((line) => parseEventLine(line) ?? []);
   } finally {
     await handle.close();
   }

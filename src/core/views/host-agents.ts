@@ -3,7 +3,7 @@ import { pendingFromLog } from "../agents/approvals.js";
 import { CompanionClient, type Caller } from "../companion/client.js";
 import { readSnapshot } from "../companion/snapshot.js";
 import { describeError } from "../foundation/errors.js";
-import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { parseEventLine, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { splitJsonl } from "../foundation/store.js";
 import type { AccountQuota } from "../quota/ledger.js";
@@ -149,14 +149,7 @@ async function hostChat(caller: Caller, host: string, record: AgentRecord): Prom
 const MAX_READS = 8;
 
 function parseLines(lines: string[]): AgentEvent[] {
-  return lines.flatMap((line) => {
-    try {
-      const parsed = agentEventSchema.safeParse(JSON.parse(line));
-      return parsed.success ? [parsed.data] : [];
-    } catch {
-      return [];
-    }
-  });
+  return lines.flatMap((line) => parseEventLine(line) ?? []);
 }
 
 /** The text of a changed file in a host agent's worktree, for the preview (undefined when it has none to show). */

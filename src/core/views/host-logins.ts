@@ -2,7 +2,7 @@ import { CompanionClient } from "../companion/client.js";
 import type { QuotaRow } from "../companion/protocol-views.js";
 import { runningCompanionPid } from "../agents/orphans.js";
 import { describeError } from "../foundation/errors.js";
-import type { SignInState } from "../logins/sign-in.js";
+import { knownSignInState, type SignInState } from "../logins/sign-in.js";
 import { readHosts, sshCommandText, type Host } from "../remote/hosts-file.js";
 import { loginTitle, viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 
@@ -77,7 +77,7 @@ export async function loadHostLogins(now = Date.now()): Promise<HostLoginsAnswer
 export function groupByHarness(host: Host | undefined, rows: QuotaRow[], now: number): HostHarnessLogins[] {
   const groups = new Map<string, HostHarnessLogins>();
   for (const row of rows) {
-    const signIn = signInState(row.signIn.state);
+    const signIn = knownSignInState(row.signIn.state) ?? "unknown";
     const quota = viewLoginQuota({ ...row, attempts: [], pace: row.pace }, now, {
       signIn,
       coverage: row.coverage,
@@ -97,8 +97,4 @@ export function groupByHarness(host: Host | undefined, rows: QuotaRow[], now: nu
     groups.set(row.harness, group);
   }
   return [...groups.values()];
-}
-
-function signInState(state: string): SignInState {
-  return state === "signed-in" || state === "signed-out" ? state : "unknown";
 }
