@@ -10,8 +10,7 @@ import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 import type { AgentRecord } from "../core/foundation/model.js";
-import { describeError } from "../core/foundation/errors.js";
-import { readHosts } from "../core/remote/hosts-file.js";
+import { askHosts } from "../core/views/ask-hosts.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, every agent on this machine and on the hosts. */
 export async function dashboard(options: GlobalOptions): Promise<void> {
@@ -117,33 +116,10 @@ type HostPart =
 
 /** Every host's agents, each host time-boxed; asked only of a running companion (this look starts nothing). */
 async function hostsPart(companionRunning: boolean): Promise<HostPart[]> {
-  let hosts;
-  try {
-    hosts = await readHosts();
-  } catch (error) {
-    return [{ host: "hosts.json", ok: false, message: describeError(error) }];
-  }
-  if (hosts.length === 0) return [];
-  const down = (message: string) => hosts.map((h): HostPart => ({ host: h.name, ok: false, message }));
-  if (!companionRunning)
-    return down("the companion, which keeps the connections, is not running (offrun ls starts it)");
-  try {
-    const client = await CompanionClient.connect();
-    try {
-      const answer = await client.call("hosts.agents", {});
-      return answer.hosts.map((h): HostPart =>
-        h.ok
-          ? {
-              host: h.host,
-              ok: true,
-              projects: h.value.projects.map((p) => ({ root: p.root, agents: p.agents.map((a) => a.record) })),
-            }
-          : { host: h.host, ok: false, message: h.error.message },
-      );
-    } finally {
-      client.close();
-    }
-  } catch (error) {
-    return down(describeError(error));
-  }
+  return (await askHosts("hosts.agents", { companionRunning })).map((h): HostPart => {
+    if (!h.ok)
+      return { host: h.host, ok: false, message: h.companionDown ? `${h.message} (offrun ls starts it)` : h.message };
+    const projects = h.value.projects.map((p) => ({ root: p.root, agents: p.agents.map((a) => a.record) }));
+    return { host: h.host, ok: true, projects };
+  });
 }

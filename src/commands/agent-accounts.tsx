@@ -8,6 +8,7 @@ import { titleCase } from "../core/views/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "../core/views/host-logins.js";
 import { signInCommand } from "../core/views/login-quota.js";
 import { FailureView, showFailure } from "./lib/failure.js";
+import { HostProblemItem } from "./lib/host-problem.js";
 import { faceEnv } from "./lib/preferences.js";
 
 /** Agent Accounts: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
@@ -216,18 +217,7 @@ export default function AgentAccounts() {
           ))
         ) : (
           <List.Section key={answer.host} title={answer.host}>
-            <List.Item
-              icon={{ source: Icon.Warning, tintColor: Color.Orange }}
-              title={`${answer.host} did not answer`}
-              subtitle={answer.message}
-              detail={<List.Item.Detail markdown={`## ${answer.host} did not answer\n\n${answer.message}`} />}
-              actions={
-                <ActionPanel>
-                  <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={() => hosts.revalidate()} />
-                  <Action.CopyToClipboard title="Copy Doctor Command" content={`offrun hosts doctor ${answer.host}`} />
-                </ActionPanel>
-              }
-            />
+            <HostProblemItem problem={answer} onRetry={() => hosts.revalidate()} />
           </List.Section>
         ),
       )}

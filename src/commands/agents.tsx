@@ -1,20 +1,15 @@
-import { Action, ActionPanel, Color, Icon, List, type Image, type LaunchProps } from "@raycast/api";
+import { Color, Icon, List, type Image, type LaunchProps } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { useMemo, useRef, useState } from "react";
 import type { AgentStatus } from "../core/foundation/model.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
-import {
-  loadAgentsOverview,
-  type AgentRow,
-  type ContextView,
-  type HostProblem,
-} from "../core/views/agents-overview.js";
+import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
 import { loadHostAgentDetail } from "../core/views/host-agents.js";
 import { agentItemId, launchSelection, selectedAgentId } from "../core/views/agents-launch.js";
 import { compactCount } from "../core/views/format.js";
-import { START_COMPANION_COMMAND } from "./lib/companion.js";
 import { AgentActions } from "./agents/agent-actions.js";
 import { FailureView } from "./lib/failure.js";
+import { HostProblemItem } from "./lib/host-problem.js";
 import { usePoll } from "./lib/poll.js";
 import { faceEnv } from "./lib/preferences.js";
 
@@ -163,28 +158,5 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
         </List.Section>
       ))}
     </List>
-  );
-}
-
-/** A host whose agents could not be listed: why, and what to run to find out more. */
-function HostProblemItem({ problem, onRetry }: { problem: HostProblem; onRetry: () => void }) {
-  const doctor = `offrun hosts doctor ${problem.host}`;
-  const hint = problem.companionDown
-    ? `Start it: \`${START_COMPANION_COMMAND}\``
-    : `See what is wrong there: \`${doctor}\`, and each host's connection: \`offrun hosts\``;
-  return (
-    <List.Item
-      id={`unreachable:${problem.host}`}
-      icon={{ source: Icon.Warning, tintColor: Color.Orange }}
-      title={`${problem.host} did not answer`}
-      subtitle={problem.message}
-      detail={<List.Item.Detail markdown={`## ${problem.host} did not answer\n\n${problem.message}\n\n${hint}`} />}
-      actions={
-        <ActionPanel>
-          <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={onRetry} />
-          <Action.CopyToClipboard title="Copy Doctor Command" content={doctor} />
-        </ActionPanel>
-      }
-    />
   );
 }

@@ -20,7 +20,7 @@ afterEach(async () => {
 test("Agents names the host it cannot reach and says to start the companion", async () => {
   const screen = render(<Agents />);
   const item = await screen.waitFor(() => screen.byTitle("List.Item", "devbox did not answer"));
-  expect(String(item.props.subtitle)).toContain("The companion is not running");
+  expect(String(item.props.subtitle)).toBe("the companion, which keeps the connections to the hosts, is not running");
   const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
   expect(String(detail.props.markdown)).toContain(START_COMPANION_COMMAND);
   expect(screen.action(item, "Copy Doctor Command").props.content).toBe("offrun hosts doctor devbox");
@@ -31,7 +31,10 @@ test("Agents names the host it cannot reach and says to start the companion", as
 test("Agent Accounts lists this Mac's logins and names the host it cannot reach", async () => {
   const screen = render(<AgentAccounts />);
   await screen.waitFor(() => {
-    screen.byTitle("List.Item", "devbox did not answer");
+    const item = screen.byTitle("List.Item", "devbox did not answer");
+    expect(String(item.props.subtitle)).toContain("is not running");
+    const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
+    expect(String(detail.props.markdown)).toContain(START_COMPANION_COMMAND);
     const sections = screen.findAll("List.Section").map((s) => String(s.props.title));
     expect(sections).toContain("Claude Code");
     expect(sections).toContain("devbox");

@@ -7,9 +7,10 @@ import { parseEventLine, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { splitJsonl } from "../foundation/store.js";
 import type { AccountQuota } from "../quota/ledger.js";
-import { readHosts, sshShellText } from "../remote/hosts-file.js";
+import { sshShellText } from "../remote/hosts-file.js";
 import { mirrorFile } from "../remote/mirror.js";
 import type { ChangedFile } from "../git/diff.js";
+import { askHosts } from "./ask-hosts.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
 import type { HostProblem, OverviewInput } from "./agents-overview.js";
 import { readContextUse, type ContextUse } from "./context-use.js";
@@ -36,35 +37,13 @@ export async function readHostAgents(options: {
   companionRunning: boolean;
   signal?: AbortSignal;
 }): Promise<HostAgents> {
-  let hosts;
-  try {
-    hosts = await readHosts();
-  } catch (error) {
-    return { ...NONE, unreachable: [{ host: "hosts.json", message: describeError(error) }] };
-  }
-  if (hosts.length === 0) return NONE;
-  if (!options.companionRunning) {
-    return {
-      ...NONE,
-      unreachable: hosts.map((h) => ({
-        host: h.name,
-        message: `The companion is not running, and it keeps the connection to ${h.name}. Start it with Start Companion.`,
-        companionDown: true,
-      })),
-    };
-  }
-  const [answer, snapshot] = await Promise.all([
-    withClient((client) => client.call("hosts.agents", {})).catch((error: unknown) => error as Error),
-    readSnapshot(),
-  ]);
+  const replies = await askHosts("hosts.agents", { companionRunning: options.companionRunning });
+  if (replies.length === 0) return NONE;
+  const snapshot = await readSnapshot();
   options.signal?.throwIfAborted();
-  if (answer instanceof Error) {
-    return { ...NONE, unreachable: hosts.map((h) => ({ host: h.name, message: describeError(answer) })) };
-  }
-  const entries = new Map(hosts.map((h) => [h.name, h]));
-  const projects = answer.hosts.flatMap((h) => {
+  const projects = replies.flatMap((h) => {
     if (!h.ok) return [];
-    const entry = entries.get(h.host);
+    const entry = h.entry;
     return h.value.projects.map((p) => ({
       root: p.root,
       host: h.host,
@@ -73,7 +52,9 @@ export async function readHostAgents(options: {
       unreadable: p.unreadable,
     }));
   });
-  const unreachable = answer.hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, message: h.error.message }]));
+  const unreachable = replies.flatMap((h) =>
+    h.ok ? [] : [{ host: h.host, message: h.message, ...(h.companionDown ? { companionDown: true } : {}) }],
+  );
   // The hosts' logins as the companion last read them (every minute, into state.json).
   const quotas = (snapshot?.quota ?? []).flatMap((q): (AccountQuota & { host?: string })[] =>
     q.host ? [{ ...q, attempts: [] }] : [],

@@ -1,9 +1,7 @@
-import { CompanionClient } from "../companion/client.js";
 import type { QuotaRow } from "../companion/protocol-views.js";
-import { runningCompanionPid } from "../agents/orphans.js";
-import { describeError } from "../foundation/errors.js";
 import { knownSignInState, type SignInState } from "../logins/sign-in.js";
-import { readHosts, sshCommandText, type Host } from "../remote/hosts-file.js";
+import { sshCommandText, type Host } from "../remote/hosts-file.js";
+import { askHosts, type HostReply } from "./ask-hosts.js";
 import { loginTitle, viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
 
 /**
@@ -37,39 +35,12 @@ export interface HostHarnessLogins {
 }
 
 export type HostLoginsAnswer =
-  { host: string; ok: true; harnesses: HostHarnessLogins[] } | { host: string; ok: false; message: string };
+  { host: string; ok: true; harnesses: HostHarnessLogins[] } | Extract<HostReply<unknown>, { ok: false }>;
 
 /** Every host's logins, grouped by CLI; a host that does not answer is named with why. */
 export async function loadHostLogins(now = Date.now()): Promise<HostLoginsAnswer[]> {
-  let hosts: Host[];
-  try {
-    hosts = await readHosts();
-  } catch (error) {
-    return [{ host: "hosts.json", ok: false, message: describeError(error) }];
-  }
-  if (hosts.length === 0) return [];
-  const byName = new Map(hosts.map((h) => [h.name, h]));
-  const down = (message: string) => hosts.map((h): HostLoginsAnswer => ({ host: h.name, ok: false, message }));
-  if ((await runningCompanionPid()) === undefined) {
-    return down(
-      "The companion is not running, and it keeps the connections to the hosts. Start it with Start Companion.",
-    );
-  }
-  let answer;
-  try {
-    const client = await CompanionClient.connect();
-    try {
-      answer = await client.call("hosts.quota", { timeoutMs: QUOTA_ANSWER_MS });
-    } finally {
-      client.close();
-    }
-  } catch (error) {
-    return down(describeError(error));
-  }
-  return answer.hosts.map((h): HostLoginsAnswer =>
-    h.ok
-      ? { host: h.host, ok: true, harnesses: groupByHarness(byName.get(h.host), h.value.logins, now) }
-      : { host: h.host, ok: false, message: h.error.message },
+  return (await askHosts("hosts.quota", { timeoutMs: QUOTA_ANSWER_MS })).map((h): HostLoginsAnswer =>
+    h.ok ? { host: h.host, ok: true, harnesses: groupByHarness(h.entry, h.value.logins, now) } : h,
   );
 }
 

@@ -1,9 +1,6 @@
 import path from "node:path";
-import { runningCompanionPid } from "../agents/orphans.js";
-import { CompanionClient } from "../companion/client.js";
-import { describeError } from "../foundation/errors.js";
 import { knownProjects } from "../foundation/project.js";
-import { readHosts } from "../remote/hosts-file.js";
+import { askHosts } from "./ask-hosts.js";
 import { loadHostLogins } from "./host-logins.js";
 import type { HarnessChoice, StartOptions } from "./start-options.js";
 
@@ -34,30 +31,11 @@ export function parseProjectValue(value: string): { host?: string; root: string 
 
 /** Every host's projects (those its user has run agents in), each host time-boxed. */
 export async function loadHostProjects(): Promise<HostProjects[]> {
-  const hosts = await readHosts().catch(() => []);
-  if (hosts.length === 0) return [];
-  if ((await runningCompanionPid()) === undefined) {
-    const problem = "the companion, which keeps the connections, is not running";
-    return hosts.map((h) => ({ host: h.name, projects: [], problem }));
-  }
-  try {
-    const client = await CompanionClient.connect();
-    try {
-      const answer = await client.call("hosts.agents", {});
-      return answer.hosts.map((h) =>
-        h.ok
-          ? {
-              host: h.host,
-              projects: h.value.projects.map((p) => ({ root: p.root, name: path.posix.basename(p.root) })),
-            }
-          : { host: h.host, projects: [], problem: h.error.message },
-      );
-    } finally {
-      client.close();
-    }
-  } catch (error) {
-    return hosts.map((h) => ({ host: h.name, projects: [], problem: describeError(error) }));
-  }
+  return (await askHosts("hosts.agents")).map((h) =>
+    h.ok
+      ? { host: h.host, projects: h.value.projects.map((p) => ({ root: p.root, name: path.posix.basename(p.root) })) }
+      : { host: h.host, projects: [], problem: h.message },
+  );
 }
 
 /** A host's CLIs and their logins, for the form's dropdowns and the Agents view's submenus. */
