@@ -31,10 +31,21 @@ const status = async (name: string) =>
   (JSON.parse((await world.offrun(["show", name, "--json"])).stdout) as { agent: { status: string } }).agent.status;
 const companionLog = () => fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
 
+const hangs = () => world.server.turnRequests().filter((r) => r.answeredWith === "hang").length;
+/**
+ * Until the turn holds the fake server's hanging request. "working" alone is not enough: on a
+ * loaded machine the CLI can be stopped before its request arrives, and the hang would be left for
+ * the next test's turn, which would then wait forever.
+ */
+const untilHanging = (count: number) =>
+  eventually(async () => (hangs() >= count ? true : undefined), 60_000, `hanging request ${count} at the fake server`);
+
 async function hangingTurn(name: string): Promise<void> {
+  const before = hangs();
   world.server.script({ kind: "hang" });
   expect(await world.offrun(["send", name, "go on"])).toSucceed();
   await eventually(async () => ((await status(name)) === "working" ? true : undefined), 30_000, "the turn");
+  await untilHanging(before + 1);
 }
 
 test("memory revert is refused while the agent is in a turn, and goes through the companion once it ends", async () => {
@@ -64,6 +75,7 @@ test("memory edit: a turn started while the editor is open ends first, and the e
       mode: 0o755,
     },
   );
+  const hangsBefore = hangs();
   world.server.script({ kind: "hang" });
   const refused = await world.offrun(["memory", "edit", "keeper"], { env: { EDITOR: busy } });
   expect(refused.exitCode).not.toBe(0);
@@ -73,6 +85,7 @@ test("memory edit: a turn started while the editor is open ends first, and the e
   expect(await fs.readFile(path.join(kept!, "keeper", "plan.md"), "utf8")).toContain("- by hand");
   expect(await fs.readFile(planFile(), "utf8")).toBe(before);
 
+  await untilHanging(hangsBefore + 1);
   expect(await world.offrun(["stop", "keeper"])).toSucceed();
   const plain = path.join(bin, "plain-editor");
   await fs.writeFile(plain, `#!/bin/sh\n${append}`, { mode: 0o755 });
