@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Bundles the offrun CLI (and the benchmarks) into build/. One bundle with a chunk per command
-// starts in about half the time of hundreds of separate modules: Node 20 has no compile cache,
-// and every command pays the start-up on each run. Code imports zod as `import * as z`: with
-// `import { z }` esbuild keeps the whole namespace (every locale), 756 KB instead of 205 KB.
+// Bundles the offrun CLI (and the benchmarks) into build/. The CLI is one CommonJS file,
+// build/cli.cjs, started by build/boot.js with V8's code cache (src/cli/boot.ts): Node 20 has no
+// compile cache, and every command pays its start-up on each run. Commands are still loaded
+// lazily: esbuild keeps each `import()`ed module's code in a function that runs on first use.
+// Code imports zod as `import * as z`: with `import { z }` esbuild keeps the whole namespace
+// (every locale), 756 KB instead of 205 KB.
 import fs from "node:fs";
 import { build } from "esbuild";
 
-// Chunk names carry a content hash: without a clean folder, every build would leave its old chunks.
+// A clean folder: nothing an earlier build left (its chunks, an older layout) can be run by mistake.
 fs.rmSync("build", { recursive: true, force: true });
 
 const shared = {
@@ -29,18 +31,23 @@ const shared = {
   },
 };
 
-// The CLI on its own: chunks shared with the benchmarks would carry what only they import (the
-// benchmarks' `{ z }` import of zod kept all of zod, locales included, in the chunk every command loads).
-// node-notifier stays a package of its own: it finds its platform's notifier (terminal-notifier on
-// macOS) next to its own files, which a bundle would leave behind. So does the sandbox runtime, for
-// its seccomp helper.
+// The CLI on its own: a bundle shared with the benchmarks would carry what only they import (the
+// benchmarks' `{ z }` import of zod kept all of zod, locales included). node-notifier stays a
+// package of its own: it finds its platform's notifier (terminal-notifier on macOS) next to its own
+// files, which a bundle would leave behind. So does the sandbox runtime, for its seccomp helper.
 await build({
   ...shared,
-  entryPoints: ["src/cli/main.ts"],
+  entryPoints: { cli: "src/cli/main.ts" },
   outdir: "build",
-  splitting: true,
+  format: "cjs",
+  banner: { js: "const __offrunUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { "import.meta.url": "__offrunUrl" },
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
+  outExtension: { ".js": ".cjs" },
 });
+asciiOnly("build/cli.cjs");
+// What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
+await build({ ...shared, entryPoints: { boot: "src/cli/boot.ts" }, outdir: "build" });
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the
 // checkout (and .test-clis) relative to their own file.
@@ -60,3 +67,19 @@ await build({
   outdir: "build",
   splitting: false,
 });
+
+/**
+ * Writes every non-ASCII character of a bundle as its \\u escape: boot.ts reads an ASCII bundle as
+ * latin1, about ten times faster than decoding UTF-8, at every start. The few there are sit in
+ * comments, strings and regular expressions (· and ’ in limit messages, box drawing in a CLI's
+ * output), where the escape means the same character (in a raw template or after a backslash it would not).
+ */
+function asciiOnly(file) {
+  const text = fs.readFileSync(file, "utf8");
+  // After a backslash the escape would be read as an escaped backslash and five letters.
+  if (/String\.raw`[^`]*[\u0080-\uffff]|\\[\u0080-\uffff]/.test(text)) {
+    throw new Error(`${file}: a non-ASCII character in a raw template or after a backslash cannot be escaped`);
+  }
+  const escaped = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  fs.writeFileSync(file, escaped);
+}

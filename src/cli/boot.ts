@@ -1,0 +1,98 @@
+import { isAscii } from "node:buffer";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+import { PRIVATE_DIR_MODE } from "../core/foundation/private-files.js";
+import { offrunHome } from "../core/foundation/paths.js";
+
+/**
+ * Starts the CLI (and the companion, which is the CLI too) from its one bundle, build/cli.cjs,
+ * with V8's code cache. Every `offrun` is a new process, and without the cache each one spends
+ * most of its start compiling the bundle: Node 20 has no compile cache of its own (22's
+ * module.enableCompileCache does not reach code run through vm). The cache holds what a run of
+ * one command compiled, so there is one per command word (`ls`, `start`, `companion`, ...), each
+ * about a megabyte, in the user's private ~/.offrun/cache/compile. V8 checks a cache against
+ * the source and its own version and flags, and one it turns down is written again: a stale,
+ * corrupt or foreign cache costs one ordinary start, never a wrong one.
+ */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BUNDLE = path.join(here, "cli.cjs");
+/** The wrapper Node puts around a CommonJS module, on the bundle's first line: its lines keep their numbers. */
+const WRAPPER = "(function (exports, require, module, __filename, __dirname) { ";
+
+export async function boot(argv: string[]): Promise<void> {
+  // The build writes the bundle in ASCII: read as latin1, it is a tenth of the time of UTF-8.
+  const bytes = fs.readFileSync(BUNDLE);
+  const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
+  const cacheFile = cachePath(fs.statSync(BUNDLE), commandWord(argv));
+  const cachedData = readCache(cacheFile);
+  const script = new vm.Script(`${WRAPPER}${source}\n})`, {
+    filename: BUNDLE,
+    columnOffset: -WRAPPER.length,
+    ...(cachedData ? { cachedData } : {}),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  // At exit the cache holds everything this command compiled, not only the bundle's top level.
+  if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCache(script, cacheFile));
+  const module = { exports: {} as { main(argv: string[]): Promise<void> } };
+  (script.runInThisContext() as (...args: unknown[]) => void)(
+    module.exports,
+    createRequire(BUNDLE),
+    module,
+    BUNDLE,
+    here,
+  );
+  await module.exports.main(argv);
+}
+
+/** The command word a cache is for (the first argument that looks like one); `offrun --help` and the like share one. */
+export function commandWord(argv: string[]): string {
+  return argv.slice(2).find((a) => /^[a-z][a-z-]{0,30}$/.test(a)) ?? "other";
+}
+
+/** One name per bundle and Node: a rebuilt CLI or another Node never reads the last one's cache. */
+function cachePath(bundle: fs.Stats, word: string): CacheFile {
+  const build = `${process.version}_${process.arch}_${bundle.size}_${Math.trunc(bundle.mtimeMs)}`.replace(
+    /[^\w.]/g,
+    "_",
+  );
+  const dir = path.join(offrunHome(), "cache", "compile");
+  return { dir, build, file: path.join(dir, `${build}-${word}.v8`) };
+}
+
+interface CacheFile {
+  dir: string;
+  /** What every cache of this bundle and Node starts with: v20.20.2_x64_1865597_1764705061123 */
+  build: string;
+  file: string;
+}
+
+function readCache({ file }: CacheFile): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Written whole under another name and then renamed, so that a process starting meanwhile reads
+ * the old cache or the new one, never half of one; the caches of other builds go. A cache that
+ * cannot be written (a read-only home, a full disk) is no error: the next start compiles again.
+ */
+function writeCache(script: vm.Script, { dir, build, file }: CacheFile): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    for (const old of fs.readdirSync(dir)) {
+      if (!old.startsWith(`${build}-`)) fs.rmSync(path.join(dir, old), { force: true });
+    }
+    const partial = `${file}.${process.pid}.partial`;
+    fs.writeFileSync(partial, script.createCachedData(), { mode: 0o600 });
+    fs.renameSync(partial, file);
+  } catch {
+    // No cache this time.
+  }
+}
