@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { OffrunError } from "../foundation/errors.js";
-import { runCommand, type RunResult } from "../foundation/process.js";
+import { discoverCheckout } from "./discover.js";
+import type { runCommand, RunResult } from "../foundation/process.js";
 import { withFileLock } from "../foundation/store.js";
 
 export interface GitOptions {
@@ -27,10 +27,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/** The process runner (and execa) loads with the first git call: `ls` and `show` in a plain checkout make none. */
+const run: typeof runCommand = async (...args) => (await import("../foundation/process.js")).runCommand(...args);
+
 /** Runs git with an argv array; throws OffrunError("git") with git's own words on failure. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<RunResult> {
   const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env });
-  const result = await runCommand(
+  const result = await run(
     { file: "git", args, cwd, env },
     { timeoutMs: options.timeoutMs ?? 120_000, maxBuffer: options.maxBuffer, signal: options.signal },
   );
@@ -63,8 +66,11 @@ async function requireFolder(dir: string): Promise<void> {
 export async function findRepoRoot(dir: string): Promise<string> {
   const absolute = path.resolve(dir);
   await requireFolder(absolute);
+  const found = await discoverCheckout(absolute);
+  if (found === "outside") throw notInRepository(absolute);
+  if (found !== "ask-git") return found.root;
   // One git call on the usual path: the common dir (shared by all worktrees), bareness and HEAD.
-  const probe = await runCommand(
+  const probe = await run(
     {
       file: "git",
       args: ["rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "HEAD"],
@@ -80,14 +86,15 @@ export async function findRepoRoot(dir: string): Promise<string> {
   return findRepoRootSlowly(absolute, probe);
 }
 
+const notInRepository = (dir: string) =>
+  new OffrunError(
+    "invalid_input",
+    `${dir} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
+  );
+
 /** Unusual layouts (a separate git dir, a submodule) and every error case, with a clear message for each. */
 async function findRepoRootSlowly(absolute: string, probe: RunResult): Promise<string> {
-  if (probe.exitCode !== 0 && /not a git repository/i.test(probe.stderr)) {
-    throw new OffrunError(
-      "invalid_input",
-      `${absolute} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
-    );
-  }
+  if (probe.exitCode !== 0 && /not a git repository/i.test(probe.stderr)) throw notInRepository(absolute);
   await git(absolute, ["rev-parse", "--git-dir"]); // throws with git's own message
   // The first entry of `worktree list` is always the main working tree.
   const listing = await git(absolute, ["worktree", "list", "--porcelain"]);
@@ -208,6 +215,7 @@ export async function addExcludes(root: string, lines: string[], comment: string
     const missing = missingFrom(current);
     if (missing.length === 0) return false;
     const separator = current === "" || current.endsWith("\n") ? "" : "\n";
+    const { default: writeFileAtomic } = await import("write-file-atomic");
     await writeFileAtomic(excludeFile, `${current}${separator}# ${comment}\n${missing.join("\n")}\n`);
     return true;
   });
