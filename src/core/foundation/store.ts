@@ -1,7 +1,5 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import lockfile from "proper-lockfile";
-import writeFileAtomic from "write-file-atomic";
 import type * as z from "zod";
 import { OffrunError } from "./errors.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
@@ -24,11 +22,15 @@ export interface WriteOptions {
   fsync?: boolean;
 }
 
+// write-file-atomic and proper-lockfile load with the first write or lock: a command that only
+// reads (`offrun ls`, `show`) does without them (proper-lockfile brings graceful-fs, which patches fs).
+
 /**
  * Writes JSON so that a reader never sees half a file (temp file + rename). The mode is set on the
  * temp file, so a file left 0644 by an older Offrun is 0600 after its next write.
  */
 export async function writeJsonAtomic(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
+  const { default: writeFileAtomic } = await import("write-file-atomic");
   await fs.mkdir(path.dirname(file), { recursive: true, ...(options.shared ? {} : { mode: PRIVATE_DIR_MODE }) });
   await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", {
     ...(options.shared ? {} : { mode: options.mode ?? PRIVATE_FILE_MODE }),
@@ -41,6 +43,7 @@ export async function writeJsonAtomic(file: string, value: unknown, options: Wri
  * the companion and the CLI both write. A lock left by a killed process goes stale in 10 s.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  const { default: lockfile } = await import("proper-lockfile");
   await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const release = await lockfile.lock(path.dirname(file), {
     lockfilePath: `${file}.lock`,
