@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import net from "node:net";
-import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
@@ -14,26 +13,18 @@ import {
   type PingResult,
   type Reply,
 } from "./protocol.js";
+import { RpcReplyError, SocketRpc } from "./socket-rpc.js";
 
 const CONNECT_TIMEOUT_MS = 2_000;
 const START_TIMEOUT_MS = 10_000;
 
 /** One JSON-RPC connection to the companion. */
 export class CompanionClient {
-  private constructor(
-    private readonly socket: net.Socket,
-    private readonly connection: rpc.MessageConnection,
-  ) {}
+  private constructor(private readonly connection: SocketRpc) {}
 
   /** Connects, or throws companion_unavailable when nothing listens. */
   static async connect(socketPath = userPaths().socket): Promise<CompanionClient> {
-    const socket = await openSocket(socketPath);
-    const connection = rpc.createMessageConnection(
-      new rpc.SocketMessageReader(socket),
-      new rpc.SocketMessageWriter(socket),
-    );
-    connection.listen();
-    return new CompanionClient(socket, connection);
+    return new CompanionClient(new SocketRpc(await openSocket(socketPath)));
   }
 
   /**
@@ -43,7 +34,7 @@ export class CompanionClient {
   async call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>> {
     let result: unknown;
     try {
-      result = await this.connection.sendRequest(method, params);
+      result = await this.connection.request(method, params);
     } catch (error) {
       throw toOffrunError(error);
     }
@@ -67,7 +58,6 @@ export class CompanionClient {
 
   close(): void {
     this.connection.dispose();
-    this.socket.destroy();
   }
 }
 
@@ -113,8 +103,15 @@ function parseReply<M extends MethodName>(method: M, result: unknown): Reply<M> 
   return parsed.data as Reply<M>;
 }
 
+/** An error reply, as vscode-jsonrpc (a host's link) or SocketRpc (this client) gives it. */
+export interface ResponseErrorLike {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 /** A companion's error reply as an Offrun error of the kind it carried; `from` names another machine's. */
-export function fromResponseError(error: rpc.ResponseError<unknown>, from?: string): OffrunError {
+export function fromResponseError(error: ResponseErrorLike, from?: string): OffrunError {
   const message = from ? `${from}: ${error.message}` : error.message;
   const data = rpcErrorDataSchema.safeParse(error.data);
   const kind =
@@ -126,7 +123,7 @@ export function fromResponseError(error: rpc.ResponseError<unknown>, from?: stri
 }
 
 function toOffrunError(error: unknown): Error {
-  if (error instanceof rpc.ResponseError) return fromResponseError(error);
+  if (error instanceof RpcReplyError) return fromResponseError(error);
   if (error instanceof Error && /closed|disposed/i.test(error.message)) {
     return new OffrunError(
       "companion_unavailable",
