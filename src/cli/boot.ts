@@ -13,9 +13,10 @@ import { offrunHome } from "../core/foundation/paths.js";
  * most of its start compiling the bundle: Node 20 has no compile cache of its own (22's
  * module.enableCompileCache does not reach code run through vm). The cache holds what a run of
  * one command compiled, so there is one per command word (`ls`, `start`, `companion`, ...), each
- * about a megabyte, in the user's private ~/.offrun/cache/compile. V8 checks a cache against
- * the source and its own version and flags, and one it turns down is written again: a stale,
- * corrupt or foreign cache costs one ordinary start, never a wrong one.
+ * about a megabyte, in the user's private ~/.offrun/cache/compile. Its name carries the bundle's
+ * size and time and the Node version, so a rebuilt CLI or another Node never reads it; V8 itself
+ * turns down a cache of another version, other flags or another source length, or one that is
+ * not whole (caches are written under another name and renamed), and that one is written again.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
