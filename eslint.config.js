@@ -75,9 +75,17 @@ const layers = [
   },
 ];
 
+/** bin/offrun.js is CommonJS (bin/package.json): a start through Node's ESM loader is slower. */
+const commonJsEntry = {
+  files: ["bin/**/*.js"],
+  languageOptions: { sourceType: "commonjs" },
+  rules: { "@typescript-eslint/no-require-imports": "off" },
+};
+
 export default [
   { ignores: ["node_modules/", "build/", "dist/", "pack/", ".test-clis/", "test/fixtures/", "raycast-env.d.ts"] },
   ...raycastConfig,
   ...layers,
   zodNamespace,
+  commonJsEntry,
 ];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the offrun CLI (and the benchmarks) into build/. The CLI is one CommonJS file,
-// build/cli.cjs, started by build/boot.js with V8's code cache (src/cli/boot.ts): Node 20 has no
+// build/cli.cjs, started by build/boot.cjs with V8's code cache (src/cli/boot.ts): Node 20 has no
 // compile cache, and every command pays its start-up on each run. Commands are still loaded
 // lazily: esbuild keeps each `import()`ed module's code in a function that runs on first use.
 // Code imports zod as `import * as z`: with `import { z }` esbuild keeps the whole namespace
@@ -46,8 +46,17 @@ await build({
   outExtension: { ".js": ".cjs" },
 });
 asciiOnly("build/cli.cjs");
-// What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
-await build({ ...shared, entryPoints: { boot: "src/cli/boot.ts" }, outdir: "build" });
+// What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only, and CommonJS
+// like the bundle: nothing in a start needs Node's ESM loader.
+await build({
+  ...shared,
+  entryPoints: { boot: "src/cli/boot.ts" },
+  outdir: "build",
+  format: "cjs",
+  banner: { js: "const __offrunUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { "import.meta.url": "__offrunUrl" },
+  outExtension: { ".js": ".cjs" },
+});
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the
 // checkout (and .test-clis) relative to their own file.

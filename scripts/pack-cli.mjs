@@ -21,7 +21,9 @@ if (!fs.existsSync(path.join(root, "build", "cli.cjs"))) {
 }
 fs.rmSync(stage, { recursive: true, force: true });
 fs.mkdirSync(path.join(stage, "bin"), { recursive: true });
-fs.copyFileSync(path.join(root, "bin", "offrun.js"), path.join(stage, "bin", "offrun.js"));
+for (const file of ["offrun.js", "package.json"]) {
+  fs.copyFileSync(path.join(root, "bin", file), path.join(stage, "bin", file));
+}
 // The CLI's entry and its chunks; the benchmarks and the source maps stay behind.
 fs.cpSync(path.join(root, "build"), path.join(stage, "build"), {
   recursive: true,

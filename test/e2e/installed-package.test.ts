@@ -54,7 +54,8 @@ const installed = (args: string[]) =>
 test("the tarball holds the built CLI and nothing of the checkout, and is small", async () => {
   const listing = (await execa("tar", ["tzf", tarball])).stdout.split("\n");
   expect(listing).toContain("package/bin/offrun.js");
-  expect(listing).toContain("package/build/boot.js");
+  expect(listing).toContain("package/bin/package.json");
+  expect(listing).toContain("package/build/boot.cjs");
   expect(listing).toContain("package/build/cli.cjs");
   const leftBehind = (entry: string) =>
     /^package\/(src|test|bench|scripts|assets|build\/bench)\//.test(entry) ||
