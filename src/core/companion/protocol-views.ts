@@ -2,6 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { agentEventSchema, quotaWindowSchema } from "../foundation/events.js";
 import { agentRecordSchema } from "../foundation/model.js";
+import { lazyTable } from "../foundation/lazy-schemas.js";
 import { agentNameProblem } from "../foundation/names.js";
 
 /**
@@ -17,150 +18,161 @@ import { agentNameProblem } from "../foundation/names.js";
 export const PROTOCOL_VERSION = 1;
 
 /** A name that is an agent's (no '/' or '..'): a peer's request never reaches another file. */
-const agentName = z.string().refine((n) => agentNameProblem(n) === undefined, "expected an agent name");
-const remotePath = z.string().refine((p) => path.isAbsolute(p), "expected an absolute path on the host");
+const agentName = () => z.string().refine((n) => agentNameProblem(n) === undefined, "expected an agent name");
+const remotePath = () => z.string().refine((p) => path.isAbsolute(p), "expected an absolute path on the host");
 /** A path inside a worktree, as a diff names it: relative, with no way up. */
-const worktreePath = z
-  .string()
-  .min(1)
-  .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "expected a path inside the worktree");
+const worktreePath = () =>
+  z
+    .string()
+    .min(1)
+    .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "expected a path inside the worktree");
 
-export const viewMethods = {
+export const viewMethods = lazyTable({
   /** The first request on every remote connection: both sides say their protocol version. */
-  hello: z.object({ protocol: z.number().int(), version: z.string() }),
+  hello: () => z.object({ protocol: z.number().int(), version: z.string() }),
   /** The agents of one project, or of every project this companion's user has run agents in. */
-  "agents.list": z.object({ project: remotePath.optional() }),
+  "agents.list": () => z.object({ project: remotePath().optional() }),
   /** One agent's record, conversation and what it waits for (what `offrun show` prints). */
-  "agent.show": z.object({ project: remotePath, name: agentName }),
+  "agent.show": () => z.object({ project: remotePath(), name: agentName() }),
   /** Changed files and the patch against the agent's base (what `offrun diff` prints). */
-  "agent.diff": z.object({ project: remotePath, name: agentName }),
+  "agent.diff": () => z.object({ project: remotePath(), name: agentName() }),
   /** One changed file's text, for a preview: only inside the agent's worktree, at most 256 KB. */
-  "agent.file": z.object({ project: remotePath, name: agentName, path: worktreePath }),
+  "agent.file": () => z.object({ project: remotePath(), name: agentName(), path: worktreePath() }),
   /** The agent's draft (its message box: a review's fixes, text not sent yet). */
-  "draft.read": z.object({ project: remotePath, name: agentName }),
+  "draft.read": () => z.object({ project: remotePath(), name: agentName() }),
   /** The complete lines of an agent's chat log from a byte offset: how a remote view catches up. */
-  "chat.read": z.object({
-    project: remotePath,
-    name: agentName,
-    offset: z.number().int().nonnegative(),
-    maxBytes: z
-      .number()
-      .int()
-      .positive()
-      .max(8 << 20)
-      .default(1 << 20),
-  }),
+  "chat.read": () =>
+    z.object({
+      project: remotePath(),
+      name: agentName(),
+      offset: z.number().int().nonnegative(),
+      maxBytes: z
+        .number()
+        .int()
+        .positive()
+        .max(8 << 20)
+        .default(1 << 20),
+    }),
   /** Every login's quota and sign-in, as `offrun quota --json` prints it. */
-  "quota.list": z.object({}).optional(),
-} as const;
+  "quota.list": () => z.object({}).optional(),
+});
 
 /** One agent as a listing shows it, with the size of its chat log (what a follower has to read). */
-const listedAgentSchema = z.object({ record: agentRecordSchema, chatBytes: z.number().int().nonnegative() });
-export type ListedAgent = z.infer<typeof listedAgentSchema>;
+const listedAgentSchema = () => z.object({ record: agentRecordSchema, chatBytes: z.number().int().nonnegative() });
+export type ListedAgent = z.infer<ReturnType<typeof listedAgentSchema>>;
 
-export const agentsListedSchema = z.object({
-  hostname: z.string(),
-  projects: z.array(
-    z.object({
-      root: z.string(),
-      agents: z.array(listedAgentSchema),
-      unreadable: z.array(z.object({ file: z.string(), problem: z.string() })),
-    }),
-  ),
-});
+export const agentsListedSchema = z.lazy(() =>
+  z.object({
+    hostname: z.string(),
+    projects: z.array(
+      z.object({
+        root: z.string(),
+        agents: z.array(listedAgentSchema()),
+        unreadable: z.array(z.object({ file: z.string(), problem: z.string() })),
+      }),
+    ),
+  }),
+);
 export type AgentsListed = z.infer<typeof agentsListedSchema>;
 
-export const agentShownSchema = z.object({
-  agent: agentRecordSchema,
-  pending: z.array(agentEventSchema),
-  events: z.array(agentEventSchema),
-  corruptLines: z.number().int().nonnegative(),
-  setupLog: z.string().optional(),
-});
-export type AgentShown = z.infer<typeof agentShownSchema>;
+const agentShownSchema = () =>
+  z.object({
+    agent: agentRecordSchema,
+    pending: z.array(agentEventSchema),
+    events: z.array(agentEventSchema),
+    corruptLines: z.number().int().nonnegative(),
+    setupLog: z.string().optional(),
+  });
+export type AgentShown = z.infer<ReturnType<typeof agentShownSchema>>;
 
 /**
  * One login in `offrun quota --json` and in `quota.list` (quota/report.ts builds it): the reading,
  * and what a face needs beside it to render a remote host's logins as its own.
  */
-export const quotaRowSchema = z.looseObject({
-  harness: z.string(),
-  label: z.string(),
-  displayName: z.string(),
-  home: z.string(),
-  windows: z.array(quotaWindowSchema),
-  blocking: quotaWindowSchema.optional(),
-  limitedUntil: z.string().optional(),
-  source: z.string().optional(),
-  observedAt: z.string().optional(),
-  attempts: z.array(z.object({ source: z.string(), outcome: z.string(), reason: z.string().optional() })),
-  headroom: z.number().nullable(),
-  coverage: z.enum(["percent", "limits"]),
-  signIn: z.object({ state: z.string(), note: z.string().optional(), command: z.string().optional() }),
-  pace: z.object({ runsOutAt: z.string().optional(), lastsPastReset: z.boolean().optional() }),
-});
-export type QuotaRow = z.infer<typeof quotaRowSchema>;
+const quotaRowSchema = () =>
+  z.looseObject({
+    harness: z.string(),
+    label: z.string(),
+    displayName: z.string(),
+    home: z.string(),
+    windows: z.array(quotaWindowSchema),
+    blocking: quotaWindowSchema.optional(),
+    limitedUntil: z.string().optional(),
+    source: z.string().optional(),
+    observedAt: z.string().optional(),
+    attempts: z.array(z.object({ source: z.string(), outcome: z.string(), reason: z.string().optional() })),
+    headroom: z.number().nullable(),
+    coverage: z.enum(["percent", "limits"]),
+    signIn: z.object({ state: z.string(), note: z.string().optional(), command: z.string().optional() }),
+    pace: z.object({ runsOutAt: z.string().optional(), lastsPastReset: z.boolean().optional() }),
+  });
+export type QuotaRow = z.infer<ReturnType<typeof quotaRowSchema>>;
 
-export const viewReplies = {
-  hello: z.object({ protocol: z.number().int(), version: z.string(), hostname: z.string() }),
-  "agents.list": agentsListedSchema,
+export const viewReplies = lazyTable({
+  hello: () => z.object({ protocol: z.number().int(), version: z.string(), hostname: z.string() }),
+  "agents.list": () => agentsListedSchema,
   "agent.show": agentShownSchema,
-  "agent.diff": z.object({
-    files: z.array(
-      z.looseObject({ path: z.string(), status: z.string(), additions: z.number(), deletions: z.number() }),
-    ),
-    patch: z.string(),
-    base: z.string(),
-  }),
-  "agent.file": z.object({
-    /** Undefined when the file is gone, not a regular file or too large (`size` says how large). */
-    text: z.string().optional(),
-    size: z.number().int().nonnegative(),
-  }),
-  "draft.read": z.object({ text: z.string().optional() }),
-  "chat.read": z.object({
-    /** Complete lines only, each still JSON text: the reader validates them, as it does its own logs. */
-    lines: z.array(z.string()),
-    /** Where the next read starts (the end of the last complete line returned). */
-    next: z.number().int().nonnegative(),
-    /** The log's size now; smaller than the offset asked for means it was replaced. */
-    size: z.number().int().nonnegative(),
-  }),
-  "quota.list": z.object({ logins: z.array(quotaRowSchema) }),
-} as const;
+  "agent.diff": () =>
+    z.object({
+      files: z.array(
+        z.looseObject({ path: z.string(), status: z.string(), additions: z.number(), deletions: z.number() }),
+      ),
+      patch: z.string(),
+      base: z.string(),
+    }),
+  "agent.file": () =>
+    z.object({
+      /** Undefined when the file is gone, not a regular file or too large (`size` says how large). */
+      text: z.string().optional(),
+      size: z.number().int().nonnegative(),
+    }),
+  "draft.read": () => z.object({ text: z.string().optional() }),
+  "chat.read": () =>
+    z.object({
+      /** Complete lines only, each still JSON text: the reader validates them, as it does its own logs. */
+      lines: z.array(z.string()),
+      /** Where the next read starts (the end of the last complete line returned). */
+      next: z.number().int().nonnegative(),
+      /** The log's size now; smaller than the offset asked for means it was replaced. */
+      size: z.number().int().nonnegative(),
+    }),
+  "quota.list": () => z.object({ logins: z.array(quotaRowSchema()) }),
+});
 
 /** The local companion's requests about the hosts it is connected to (core/remote). */
-export const hostMethods = {
+export const hostMethods = lazyTable({
   /** One request sent on to a host's companion, as it is; the face parses the reply with that method's schema. */
-  "host.call": z.object({
-    host: z.string().min(1),
-    method: z.string().min(1),
-    params: z.unknown(),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(24 * 60 * 60_000)
-      .optional(),
-  }),
+  "host.call": () =>
+    z.object({
+      host: z.string().min(1),
+      method: z.string().min(1),
+      params: z.unknown(),
+      timeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .max(24 * 60 * 60_000)
+        .optional(),
+    }),
   /** Each host's connection: up or down, since when, why, the offrun version there. */
-  "hosts.status": z.object({}).optional(),
+  "hosts.status": () => z.object({}).optional(),
   /** Every host's agents, each host time-boxed. */
-  "hosts.agents": z.object({ timeoutMs: z.number().int().positive().max(60_000).optional() }),
+  "hosts.agents": () => z.object({ timeoutMs: z.number().int().positive().max(60_000).optional() }),
   /** Every host's logins and quota, each host time-boxed. */
-  "hosts.quota": z.object({ timeoutMs: z.number().int().positive().max(60_000).optional() }),
-} as const;
-
-const linkStatusSchema = z.object({
-  name: z.string(),
-  destination: z.string(),
-  state: z.enum(["connecting", "connected", "down"]),
-  since: z.string(),
-  error: z.object({ kind: z.string(), message: z.string() }).optional(),
-  remote: z.object({ version: z.string(), protocol: z.number(), hostname: z.string() }).optional(),
-  sshPid: z.number().optional(),
-  retryAt: z.string().optional(),
+  "hosts.quota": () => z.object({ timeoutMs: z.number().int().positive().max(60_000).optional() }),
 });
+
+const linkStatusSchema = () =>
+  z.object({
+    name: z.string(),
+    destination: z.string(),
+    state: z.enum(["connecting", "connected", "down"]),
+    since: z.string(),
+    error: z.object({ kind: z.string(), message: z.string() }).optional(),
+    remote: z.object({ version: z.string(), protocol: z.number(), hostname: z.string() }).optional(),
+    sshPid: z.number().optional(),
+    retryAt: z.string().optional(),
+  });
 
 /** One host's part of a merged answer (remote/links.ts HostAnswer). */
 const hostAnswer = <T extends z.ZodType>(value: T) =>
@@ -174,9 +186,9 @@ const hostAnswer = <T extends z.ZodType>(value: T) =>
     }),
   ]);
 
-export const hostReplies = {
-  "host.call": z.unknown(),
-  "hosts.status": z.object({ hosts: z.array(linkStatusSchema) }),
-  "hosts.agents": z.object({ hosts: z.array(hostAnswer(agentsListedSchema)) }),
-  "hosts.quota": z.object({ hosts: z.array(hostAnswer(viewReplies["quota.list"])) }),
-} as const;
+export const hostReplies = lazyTable({
+  "host.call": () => z.unknown(),
+  "hosts.status": () => z.object({ hosts: z.array(linkStatusSchema()) }),
+  "hosts.agents": () => z.object({ hosts: z.array(hostAnswer(agentsListedSchema)) }),
+  "hosts.quota": () => z.object({ hosts: z.array(hostAnswer(viewReplies["quota.list"])) }),
+});

@@ -60,77 +60,83 @@ export type AgentRecord = z.infer<typeof agentRecordSchema>;
 /** Backoff pauses vary by up to this share, so that retries of many agents do not arrive together. */
 export const RETRY_JITTER = 0.2;
 
-/** `.offrun/config.json`: project settings, versionable. */
-export const projectConfigSchema = z
-  .object({
-    branchPrefix: z
-      .string()
-      .regex(/^[A-Za-z0-9._/-]*$/, "use letters, digits, '.', '_', '-' and '/' only")
-      .default("offrun/"),
-    copyFiles: z.array(z.string()).default([]),
-    setup: z.array(z.array(z.string()).min(1)).default([]),
-    setupTimeoutSeconds: z.number().positive().default(600),
-    defaultHarness: z.string().optional(),
-    defaultMode: z.enum(MODES).optional(),
-    turnTimeoutMinutes: z.number().positive().default(60),
-    idleTimeoutMinutes: z.number().positive().default(10),
-    /** A request left this long gets one notice in the log; it stays pending (never approved by itself). */
-    approvalTimeoutMinutes: z.number().positive().default(30),
-    /** alwaysKeys approved with `offrun approve --always`: matching requests are allowed without asking. */
-    alwaysAllow: z.array(z.string()).default([]),
-    portRange: z
-      .object({ from: z.number().int().min(1024), to: z.number().int().max(65535) })
-      .default({ from: 41000, to: 48999 }),
-    failover: z
-      .object({
-        /** auto: a turn cut off by a usage limit is sent again on the next login; ask: the user sends it. */
-        resend: z.enum(["auto", "ask"]).default("auto"),
-        /** When every login is limited, wait for the earliest reset and go on by itself (once per message). */
-        resumeAtReset: z.boolean().default(true),
-      })
-      .default({ resend: "auto", resumeAtReset: true }),
-    /** Who reviews with `offrun review` when the command names no one; else another harness or login than the author's. */
-    review: z
-      .object({
-        harness: z.string().min(1).optional(),
-        account: z.string().min(1).optional(),
-        model: z.string().optional(),
-      })
-      .optional(),
-    /**
-     * Every agent of the project runs inside the sandbox (`offrun start --sandbox` asks it for one).
-     * `allowHosts` and `allowWrite` widen the policy, and only they: nothing else is opened.
-     */
-    sandbox: z
-      .object({
-        enabled: z.boolean().default(false),
-        allowHosts: z.array(z.string().min(1)).default([]),
-        allowWrite: z.array(z.string().min(1)).default([]),
-      })
-      .default({ enabled: false, allowHosts: [], allowWrite: [] }),
-    /** Transient 429s (rate limiting, not a usage limit): tries again with capped exponential backoff and jitter. */
-    retry: z
-      .object({
-        attempts: z.number().int().min(0).max(10).default(3),
-        baseSeconds: z.number().positive().default(5),
-        maxSeconds: z.number().positive().default(120),
-      })
-      .default({ attempts: 3, baseSeconds: 5, maxSeconds: 120 }),
-  })
-  .passthrough()
-  .superRefine((config, context) => {
-    // The longest pause, jitter included, must end well inside a turn, or a retry could never run.
-    if (config.retry.maxSeconds * (1 + RETRY_JITTER) >= config.turnTimeoutMinutes * 60) {
-      context.addIssue({
-        code: "custom",
-        path: ["retry", "maxSeconds"],
-        message: `with its jitter (up to ${RETRY_JITTER * 100}%) it must stay below turnTimeoutMinutes (${config.turnTimeoutMinutes} min); lower retry.maxSeconds or raise turnTimeoutMinutes`,
-      });
-    }
-    if (config.retry.baseSeconds > config.retry.maxSeconds) {
-      context.addIssue({ code: "custom", path: ["retry", "baseSeconds"], message: "must not exceed retry.maxSeconds" });
-    }
-  });
+/** `.offrun/config.json`: project settings, versionable. Built when first read (lazy-schemas.ts): most commands never do. */
+export const projectConfigSchema = z.lazy(() =>
+  z
+    .object({
+      branchPrefix: z
+        .string()
+        .regex(/^[A-Za-z0-9._/-]*$/, "use letters, digits, '.', '_', '-' and '/' only")
+        .default("offrun/"),
+      copyFiles: z.array(z.string()).default([]),
+      setup: z.array(z.array(z.string()).min(1)).default([]),
+      setupTimeoutSeconds: z.number().positive().default(600),
+      defaultHarness: z.string().optional(),
+      defaultMode: z.enum(MODES).optional(),
+      turnTimeoutMinutes: z.number().positive().default(60),
+      idleTimeoutMinutes: z.number().positive().default(10),
+      /** A request left this long gets one notice in the log; it stays pending (never approved by itself). */
+      approvalTimeoutMinutes: z.number().positive().default(30),
+      /** alwaysKeys approved with `offrun approve --always`: matching requests are allowed without asking. */
+      alwaysAllow: z.array(z.string()).default([]),
+      portRange: z
+        .object({ from: z.number().int().min(1024), to: z.number().int().max(65535) })
+        .default({ from: 41000, to: 48999 }),
+      failover: z
+        .object({
+          /** auto: a turn cut off by a usage limit is sent again on the next login; ask: the user sends it. */
+          resend: z.enum(["auto", "ask"]).default("auto"),
+          /** When every login is limited, wait for the earliest reset and go on by itself (once per message). */
+          resumeAtReset: z.boolean().default(true),
+        })
+        .default({ resend: "auto", resumeAtReset: true }),
+      /** Who reviews with `offrun review` when the command names no one; else another harness or login than the author's. */
+      review: z
+        .object({
+          harness: z.string().min(1).optional(),
+          account: z.string().min(1).optional(),
+          model: z.string().optional(),
+        })
+        .optional(),
+      /**
+       * Every agent of the project runs inside the sandbox (`offrun start --sandbox` asks it for one).
+       * `allowHosts` and `allowWrite` widen the policy, and only they: nothing else is opened.
+       */
+      sandbox: z
+        .object({
+          enabled: z.boolean().default(false),
+          allowHosts: z.array(z.string().min(1)).default([]),
+          allowWrite: z.array(z.string().min(1)).default([]),
+        })
+        .default({ enabled: false, allowHosts: [], allowWrite: [] }),
+      /** Transient 429s (rate limiting, not a usage limit): tries again with capped exponential backoff and jitter. */
+      retry: z
+        .object({
+          attempts: z.number().int().min(0).max(10).default(3),
+          baseSeconds: z.number().positive().default(5),
+          maxSeconds: z.number().positive().default(120),
+        })
+        .default({ attempts: 3, baseSeconds: 5, maxSeconds: 120 }),
+    })
+    .passthrough()
+    .superRefine((config, context) => {
+      // The longest pause, jitter included, must end well inside a turn, or a retry could never run.
+      if (config.retry.maxSeconds * (1 + RETRY_JITTER) >= config.turnTimeoutMinutes * 60) {
+        context.addIssue({
+          code: "custom",
+          path: ["retry", "maxSeconds"],
+          message: `with its jitter (up to ${RETRY_JITTER * 100}%) it must stay below turnTimeoutMinutes (${config.turnTimeoutMinutes} min); lower retry.maxSeconds or raise turnTimeoutMinutes`,
+        });
+      }
+      if (config.retry.baseSeconds > config.retry.maxSeconds) {
+        context.addIssue({
+          code: "custom",
+          path: ["retry", "baseSeconds"],
+          message: "must not exceed retry.maxSeconds",
+        });
+      }
+    }),
+);
 export type ProjectConfig = z.infer<typeof projectConfigSchema>;
 
 /** `~/.offrun/projects.json`: every project Offrun has run an agent in. */
