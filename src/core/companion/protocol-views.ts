@@ -55,6 +55,9 @@ export const viewMethods = lazyTable({
     }),
   /** Every login's quota and sign-in, as `offrun quota --json` prints it. */
   "quota.list": () => z.object({}).optional(),
+  /** Answers when what the companion shows changed since `after` (change-beacon.ts), or after `timeoutMs`. */
+  "changes.wait": () =>
+    z.object({ after: z.string().optional(), timeoutMs: z.number().int().positive().max(60_000).default(25_000) }),
 });
 
 /** One agent as a listing shows it, with the size of its chat log (what a follower has to read). */
@@ -137,6 +140,8 @@ export const viewReplies = lazyTable({
       size: z.number().int().nonnegative(),
     }),
   "quota.list": () => z.object({ logins: z.array(quotaRowSchema()) }),
+  /** The token to give as `after` next time. */
+  "changes.wait": () => z.object({ token: z.string() }),
 });
 
 /** The local companion's requests about the hosts it is connected to (core/remote). */

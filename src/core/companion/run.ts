@@ -15,6 +15,7 @@ import { watchTranscripts } from "../notify/transcript-watch.js";
 import { followHookInbox } from "../notify/hook-inbox.js";
 import { SessionFolders } from "../foundation/session-folders.js";
 import { writeSnapshots } from "./snapshot-writer.js";
+import { ChangeBeacon } from "./change-beacon.js";
 import { watchSignIns } from "../logins/sign-in-watch.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
 
@@ -51,8 +52,10 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   // One SSH connection per host of hosts.json, kept (core/remote).
   const hosts = new HostLinks({ runner, version: options.version, log });
+  // What a companion following this one over SSH waits on: whatever rewrites the snapshot.
+  const changes = new ChangeBeacon();
   const server = await serveWhenFree(
-    () => serveCompanion({ supervisor, version: options.version, log, ready, runner, hosts }),
+    () => serveCompanion({ supervisor, version: options.version, log, ready, runner, hosts, changes }),
     log,
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
@@ -86,6 +89,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
     notifications: () => notifier.recent(),
     subscribe: (listener) => notifier.subscribe(listener),
     remote: () => remote.snapshot(),
+    onChange: () => changes.changed(),
     log,
   });
   remoteChanged = () => snapshots.changed();

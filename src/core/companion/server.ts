@@ -11,6 +11,7 @@ import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { changeHandlers, type Handlers } from "./changes.js";
+import { ChangeBeacon } from "./change-beacon.js";
 import { viewHandlers } from "./view-handlers.js";
 import { hostHandlers } from "../remote/host-handlers.js";
 import type { HostLinks } from "../remote/links.js";
@@ -31,6 +32,8 @@ export interface ServeOptions {
   runner?: ProcessRunner;
   /** The connections to other machines' companions, for the host.* requests. */
   hosts?: HostLinks;
+  /** Told of every change a follower may show (run.ts: the snapshot writer's), for `changes.wait`. */
+  changes?: ChangeBeacon;
 }
 
 /**
@@ -47,6 +50,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
   let requestShutdown: () => void = () => undefined;
   let handover: NodeJS.Timeout | undefined;
   const shutdownRequested = new Promise<void>((resolve) => (requestShutdown = resolve));
+  const changes = options.changes ?? new ChangeBeacon();
 
   const server = net.createServer((socket) => {
     const connection = rpc.createMessageConnection(
@@ -68,7 +72,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       // Under the supervisor's turn lock: a message sent at the same moment starts after the switch, on the new login.
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
       ...changeHandlers(options.supervisor, options.log),
-      ...viewHandlers(options.version),
+      ...viewHandlers(options.version, changes),
       ...hostHandlers(options.hosts),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,

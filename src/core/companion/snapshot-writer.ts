@@ -38,6 +38,8 @@ export interface SnapshotWriterOptions {
   projects?: () => Promise<string[]>;
   /** Other machines' agents and logins, as last heard (core/remote/follow.ts). */
   remote?: () => Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
+  /** Once per burst of changes, as its write begins (change-beacon.ts). */
+  onChange?: () => void;
   debounceMs?: number;
   safetyNetMs?: number;
 }
@@ -77,6 +79,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     if (closed || timer) return;
     timer = setTimeout(() => {
       timer = undefined;
+      options.onChange?.();
       // A full disk is said in the log; the next change tries again.
       writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     }, options.debounceMs ?? DEBOUNCE_MS);

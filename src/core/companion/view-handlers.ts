@@ -13,6 +13,7 @@ import { OffrunError } from "../foundation/errors.js";
 import { quotaReport } from "../quota/report.js";
 import { readPreviewText } from "../views/agent-detail-load.js";
 import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "./protocol-views.js";
+import type { ChangeBeacon } from "./change-beacon.js";
 import type { Handlers } from "./changes.js";
 import type { viewMethods } from "./protocol-views.js";
 
@@ -21,7 +22,7 @@ import type { viewMethods } from "./protocol-views.js";
  * of its own files, for a peer on another machine. The companion is running by definition, so a
  * record is shown as it is.
  */
-export function viewHandlers(version: string): Handlers<keyof typeof viewMethods> {
+export function viewHandlers(version: string, changes: ChangeBeacon): Handlers<keyof typeof viewMethods> {
   return {
     hello: async () => ({ protocol: PROTOCOL_VERSION, version, hostname: os.hostname() }),
     "agents.list": async (p) => listEveryAgent(p.project),
@@ -49,6 +50,7 @@ export function viewHandlers(version: string): Handlers<keyof typeof viewMethods
       return { lines: read.lines, next: read.next, size };
     },
     "quota.list": async () => ({ logins: (await quotaReport()).rows }),
+    "changes.wait": async (p) => ({ token: await changes.next(p.after, p.timeoutMs) }),
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { agentEventSchema, parseEventLine, type AgentEvent } from "../foundation/events.js";
-import { describeError } from "../foundation/errors.js";
+import { describeError, isOffrunError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -12,8 +12,10 @@ import { agentsListedSchema, viewReplies, type AgentsListed } from "../companion
 import * as z from "zod";
 import type { HostLink } from "./link.js";
 
-/** How often a connected host is asked what grew. */
+/** How often a host is asked what grew when it cannot say when something changed (an older offrun there, a failed wait). */
 export const FOLLOW_EVERY_MS = 1_000;
+/** How long one `changes.wait` is held by the host; after it, one round runs anyway (a change its watchers missed). */
+const CHANGES_WAIT_MS = 25_000;
 
 /** `~/.offrun/hosts/<host>/`: the local copies of a host's chat logs. */
 export function hostDir(host: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -54,7 +56,12 @@ export interface MirroredEvent {
  * first time this host was followed are history, copied without telling anyone.
  */
 export class ChatMirror {
-  private timer: NodeJS.Timeout | undefined;
+  private following = false;
+  private closed = false;
+  /** The host answers `changes.wait`; false once it said it does not know the request. */
+  private hostWaits = true;
+  /** Ends the pause between rounds early (a new connection, close). */
+  private wake: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private since: string | undefined;
   /** The host's last answer to agents.list. */
@@ -72,25 +79,60 @@ export class ChatMirror {
     },
   ) {}
 
-  /** Follows while the link is up; called again on each new connection. */
+  /**
+   * Follows until closed: a round, then the host's next change (`changes.wait`, held by the host
+   * until something changes there), then a round again. Called again on each new connection.
+   */
   follow(): void {
-    if (this.timer) return;
-    const tick = () => {
-      this.running ??= this.catchUp()
-        .catch((error: unknown) => {
+    // A new connection may be to an updated offrun, and is caught up with at once.
+    this.hostWaits = true;
+    this.wake?.();
+    if (this.following || this.closed) return;
+    this.following = true;
+    void (async () => {
+      let token: string | undefined;
+      while (!this.closed) {
+        this.running = this.catchUp().catch((error: unknown) => {
           if (this.link.state.state === "connected")
             this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
-        })
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, FOLLOW_EVERY_MS);
+        });
+        await this.running;
+        this.running = undefined;
+        token = await this.nextChange(token);
+      }
+    })();
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.closed = true;
+    this.wake?.();
     await this.running;
+  }
+
+  /** The host's token after its next change; undefined after a plain pause (no wait, or a failed one). */
+  private async nextChange(token: string | undefined): Promise<string | undefined> {
+    if (this.hostWaits && this.link.state.state === "connected") {
+      try {
+        const params = { ...(token === undefined ? {} : { after: token }), timeoutMs: CHANGES_WAIT_MS };
+        const answer = await this.link.call("changes.wait", params, CHANGES_WAIT_MS + 10_000);
+        return viewReplies["changes.wait"].parse(answer).token;
+      } catch (error) {
+        // An offrun there from before changes.wait answers "unhandled method": ask every second instead.
+        if (isOffrunError(error, "invalid_input")) this.hostWaits = false;
+      }
+    }
+    if (!this.closed) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(wake, FOLLOW_EVERY_MS);
+        this.wake = wake;
+      });
+    }
+    return undefined;
   }
 
   /** One round: what every agent's log holds beyond the copy, appended to it. */
