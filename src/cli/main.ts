@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import * as z from "zod";
 import { fail, offrunVersion, type GlobalOptions } from "./output.js";
 import { unknownCommand } from "./did-you-mean.js";
 
@@ -8,6 +9,8 @@ import { unknownCommand } from "./did-you-mean.js";
  * in the start-up time of every command.
  */
 export async function main(argv: string[]): Promise<void> {
+  // A command lives a moment: zod's compiled parsers (new Function per schema) cost more than they save. The companion keeps them.
+  z.config({ jitless: argv[2] !== "companion" });
   const program = withGlobals(new Command("offrun"))
     .description("Run coding-agent CLIs side by side, each in its own git worktree.")
     .version(offrunVersion())
