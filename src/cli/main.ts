@@ -1,6 +1,8 @@
-import { Command, CommanderError } from "commander";
+import { Command, type CommanderError } from "commander";
 import * as z from "zod";
-import { fail, offrunVersion, type GlobalOptions } from "./output.js";
+import { offrunVersion, type GlobalOptions } from "./output.js";
+import { COMMANDS } from "./commands.js";
+import { lazy, withGlobals } from "./define.js";
 import { unknownCommand } from "./did-you-mean.js";
 
 /**
@@ -25,240 +27,7 @@ export async function main(argv: string[]): Promise<void> {
       await lazy(() => import("./dashboard.js"), "dashboard")(options);
     });
 
-  withHost(program.command("start").description("start an agent on a task in its own worktree"))
-    .argument("[prompt...]", "what the agent should do (- reads it from stdin)")
-    .option("--prompt-file <file>", "read the prompt from a file")
-    .option("--harness <id>", "which agent CLI (claude, codex)")
-    .option("--mode <mode>", "build (default) or plan")
-    .option("--name <name>", "agent name (default: made from the prompt)")
-    .option("--base <ref>", "branch or commit to start from (default: HEAD)")
-    .option("--model <model>", "model to ask the CLI for")
-    .option("--account <label>", "the login to use (default: the one with the most headroom)")
-    .option("--force", "start even on a login that is limited")
-    .option("--sandbox", "run the agent's CLI inside the sandbox (default: the project's sandbox.enabled)")
-    .option("--no-sandbox", "run it outside the sandbox even when the project enables it")
-    .option("--wait", "block until the turn ends; exit non-zero if it failed")
-    .option("--dictated", "the prompt was dictated: spoken names become the code's spellings first (printed)")
-    .action(lazy(() => import("./agent-actions.js"), "start"));
-
-  withHost(program.command("send").description("send the next message to an agent (same session)"))
-    .argument("<agent>")
-    .argument("[message...]", "the message (- reads it from stdin)")
-    .option("--prompt-file <file>", "read the message from a file")
-    .option("--wait", "block until the turn ends; exit non-zero if it failed")
-    .action(lazy(() => import("./agent-actions.js"), "send"));
-
-  withHost(program.command("handoff").description("move an agent to another CLI in the same worktree"))
-    .argument("<agent>")
-    .argument("[message...]", "what to do next (default: continue the task)")
-    .requiredOption("--harness <id>", "the CLI to hand off to")
-    .option("--account <label>", "its login (default: the one with the most headroom)")
-    .option("--force", "even on a login that is limited")
-    .option("--model <model>", "model to ask the CLI for")
-    .option("--wait", "block until the turn ends; exit non-zero if it failed")
-    .action(lazy(() => import("./agent-actions.js"), "handoff"));
-
-  withHost(program.command("switch").description("move an agent to another login of its CLI, session and all"))
-    .argument("<agent>")
-    .requiredOption("--account <label>", "the login to go on with")
-    .option("--force", "even on a login that is limited")
-    .action(lazy(() => import("./switch-actions.js"), "switchLogin"));
-
-  withHost(program.command("review").description("review an agent's work with another login, read-only"))
-    .argument("<agent>")
-    .option("--harness <id>", "the reviewer's CLI (default: the review setting, else another CLI or login)")
-    .option("--account <label>", "the reviewer's login")
-    .option("--model <model>", "model to ask the reviewer's CLI for")
-    .option("--force", "even on a login that is limited")
-    .option("--wait", "block until the review is done and print it; exit non-zero without a verdict")
-    .option("--request-fixes", "put a message built from the findings into the agent's draft (implies --wait)")
-    .action(lazy(() => import("./review-actions.js"), "review"));
-
-  withGlobals(program.command("draft").description("the message waiting in an agent's draft (never sent by itself)"))
-    .argument("<agent>")
-    .action(lazy(() => import("./review-actions.js"), "draft"));
-
-  withHost(program.command("stop").description("stop the agent's running turn"))
-    .argument("<agent>")
-    .action(lazy(() => import("./agent-actions.js"), "stop"));
-
-  withHost(program.command("approve").description("allow (or --deny) what a running agent waits for"))
-    .argument("<agent>")
-    .option("--deny", "refuse it; the agent is told, with --reason")
-    .option("--always", "allow it, and requests like it from now on (saved in .offrun/config.json)")
-    .option("--reason <text>", "why, for the agent (with --deny)")
-    .option("--request <id>", "which request, when several wait (see offrun show)")
-    .action(lazy(() => import("./approval-actions.js"), "approve"));
-
-  withHost(program.command("answer").description("answer the question a running agent asked"))
-    .argument("<agent>")
-    .argument("<text...>", "your answer")
-    .option("--request <id>", "which question, when several wait (see offrun show)")
-    .action(lazy(() => import("./approval-actions.js"), "answer"));
-
-  withHost(program.command("ls").description("agents of this project")).action(
-    lazy(() => import("./view-actions.js"), "ls"),
-  );
-
-  withHost(program.command("show").description("an agent's conversation, status, worktree and branch"))
-    .argument("<agent>")
-    .action(lazy(() => import("./view-actions.js"), "show"));
-
-  withHost(program.command("diff").description("changed files and the diff against the agent's base"))
-    .argument("<agent>")
-    .option("--stat", "only the list of changed files")
-    .action(lazy(() => import("./view-actions.js"), "diff"));
-
-  withHost(
-    program.command("merge").description("commit the agent's work on its branch, merge it into the current branch"),
-  )
-    .argument("<agent>")
-    .action(lazy(() => import("./view-actions.js"), "merge"));
-
-  withHost(program.command("discard").description("remove the agent's worktree (refuses to lose unmerged work)"))
-    .argument("<agent>")
-    .option("--force", "discard even uncommitted or unmerged work")
-    .option("--delete-branch", "also delete the agent's branch")
-    .action(lazy(() => import("./view-actions.js"), "discard"));
-
-  const memory = program
-    .command("memory")
-    .description("project memory: conventions.md, and each agent's plan.md and dead-ends.md");
-  withGlobals(memory.command("show").description("print the memory files (all of them, or one agent's)"))
-    .argument("[agent]")
-    .action(lazy(() => import("./memory-actions.js"), "show"));
-  withGlobals(memory.command("edit").description("open conventions.md (and the agent's files) in $EDITOR"))
-    .argument("[agent]")
-    .action(lazy(() => import("./memory-actions.js"), "edit"));
-  withGlobals(memory.command("log").description("every recorded change to the memory, with its diff"))
-    .argument("[agent]", "only this agent's changes, and changes to its files")
-    .action(lazy(() => import("./memory-actions.js"), "log"));
-  withGlobals(memory.command("revert").description("undo one memory change (refuses if later edits conflict)"))
-    .argument("<agent>", "the agent whose turn made the change")
-    .argument("<change>", "its id, as `offrun memory log` shows it (e.g. m3.1)")
-    .action(lazy(() => import("./memory-actions.js"), "revert"));
-
-  withGlobals(
-    program.command("quota").description("quota of every login: each window's use, reset time, source and age"),
-  )
-    .option("--refresh", "ask every source now instead of using the cached readings")
-    .action(lazy(() => import("./quota-actions.js"), "quota"));
-
-  const accounts = withGlobals(
-    program.command("accounts").description("logins of each agent CLI, each in its own home: who is signed in"),
-  ).action(lazy(() => import("./account-actions.js"), "accounts"));
-  withGlobals(accounts.command("add").description("add a login with its own home, then sign in with the CLI's login"))
-    .argument("<harness>", "which agent CLI (claude, codex)")
-    .argument("<label>", "a name for the login: lowercase letters, digits, - and _")
-    .option("--home <dir>", "adopt this existing folder as the login's home (never deleted by Offrun)")
-    .option("--env <KEY=VALUE...>", "extra environment for the login's processes (a gateway's base URL; no secrets)")
-    .option("--no-login", "do not start the sign-in now")
-    .action(lazy(() => import("./account-actions.js"), "add"));
-  withGlobals(accounts.command("login").description("sign in to a login with the CLI's own login, in its home"))
-    .argument("<harness>")
-    .argument("<label>")
-    .action(lazy(() => import("./account-actions.js"), "login"));
-  withGlobals(accounts.command("rename").description("rename a login (its home and sign-in stay as they are)"))
-    .argument("<harness>")
-    .argument("<label>")
-    .argument("<new-label>")
-    .action(lazy(() => import("./account-actions.js"), "rename"));
-  withGlobals(accounts.command("default").description("the login Start Agent preselects for a CLI (--clear: none)"))
-    .argument("<harness>")
-    .argument("[label]")
-    .option("--clear", "preselect the login with the most headroom again")
-    .action(lazy(() => import("./account-actions.js"), "setDefault"));
-  withGlobals(
-    accounts.command("reserve").description("keep a login's last N% of room out of automatic picks (0: none)"),
-  )
-    .argument("<harness>")
-    .argument("<label>")
-    .argument("<percent>")
-    .action(lazy(() => import("./account-actions.js"), "reserve"));
-  withGlobals(accounts.command("rm").description("forget a login (its home is kept unless --purge)"))
-    .argument("<harness>")
-    .argument("<label>")
-    .option("--purge", "also delete its home, if Offrun created it")
-    .action(lazy(() => import("./account-actions.js"), "rm"));
-
-  withGlobals(
-    program.command("harnesses").description("the agent CLIs Offrun can run: installed?, version, logins, support"),
-  ).action(lazy(() => import("./harness-actions.js"), "harnesses"));
-
-  withGlobals(
-    program.command("watch").description("every new event of every agent, live, one line each (until Ctrl-C)"),
-  ).action(lazy(() => import("./watch-actions.js"), "watch"));
-
-  const companion = program.command("companion").description("the background process that runs agents");
-  companion
-    .command("run")
-    .description("run the companion in the foreground")
-    .option("--verbose", "also print its log to stderr")
-    .action(lazy(() => import("./companion-actions.js"), "run"));
-  for (const [name, description] of [
-    ["start", "start the companion in the background"],
-    ["status", "is the companion running?"],
-    ["stop", "stop the companion (running turns are stopped)"],
-  ] as const) {
-    withGlobals(companion.command(name).description(description)).action(
-      lazy(() => import("./companion-actions.js"), name),
-    );
-  }
-  companion
-    .command("stdio")
-    .description("serve this machine's companion on stdin and stdout (what another machine runs over ssh)")
-    .action(lazy(() => import("./companion-actions.js"), "stdio"));
-  withGlobals(companion.command("install").description("run the companion at login (launchd or systemd user unit)"))
-    .option("--print", "show the service file without writing it")
-    .action(lazy(() => import("./service-actions.js"), "install"));
-  withGlobals(companion.command("uninstall").description("stop the login service and remove its file")).action(
-    lazy(() => import("./service-actions.js"), "uninstall"),
-  );
-
-  const hosts = withGlobals(
-    program
-      .command("hosts")
-      .description("other machines whose agents show here, over ssh: reachable?, version, agents, logins"),
-  ).action(lazy(() => import("./host-actions.js"), "hosts"));
-  withGlobals(
-    hosts.command("add").description("add a host: a Host of ~/.ssh/config, user@host or ssh://user@host:port"),
-  )
-    .argument("<name>", "its name here, before the ':' in name:agent")
-    .argument("<destination>", "where ssh goes")
-    .option("--ssh-config <file>", "an ssh config file to use instead of ~/.ssh/config (ssh -F)")
-    .option("--offrun <path>", "offrun's path on the host, when its non-interactive shell does not find it")
-    .action(lazy(() => import("./host-actions.js"), "add"));
-  withGlobals(hosts.command("rm").description("forget a host (its agents go on there)"))
-    .argument("<name>")
-    .action(lazy(() => import("./host-actions.js"), "rm"));
-  withGlobals(
-    hosts.command("doctor").description("what a host lacks (offrun, git, node, agent CLIs) and how to install it"),
-  )
-    .argument("<name>")
-    .action(lazy(() => import("./host-actions.js"), "doctor"));
-
-  const hooks = program
-    .command("hooks")
-    .description("Offrun's hook in the CLIs' own settings, for sessions started outside Offrun");
-  for (const [name, description] of [
-    ["install", "add the hook to each login's settings (backed up first)"],
-    ["uninstall", "put each settings file back exactly as it was"],
-    ["status", "is the hook installed, per login?"],
-  ] as const) {
-    withGlobals(hooks.command(name).description(description))
-      .option("--harness <id>", "only this CLI (claude, codex)")
-      .option("--account <label>", "only this login")
-      .option("--force", "uninstall even if the file changed since (the changed file is kept aside)")
-      .action(lazy(() => import("./hook-actions.js"), name));
-  }
-  // What the CLIs run on their hook events: hidden, never fails, prints nothing (see hook-entry.ts).
-  program
-    .command("hook", { hidden: true })
-    .argument("<harness>")
-    .argument("[payload...]")
-    .passThroughOptions()
-    .allowUnknownOption()
-    .action(lazy(() => import("./hook-entry.js"), "hook"));
+  for (const define of commandsFor(argv)) define(program);
 
   program.exitOverride((error: CommanderError) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
@@ -266,35 +35,14 @@ export async function main(argv: string[]): Promise<void> {
   await program.parseAsync(argv);
 }
 
-/** Adds --project and --json to a command. */
-function withGlobals(command: Command): Command {
-  return command
-    .option("--project <dir>", "the project (default: the git repository around the current folder)")
-    .option("--json", "print JSON for scripts");
-}
-
-/** withGlobals, and --host for a command that can act on another machine's agents. */
-function withHost(command: Command): Command {
-  return withGlobals(command).option(
-    "--host <name>",
-    "on this host (see offrun hosts); or write the agent as host:agent",
-  );
-}
-
-type Action = (...args: never[]) => Promise<void>;
-
-/** An action that loads its module when the command runs, and turns any failure into a clear message and exit code. */
-function lazy<M extends Record<K, Action>, K extends string>(load: () => Promise<M>, name: K) {
-  return async (...args: unknown[]) => {
-    const options =
-      args.find(
-        (a): a is GlobalOptions => typeof a === "object" && a !== null && !Array.isArray(a) && !(a instanceof Command),
-      ) ?? {};
-    try {
-      const module = await load();
-      await (module[name] as unknown as (...a: unknown[]) => Promise<void>)(...args);
-    } catch (error) {
-      fail(error, options.json);
-    }
-  };
+/**
+ * The commands a run needs defined: the one it names first, none for the dashboard or the version,
+ * all of them for help and for anything else (a global option before the command, a typo).
+ */
+function commandsFor(argv: string[]): ((program: Command) => void)[] {
+  const args = argv.slice(2);
+  const first = args[0];
+  if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [COMMANDS[first]!];
+  if (args.every((a) => a === "--json" || a === "--version" || a === "-V")) return [];
+  return Object.values(COMMANDS);
 }
