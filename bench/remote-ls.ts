@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { execa } from "execa";
 import type { AgentRecord } from "../src/core/foundation/model.js";
 import { makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../test/helpers/offrun.js";
 import { startSshd, type TestSshd } from "../test/helpers/sshd.js";
@@ -110,9 +111,13 @@ async function main(): Promise<void> {
     }
     const remote: number[] = [];
     const baseline: number[] = [];
+    const bare: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       remote.push(await timed(["ls"], local.env, local.home));
       baseline.push(await timed(["ls"], alone.env, aloneRoot));
+      const start = performance.now();
+      await execa(process.execPath, ["-e", "0"], { env: local.env, extendEnv: false, stdin: "ignore" });
+      bare.push(performance.now() - start);
     }
     const r = stats(remote);
     const b = stats(baseline);
@@ -120,6 +125,8 @@ async function main(): Promise<void> {
     console.log(`${"".padEnd(44)} ${"min / median / max".padStart(22)}`);
     console.log(`${"3 hosts, 30 agents (spawn to exit)".padEnd(44)} ${fmt(r).padStart(22)}`);
     console.log(`${"baseline: 1 local project, 30 agents".padEnd(44)} ${fmt(b).padStart(22)}`);
+    // What this machine takes to start Node at all: the floor under every row above.
+    console.log(`${"for scale: node -e 0 (spawn to exit)".padEnd(44)} ${fmt(stats(bare)).padStart(22)}`);
     console.log(`${"ratio (median)".padEnd(44)} ${`${(r.median / b.median).toFixed(2)}x`.padStart(22)}`);
     const verdict = r.median < TARGET_MS ? "PASS" : "FAIL";
     console.log(`${"target: median under".padEnd(44)} ${`${TARGET_MS} ms ${verdict}`.padStart(22)}`);
