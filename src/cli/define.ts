@@ -20,13 +20,21 @@ export function withHost(command: Command): Command {
 
 type Action = (...args: never[]) => Promise<void>;
 
-/** An action that loads its module when the command runs, and turns any failure into a clear message and exit code. */
+/**
+ * An action that loads its module when the command runs, and turns any failure into a clear message
+ * and exit code. Options given before the command (`offrun --json ls`) count as the command's own,
+ * which win when both are given.
+ */
 export function lazy<M extends Record<K, Action>, K extends string>(load: () => Promise<M>, name: K) {
   return async (...args: unknown[]) => {
-    const options =
-      args.find(
-        (a): a is GlobalOptions => typeof a === "object" && a !== null && !Array.isArray(a) && !(a instanceof Command),
-      ) ?? {};
+    const at = args.findIndex(
+      (a) => typeof a === "object" && a !== null && !Array.isArray(a) && !(a instanceof Command),
+    );
+    const command = args.at(-1);
+    if (at >= 0 && command instanceof Command && command.parent) {
+      args[at] = { ...command.parent.optsWithGlobals(), ...(args[at] as object) };
+    }
+    const options = (args[at] ?? {}) as GlobalOptions;
     try {
       const module = await load();
       await (module[name] as unknown as (...a: unknown[]) => Promise<void>)(...args);
