@@ -4,6 +4,7 @@ import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import type { AgentRecord } from "../src/core/foundation/model.js";
 import { makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../test/helpers/offrun.js";
+import { agentRecord } from "../test/helpers/records.js";
 import { startSshd, type TestSshd } from "../test/helpers/sshd.js";
 
 /**
@@ -19,23 +20,14 @@ const RUNS = 15;
 
 function record(root: string, name: string, i: number): AgentRecord {
   const at = new Date(Date.now() - i * 60_000).toISOString();
-  return {
-    version: 1,
-    name,
+  return agentRecord(root, name, {
     task: `task ${i}: make the upload test stable`,
-    harness: "claude",
-    account: "default",
-    mode: "build",
-    project: root,
-    worktree: path.join(root, ".worktrees", name),
-    branch: `offrun/${name}`,
-    base: "0".repeat(40),
     port: 41000 + i,
     status: i % 3 === 0 ? "working" : "idle",
     turns: 2,
     createdAt: at,
     updatedAt: at,
-  };
+  });
 }
 
 /** A project whose OFFRUN_HOME knows it, with `count` agents and a short chat log each. */

@@ -31,32 +31,29 @@ const shared = {
   },
 };
 
+// The CLI and its boot are CommonJS: nothing in a start needs Node's ESM loader. import.meta.url
+// becomes the file's URL, made from __filename.
+const commonJs = {
+  format: "cjs",
+  banner: { js: "const __offrunUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { "import.meta.url": "__offrunUrl" },
+  outExtension: { ".js": ".cjs" },
+};
+
 // The CLI on its own: a bundle shared with the benchmarks would carry what only they import (the
 // benchmarks' `{ z }` import of zod kept all of zod, locales included). node-notifier stays a
 // package of its own: it finds its platform's notifier (terminal-notifier on macOS) next to its own
 // files, which a bundle would leave behind. So does the sandbox runtime, for its seccomp helper.
 await build({
   ...shared,
+  ...commonJs,
   entryPoints: { cli: "src/cli/main.ts" },
   outdir: "build",
-  format: "cjs",
-  banner: { js: "const __offrunUrl = require('node:url').pathToFileURL(__filename).href;" },
-  define: { "import.meta.url": "__offrunUrl" },
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
-  outExtension: { ".js": ".cjs" },
 });
 asciiOnly("build/cli.cjs");
-// What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only, and CommonJS
-// like the bundle: nothing in a start needs Node's ESM loader.
-await build({
-  ...shared,
-  entryPoints: { boot: "src/cli/boot.ts" },
-  outdir: "build",
-  format: "cjs",
-  banner: { js: "const __offrunUrl = require('node:url').pathToFileURL(__filename).href;" },
-  define: { "import.meta.url": "__offrunUrl" },
-  outExtension: { ".js": ".cjs" },
-});
+// What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
+await build({ ...shared, ...commonJs, entryPoints: { boot: "src/cli/boot.ts" }, outdir: "build" });
 
 // Each benchmark in one file under build/bench, so that the test helpers it bundles find the
 // checkout (and .test-clis) relative to their own file.

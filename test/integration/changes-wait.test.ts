@@ -3,10 +3,10 @@ import path from "node:path";
 import { ChangeBeacon } from "../../src/core/companion/change-beacon.js";
 import { CompanionClient } from "../../src/core/companion/client.js";
 import { OffrunError } from "../../src/core/foundation/errors.js";
-import type { AgentRecord } from "../../src/core/foundation/model.js";
 import type { HostLink } from "../../src/core/remote/link.js";
 import { ChatMirror } from "../../src/core/remote/mirror.js";
 import { makeRepo, makeSandbox, runOffrun, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
+import { agentRecord } from "../helpers/records.js";
 
 // A companion that follows another over SSH waits for the host's next change (`changes.wait`)
 // instead of asking every second: an idle host and its follower do no work.
@@ -39,7 +39,10 @@ describe("a real companion", () => {
     root = await makeRepo(path.join(box.dir, "app"), box.env);
     const agents = path.join(root, ".offrun", "agents");
     await fs.mkdir(agents, { recursive: true });
-    await fs.writeFile(path.join(agents, "up.json"), JSON.stringify(record(root, "up", "idle")));
+    await fs.writeFile(
+      path.join(agents, "up.json"),
+      JSON.stringify(agentRecord(root, "up", { task: "make the upload test stable" })),
+    );
     const projects = { version: 1, projects: [{ root, lastUsedAt: new Date().toISOString() }] };
     await fs.writeFile(path.join(box.offrunHome, "projects.json"), JSON.stringify(projects));
     expect(await runOffrun(["companion", "start"], { env: box.env, cwd: root })).toSucceed();
@@ -72,7 +75,10 @@ describe("a real companion", () => {
       await sleep(200);
       const changedAt = Date.now();
       const file = path.join(root, ".offrun", "agents", "up.json");
-      await fs.writeFile(file, JSON.stringify(record(root, "up", "done")));
+      await fs.writeFile(
+        file,
+        JSON.stringify(agentRecord(root, "up", { task: "make the upload test stable", status: "done" })),
+      );
       const { token: next } = await waited;
       expect(next).not.toBe(token);
       // Told by the file watcher (and the snapshot's debounce), long before the wait would end.
@@ -143,24 +149,3 @@ describe("the mirror", () => {
     expect(asked.filter((m) => m === "changes.wait")).toHaveLength(1);
   });
 });
-
-function record(root: string, name: string, status: AgentRecord["status"]): AgentRecord {
-  const at = new Date().toISOString();
-  return {
-    version: 1,
-    name,
-    task: "make the upload test stable",
-    harness: "claude",
-    account: "default",
-    mode: "build",
-    project: root,
-    worktree: path.join(root, ".worktrees", name),
-    branch: `offrun/${name}`,
-    base: "0".repeat(40),
-    port: 41000,
-    status,
-    turns: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
-}

@@ -10,29 +10,20 @@ import { agentItemId, launchSelection } from "../../src/core/views/agents-launch
 import { buildAgentsOverview } from "../../src/core/views/agents-overview.js";
 import { groupByHarness } from "../../src/core/views/host-logins.js";
 import type { QuotaRow } from "../../src/core/companion/protocol-views.js";
+import { agentRecord } from "../helpers/records.js";
 
 // How the Raycast views show another machine's agents and logins beside this machine's.
 
 const NOW = Date.parse("2026-12-02T12:00:00Z");
 
 function record(name: string, project: string, status: AgentRecord["status"]): AgentRecord {
-  return {
-    version: 1,
-    name,
-    task: `task of ${name}`,
-    harness: "claude",
-    account: "default",
-    mode: "build",
-    project,
-    worktree: `${project}/.worktrees/${name}`,
-    branch: `offrun/${name}`,
+  return agentRecord(project, name, {
     base: "0123456789abcdef",
     port: 4100,
     status,
-    turns: 1,
     createdAt: "2026-12-02T11:00:00Z",
     updatedAt: "2026-12-02T11:30:00Z",
-  };
+  });
 }
 
 const reading = (usedPercent: number) => ({

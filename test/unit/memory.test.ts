@@ -11,6 +11,7 @@ import { openMemoryTurn } from "../../src/core/memory/turn.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 import { ensureProjectDirs } from "../../src/core/foundation/project.js";
 import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { agentRecord } from "../helpers/records.js";
 
 let box: Sandbox;
 let root: string;
@@ -29,25 +30,7 @@ beforeEach(async () => {
 });
 
 function agent(name: string, changes: Partial<AgentRecord> = {}): AgentRecord {
-  const now = new Date().toISOString();
-  return {
-    version: 1,
-    name,
-    task: "t",
-    harness: "claude",
-    account: "default",
-    mode: "build",
-    project: root,
-    worktree: path.join(root, ".worktrees", name),
-    branch: `offrun/${name}`,
-    base: "",
-    port: 4000,
-    status: "working",
-    turns: 1,
-    createdAt: now,
-    updatedAt: now,
-    ...changes,
-  };
+  return agentRecord(root, name, { task: "t", base: "", port: 4000, status: "working", ...changes });
 }
 
 /** Runs one memory turn around `during` (what the agent does) and returns the events it logs, stamped as the supervisor would. */

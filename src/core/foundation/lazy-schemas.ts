@@ -3,7 +3,8 @@
  * process that lives for a tenth of a second (every `offrun` command, every Raycast command)
  * building the few hundred schemas of the protocol and the chat log took about a fifth of the
  * start, while a command parses with a handful of them. Modules that define many keep them behind
- * these, so that only what a command parses is built (bench/remote-ls.ts measures it).
+ * these (tables of them) or `z.lazy` (one schema, or a group built together), so that only what a
+ * command parses is built (bench/remote-ls.ts measures it).
  */
 
 /** A value built on the first call and kept. */
