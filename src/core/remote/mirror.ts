@@ -80,8 +80,9 @@ export class ChatMirror {
   ) {}
 
   /**
-   * Follows until closed: a round, then the host's next change (`changes.wait`, held by the host
-   * until something changes there), then a round again. Called again on each new connection.
+   * Follows until closed: the host's token (asked without one, it answers at once), a round, then
+   * the host's next change (`changes.wait`, held by the host until something changes there), a
+   * round again, and so on. Called again on each new connection.
    */
   follow(): void {
     // A new connection may be to an updated offrun, and is caught up with at once.
@@ -92,13 +93,14 @@ export class ChatMirror {
     void (async () => {
       let token: string | undefined;
       while (!this.closed) {
+        token = await this.nextChange(token);
+        if (this.closed) break;
         this.running = this.catchUp().catch((error: unknown) => {
           if (this.link.state.state === "connected")
             this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
         });
         await this.running;
         this.running = undefined;
-        token = await this.nextChange(token);
       }
     })();
   }
@@ -117,8 +119,11 @@ export class ChatMirror {
         const answer = await this.link.call("changes.wait", params, CHANGES_WAIT_MS + 10_000);
         return viewReplies["changes.wait"].parse(answer).token;
       } catch (error) {
-        // An offrun there from before changes.wait answers "unhandled method": ask every second instead.
-        if (isOffrunError(error, "invalid_input")) this.hostWaits = false;
+        // An offrun there from before changes.wait answers "unhandled method": a round now, then one every second.
+        if (isOffrunError(error, "invalid_input")) {
+          this.hostWaits = false;
+          return undefined;
+        }
       }
     }
     if (!this.closed) {
