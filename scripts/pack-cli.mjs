@@ -20,6 +20,11 @@ if (!fs.existsSync(path.join(root, "build", "cli.cjs"))) {
   process.exit(1);
 }
 fs.rmSync(stage, { recursive: true, force: true });
+// One tarball in the folder: the README installs `./pack/offrun-*.tgz`, and an older version's
+// tarball left beside the new one would make that glob name two packages.
+for (const old of fs.existsSync(out) ? fs.readdirSync(out) : []) {
+  if (/^offrun-.*\.tgz$/.test(old)) fs.rmSync(path.join(out, old), { force: true });
+}
 fs.mkdirSync(path.join(stage, "bin"), { recursive: true });
 for (const file of ["offrun.js", "package.json"]) {
   fs.copyFileSync(path.join(root, "bin", file), path.join(stage, "bin", file));

@@ -283,7 +283,8 @@ test("the README opens with the install and `offrun`, then the contributor comma
   expect(readme.indexOf(firstBlock)).toBeLessThan(readme.indexOf("\n## "));
   const lines = firstBlock.trim().split("\n");
   expect(lines).toHaveLength(2);
-  expect(lines[0]).toMatch(/^npm ci && npm run pack:cli && npm install -g pack\/offrun-\*\.tgz && offrun\s/);
+  // `./` makes it a path: `npm install -g pack/x.tgz` is read as the GitHub repository pack/x.tgz.
+  expect(lines[0]).toMatch(/^npm ci && npm run pack:cli && npm install -g \.\/pack\/offrun-\*\.tgz && offrun\s/);
   expect(lines[1]).toMatch(/^npm test\s+# build, install the pinned agent CLIs/);
   // CI and the project's rules run the README's test command: the contributor block keeps both lines as they were.
   const contributing = sections(readme).get("Contributing") ?? "";
