@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { IMPORT_HOOK } from "../core/foundation/esm-import.js";
 import { PRIVATE_DIR_MODE } from "../core/foundation/private-files.js";
 import { offrunHome } from "../core/foundation/paths.js";
 
@@ -38,6 +39,8 @@ export async function boot(argv: string[]): Promise<void> {
   });
   // At exit the cache holds everything this command compiled, not only the bundle's top level.
   if (cachedData === undefined || script.cachedDataRejected) process.once("exit", () => writeCache(script, cacheFile));
+  // The bundle's own import() is gone when the script came from the cache (Node 20): it uses this one.
+  Object.defineProperty(globalThis, IMPORT_HOOK, { value: (specifier: string) => import(specifier) });
   const module = { exports: {} as { main(argv: string[]): Promise<void> } };
   (script.runInThisContext() as (...args: unknown[]) => void)(
     module.exports,

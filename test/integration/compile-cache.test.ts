@@ -86,3 +86,22 @@ test("the command word is the first argument that looks like one", () => {
   expect(commandWord(["node", "offrun", "--help"])).toBe("other");
   expect(commandWord(["node", "offrun", "../../etc"])).toBe("other");
 });
+
+// Regression: on Node 20 a script made from cached data lost its dynamic-import callback, so from
+// the second start on the sandbox runtime (the one module loaded with import()) failed to load and
+// every `start --sandbox` was refused. Each test's OFFRUN_HOME was new, so no test saw a cached start.
+test("the sandbox runtime loads on the first, second and third start alike, cache or no cache", async () => {
+  const sandboxLines = async () => {
+    const run = await runOffrun(["harnesses"], { env: box.env });
+    expect(run).toSucceed();
+    return run.stdout.split("\n").filter((line) => line.trim().startsWith("sandbox:"));
+  };
+  const first = await sandboxLines();
+  expect(first.length).toBeGreaterThan(0);
+  expect((await caches()).some((f) => f.endsWith("-harnesses.v8"))).toBe(true);
+  for (const later of [await sandboxLines(), await sandboxLines()]) {
+    expect(later.join("\n")).not.toContain("did not load");
+    expect(later).toEqual(first);
+  }
+  expect(first.join("\n")).not.toContain("did not load");
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { importEsm } from "../foundation/esm-import.js";
 import type { Command } from "../foundation/process.js";
 import { Slots } from "../foundation/queue.js";
 import type { RuntimeSettings } from "./policy.js";
@@ -17,7 +18,7 @@ let started: Promise<Runtime["SandboxManager"]> | undefined;
 
 function runtime(): Promise<Runtime["SandboxManager"]> {
   started ??= (async () => {
-    const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
+    const { SandboxManager } = await importEsm<Runtime>("@anthropic-ai/sandbox-runtime");
     // Nothing is open by default: every host comes from the command's own list, every path from
     // its own filesystem rules.
     await SandboxManager.initialize({
@@ -51,7 +52,9 @@ export interface SandboxedCommands {
 /** `tmpDir` is the turn's own temp folder: TMPDIR inside the sandbox. */
 export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string): Promise<SandboxedCommands> {
   const manager = await runtime();
-  const { quote } = await import("@anthropic-ai/sandbox-runtime/dist/utils/shell-quote.js");
+  const { quote } = await importEsm<typeof import("@anthropic-ai/sandbox-runtime/dist/utils/shell-quote.js")>(
+    "@anthropic-ai/sandbox-runtime/dist/utils/shell-quote.js",
+  );
   // 128 bits, as the runtime asks: the id is what binds a connection to this list.
   const commandId = randomBytes(16).toString("base64url");
   manager.registerCommandNetworkLists(commandId, { allowedDomains: settings.network.allowedDomains });

@@ -1,3 +1,4 @@
+import { importEsm } from "../foundation/esm-import.js";
 import { OffrunError } from "../foundation/errors.js";
 
 /** Whether agents can run sandboxed on this machine, and what is missing when they cannot. */
@@ -22,7 +23,9 @@ let checked: Promise<SandboxSupport> | undefined;
 export function sandboxSupport(): Promise<SandboxSupport> {
   checked ??= (async () => {
     try {
-      const { SandboxManager } = await import("@anthropic-ai/sandbox-runtime");
+      const { SandboxManager } = await importEsm<typeof import("@anthropic-ai/sandbox-runtime")>(
+        "@anthropic-ai/sandbox-runtime",
+      );
       const { errors, warnings } = SandboxManager.checkDependencies();
       const install = errors.length > 0 ? installHint(errors) : undefined;
       return { available: errors.length === 0, problems: errors, warnings, ...(install ? { install } : {}) };
