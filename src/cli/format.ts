@@ -164,13 +164,19 @@ export function renderPending(name: string, pending: AgentEvent[], several = pen
 }
 
 /** "a write to /etc/hosts": what the sandbox kept the agent from, in words. */
-export function describeRefusal(event: { kind: "write" | "read" | "network"; target: string }): string {
+export function describeRefusal(event: {
+  kind: "write" | "read" | "network";
+  target: string;
+  setting?: string;
+}): string {
   switch (event.kind) {
     case "write":
       return `a write to ${event.target} (outside the agent's folders)`;
     case "read":
       return `a read of ${event.target} (protected)`;
     case "network":
-      return `a connection to ${event.target} (not on the allowed hosts; add it to sandbox.allowHosts)`;
+      return event.setting
+        ? `a connection to ${event.target}, the login's own API (from ${event.setting})`
+        : `a connection to ${event.target} (not on the allowed hosts; add it to sandbox.allowHosts)`;
   }
 }

@@ -192,19 +192,74 @@ export interface Harness {
   readonly liveOnly?: boolean;
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
-  /**
-   * What a sandboxed turn of this CLI needs beyond its worktree and its login's home: the hosts it
-   * talks to when the login's environment names no gateway (`host` or `*.domain`), the files beside
-   * the home that it writes (Claude Code's `~/.claude.json` for the Default login), and hosts the
-   * login's own config names (Codex's `base_url` in config.toml).
-   */
-  readonly sandbox: {
-    readonly hosts: readonly string[];
-    writes?(home: string, env: NodeJS.ProcessEnv): string[];
-    configuredHosts?(home: string): Promise<string[]>;
-  };
+  /** What a sandboxed turn of this CLI may write, read and reach; see `HarnessSandbox`. */
+  readonly sandbox: HarnessSandbox;
   /** Offrun's hook in the CLI's own settings (`offrun hooks install`), for CLIs that have hooks. */
   readonly hooks?: HarnessHooks;
+}
+
+/**
+ * What a sandboxed turn of one CLI needs beyond its worktree, and what of its login's home must
+ * stay as the user left it. The sandbox writes nothing but the state a turn needs; whatever in
+ * the home would run outside the sandbox later (settings with hooks, MCP servers, commands,
+ * plugins, extensions, instruction files) is read-only to the turn, since the user's next plain
+ * run of the CLI would execute what an agent planted there.
+ */
+export interface HarnessSandbox {
+  /** The hosts the CLI talks to when its login names no gateway (`host`, `host:port`, `*.domain`). */
+  readonly hosts: readonly string[];
+  /**
+   * The folders and files a turn of the login whose home is `home` writes: sessions, caches,
+   * credentials refresh, state. Absent: the home itself. Never the user's whole home: a CLI whose
+   * Default home is $HOME names its own state folder (Gemini's `~/.gemini`).
+   */
+  state?(home: string, env: NodeJS.ProcessEnv): string[];
+  /**
+   * The CLI's executable configuration inside that state (absolute paths): read-only in a turn.
+   * A folder that does not exist yet is made, empty, before the turn (so that it can be held
+   * read-only; the CLI finds the empty folder it expects).
+   */
+  executable?(home: string, env: NodeJS.ProcessEnv): ExecutableConfig;
+  /**
+   * JSON files that mix state the CLI writes with executable keys (Claude Code's `.claude.json`
+   * and its `mcpServers`): the keys come out of a turn as they went in.
+   */
+  guardedKeys?(home: string, env: NodeJS.ProcessEnv): GuardedJsonKeys[];
+  /**
+   * What the login's own configuration names (read by the companion, outside the sandbox, before
+   * the turn, from the login's home and the CLI's managed settings only): hosts, each with the
+   * setting it came from, and environment variables the config tells the CLI to read.
+   */
+  configured?(home: string, env: NodeJS.ProcessEnv): Promise<LoginConfiguration>;
+  /**
+   * Variables the CLI reads (names, or prefixes ending in `*`): with the login's own, its home
+   * variable and the common ones (policy.ts), the only ones that enter a sandboxed turn.
+   */
+  readonly env?: readonly string[];
+}
+
+/** Files and folders of a CLI's home that hold something it runs or obeys. */
+export interface ExecutableConfig {
+  files: string[];
+  folders: string[];
+}
+
+/** Keys of one JSON file, as paths of property names; `*` stands for every property at that level. */
+export interface GuardedJsonKeys {
+  file: string;
+  keys: readonly (readonly string[])[];
+}
+
+/** What a login's configuration adds to its sandbox. */
+export interface LoginConfiguration {
+  hosts: ConfiguredHost[];
+  env: string[];
+}
+
+/** A host a login's configuration names, and where (`settings.json env.ANTHROPIC_BASE_URL`). */
+export interface ConfiguredHost {
+  host: string;
+  setting: string;
 }
 
 /**

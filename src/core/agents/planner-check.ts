@@ -3,7 +3,7 @@ import path from "node:path";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent } from "../foundation/events.js";
 import { changedBetween, worktreeFingerprint } from "../git/fingerprint.js";
-import { runCommand } from "../foundation/process.js";
+import { git } from "../git/repo.js";
 
 /** Beyond this many ignored files (a node_modules), their check is skipped, and the log says so. */
 const MAX_IGNORED_FILES = 50_000;
@@ -61,11 +61,10 @@ type IgnoredListing = Map<string, string> | "too_many";
 
 /** Every ignored file with its size and mtime, or "too_many" past the cap. */
 async function ignoredFiles(worktree: string): Promise<IgnoredListing> {
-  const result = await runCommand(
-    { file: "git", args: ["ls-files", "-z", "--others", "--ignored", "--exclude-standard"], cwd: worktree },
-    { timeoutMs: 60_000, maxBuffer: 50_000_000 },
-  );
-  if (result.failed) throw new Error(result.stderr.trim() || "git ls-files failed");
+  const result = await git(worktree, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard"], {
+    timeoutMs: 60_000,
+    maxBuffer: 50_000_000,
+  });
   const files = result.stdout.split("\0").filter(Boolean);
   if (files.length > MAX_IGNORED_FILES) return "too_many";
   const listing = new Map<string, string>();

@@ -186,6 +186,8 @@ async function runOn(
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
     if (ctx.record.sandbox) {
       sandbox = await openSandbox({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner });
+      for (const message of sandbox.notices)
+        await ctx.log(ctx.record.turns, { type: "notice", level: "warning", message });
     }
     return await runTurn({
       ...(memory ? { memory } : {}),
@@ -206,9 +208,22 @@ async function runOn(
     });
   } finally {
     turnEnds();
-    sandbox?.close();
+    if (sandbox) await putBack(ctx, sandbox);
     release();
   }
+}
+
+/**
+ * What the sandboxed turn had to leave as it found (its git links, the CLI's executable keys) and
+ * did not: put back by the sandbox, and said in the agent's log as an error the user sees.
+ */
+async function putBack(ctx: ChainContext, sandbox: SandboxTurn): Promise<void> {
+  const said = await sandbox
+    .close()
+    .catch((error: unknown) => [
+      `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
+    ]);
+  for (const message of said) await ctx.log(ctx.record.turns, { type: "notice", level: "warning", message });
 }
 
 /** What a stream says about quota goes into the ledger; a limit marks the login out until its reset. */

@@ -99,6 +99,8 @@ function eventVariants() {
     target: z.string(),
     /** The tool call it happened in, when known. */
     toolId: z.string().optional(),
+    /** A refused host that is the login's own API: the setting that names it (`settings.json env.ANTHROPIC_BASE_URL`). */
+    setting: z.string().optional(),
   });
   /** The agent asks the user something. */
   const question = z.object({

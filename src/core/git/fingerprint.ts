@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { runCommand } from "../foundation/process.js";
+import { git as runGit } from "./repo.js";
 
 /**
  * A content hash of everything in a worktree (tracked, modified and untracked files, not
@@ -9,11 +9,8 @@ import { runCommand } from "../foundation/process.js";
  * never touched. Two equal fingerprints mean nothing changed.
  */
 export async function worktreeFingerprint(worktree: string): Promise<{ head: string; tree: string }> {
-  const git = (args: string[], env?: NodeJS.ProcessEnv) =>
-    runCommand(
-      { file: "git", args, cwd: worktree, env: env ? { ...process.env, ...env } : undefined },
-      { timeoutMs: 120_000 },
-    );
+  const git = (args: string[], env?: Record<string, string>) =>
+    runGit(worktree, args, { timeoutMs: 120_000, ...(env ? { env } : {}) });
   const head = (await git(["rev-parse", "HEAD"])).stdout.trim();
   const gitIndex = (await git(["rev-parse", "--git-path", "index"])).stdout.trim();
   const tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-fp-"));
@@ -37,10 +34,7 @@ export async function changedBetween(
   after: { head: string; tree: string },
 ): Promise<string[]> {
   if (before.tree === after.tree && before.head === after.head) return [];
-  const result = await runCommand(
-    { file: "git", args: ["diff", "--name-only", before.tree, after.tree], cwd: worktree },
-    { timeoutMs: 60_000 },
-  );
+  const result = await runGit(worktree, ["diff", "--name-only", before.tree, after.tree], { timeoutMs: 60_000 });
   const files = result.stdout.split("\n").filter(Boolean);
   if (before.head !== after.head)
     files.unshift(`HEAD moved from ${before.head.slice(0, 8)} to ${after.head.slice(0, 8)}`);

@@ -14,6 +14,8 @@ export interface GitOptions {
   maxBuffer?: number;
   /** Ends git when a view no longer needs the answer (the Agents view's next poll, a closed view). */
   signal?: AbortSignal;
+  /** What git reads on stdin (a patch for `apply -`). */
+  input?: string;
 }
 
 // Set by git for hooks; inherited (e.g. tests run from a pre-commit hook) they would point
@@ -30,12 +32,25 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 /** The process runner (and execa) loads with the first git call: `ls` and `show` in a plain checkout make none. */
 const run: typeof runCommand = async (...args) => (await import("../foundation/process.js")).runCommand(...args);
 
+/**
+ * What every git call of Offrun's runs with: no fsmonitor and no hooks. A repository's config or
+ * hooks can name a command (`core.fsmonitor`, a `post-checkout` hook) that git runs at a mere
+ * `status`: Offrun's own calls (diffs for a view, the merge, the Planner check) never run one,
+ * whoever wrote it there.
+ */
+export const NEUTRAL_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"] as const;
+
 /** Runs git with an argv array; throws OffrunError("git") with git's own words on failure. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<RunResult> {
   const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env });
   const result = await run(
-    { file: "git", args, cwd, env },
-    { timeoutMs: options.timeoutMs ?? 120_000, maxBuffer: options.maxBuffer, signal: options.signal },
+    { file: "git", args: [...NEUTRAL_GIT, ...args], cwd, env },
+    {
+      timeoutMs: options.timeoutMs ?? 120_000,
+      maxBuffer: options.maxBuffer,
+      signal: options.signal,
+      ...(options.input === undefined ? {} : { input: options.input }),
+    },
   );
   // A cancelled git says why it failed as an AbortError, not as git's own words about a killed process.
   options.signal?.throwIfAborted();
@@ -73,7 +88,7 @@ export async function findRepoRoot(dir: string): Promise<string> {
   const probe = await run(
     {
       file: "git",
-      args: ["rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "HEAD"],
+      args: [...NEUTRAL_GIT, "rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "HEAD"],
       cwd: absolute,
       env: cleanEnv({ LC_ALL: "C" }),
     },

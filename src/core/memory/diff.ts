@@ -1,8 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { OffrunError } from "../foundation/errors.js";
-import { runCommand } from "../foundation/process.js";
+import { git } from "../git/repo.js";
 
 /** Git's own diff and three-way merge, on temp files: exact, and no diff library to carry. */
 
@@ -26,18 +25,11 @@ export async function unifiedDiff(before: string | undefined, after: string | un
   return withTempFiles([before ?? "", after ?? ""], async ([a, b], dir) => {
     // --no-index works outside any repository; the user's diff settings (color, external tools,
     // prefixes) are switched off so the text is the same everywhere.
-    const result = await runCommand(
-      {
-        file: "git",
-        args: ["diff", "--no-index", "--no-color", "--no-ext-diff", "-U3", "--", a!, b!],
-        cwd: dir,
-      },
-      { timeoutMs: 30_000 },
-    );
     // Exit 1 means "they differ"; anything else is git failing.
-    if (result.exitCode !== 0 && result.exitCode !== 1) {
-      throw new OffrunError("process_failed", `git diff failed on ${label}: ${result.stderr.trim()}`);
-    }
+    const result = await git(dir, ["diff", "--no-index", "--no-color", "--no-ext-diff", "-U3", "--", a!, b!], {
+      timeoutMs: 30_000,
+      okExitCodes: [1],
+    });
     const hunks = result.stdout.slice(Math.max(0, result.stdout.indexOf("\n@@") + 1));
     const from = before === undefined ? "/dev/null" : `a/${label}`;
     const to = after === undefined ? "/dev/null" : `b/${label}`;
@@ -55,14 +47,13 @@ export type RevertResult = { ok: true; text: string } | { ok: false; conflicts: 
 export async function revertOnto(current: string, after: string, before: string): Promise<RevertResult> {
   if (current === after) return { ok: true, text: before };
   return withTempFiles([current, after, before], async ([mine, base, theirs]) => {
-    const result = await runCommand(
-      { file: "git", args: ["merge-file", "-p", "--", mine!, base!, theirs!] },
-      { timeoutMs: 30_000 },
-    );
     // Exit status is the number of conflicts (negative, i.e. > 127, on an error).
+    const result = await git(path.dirname(mine!), ["merge-file", "-p", "--", mine!, base!, theirs!], {
+      timeoutMs: 30_000,
+      okExitCodes: Array.from({ length: 127 }, (_, index) => index + 1),
+    });
     const code = result.exitCode ?? 255;
     if (code === 0) return { ok: true, text: result.stdout };
-    if (code > 0 && code < 128) return { ok: false, conflicts: code };
-    throw new OffrunError("process_failed", `git merge-file failed: ${result.stderr.trim()}`);
+    return { ok: false, conflicts: code };
   });
 }

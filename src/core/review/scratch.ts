@@ -4,8 +4,6 @@ import path from "node:path";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { git } from "../git/repo.js";
 import { withRepoLock } from "../git/lock.js";
-import { runCommand } from "../foundation/process.js";
-import { cleanEnv } from "../git/repo.js";
 
 /** What the reviewer is shown: the agent's work since its base, as git sees it. */
 export interface AuthorChanges {
@@ -61,16 +59,16 @@ export async function createScratch(root: string, base: string, id: string, patc
   await withRepoLock(root, () => git(root, ["worktree", "add", "--detach", "--", dir, base]));
   if (patch.trim() === "") return dir;
   try {
-    const applied = await runCommand(
-      { file: "git", args: ["apply", "--binary", "--whitespace=nowarn", "-"], cwd: dir, env: cleanEnv() },
-      { input: patch, timeoutMs: 120_000, maxBuffer: 10_000_000 },
-    );
-    if (applied.exitCode !== 0) {
+    await git(dir, ["apply", "--binary", "--whitespace=nowarn", "-"], {
+      input: patch,
+      timeoutMs: 120_000,
+      maxBuffer: 10_000_000,
+    }).catch((error: unknown) => {
       throw new OffrunError(
         "git",
-        `The author's changes do not apply to a fresh checkout of the base: ${applied.stderr.trim()}`,
+        `The author's changes do not apply to a fresh checkout of the base: ${error instanceof Error ? error.message : String(error)}`,
       );
-    }
+    });
   } catch (error) {
     await removeScratch(root, dir).catch(() => undefined);
     throw error;

@@ -46,6 +46,8 @@ export interface SandboxedCommands {
   wrap(command: Command): Promise<Command>;
   /** The refusal lines the runtime recorded for this turn's commands since the last call. */
   refusalLines(): string[];
+  /** One wrapped command's process is over (the runtime then removes placeholders no sandbox still needs). */
+  release(): void;
   close(): void;
 }
 
@@ -59,6 +61,7 @@ export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string)
   const commandId = randomBytes(16).toString("base64url");
   manager.registerCommandNetworkLists(commandId, { allowedDomains: settings.network.allowedDomains });
   let seen = 0;
+  let running = 0;
   return {
     async wrap(command) {
       const cwd = command.cwd ?? process.cwd();
@@ -82,6 +85,7 @@ export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string)
           else process.env.CLAUDE_CODE_TMPDIR = tmpBefore;
         }
       });
+      running += 1;
       // The runtime's wrap is a command line for a shell (it has no argv form on macOS or Linux);
       // the argv inside it is quoted by the runtime's own quoting. It is one argument to /bin/sh.
       return { ...command, file: "/bin/sh", args: ["-c", line] };
@@ -91,6 +95,12 @@ export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string)
       const fresh = all.slice(Math.min(seen, all.length));
       seen = all.length;
       return fresh.map((violation) => violation.line);
+    },
+    release() {
+      // Only for a wrap that succeeded: the runtime counts live sandboxes, and a failed wrap is not one.
+      if (running === 0) return;
+      running -= 1;
+      manager.cleanupAfterCommand();
     },
     close() {
       manager.unregisterCommandNetworkLists(commandId);

@@ -1,34 +1,63 @@
 import path from "node:path";
-import { urlHost } from "../foundation/urls.js";
+import { hostsOfUrlVariables } from "../foundation/urls.js";
 
 /**
  * What one sandboxed turn may touch, decided by Offrun from the agent, its login and the project;
  * turned into the sandbox runtime's settings by `runtimeSettings`. Every path is absolute.
  */
 export interface SandboxScope {
-  /** The user's home, for the deny list (`~/.ssh`, ...). */
+  /** The user's home, for the deny list (`~/.ssh`, ...). Never writable, nor anything above it. */
   userHome: string;
   /** Offrun's own folder: nothing inside may read it, but for the login's home when it lives there. */
   offrunHome: string;
   worktree: string;
-  /** The repository's git folder (`git rev-parse --git-common-dir`): commits from the worktree write there. */
-  gitCommonDir: string;
+  /** What a commit on the agent's own branch writes in the repository's git folder; none for a Planner or a reviewer. */
+  git?: GitScope;
   /** The agent's memory folder (plan.md, dead-ends.md); none for a reviewer. */
   memoryDir?: string;
-  /** The login's CLI home (sessions, caches) and the files beside it the CLI writes (Claude's ~/.claude.json). */
-  loginWrites: readonly string[];
+  /** What the login's CLI writes in a turn: sessions, caches, credentials refresh, state. */
+  loginState: readonly string[];
+  /** The CLI's executable configuration inside that state: read-only. */
+  loginExecutable: readonly string[];
   /** A temp folder of this agent's own. */
   tmpDir: string;
-  /** Other logins' homes, of every CLI: neither read nor written. */
+  /** Other logins' state, of every CLI: neither read nor written. */
   otherHomes: readonly string[];
   /** Other projects Offrun knows: neither read nor written. */
   otherProjects: readonly string[];
-  /** Hosts the CLI talks to (`host` or `host:port`). */
-  hosts: readonly string[];
+  /** Hosts the turn may reach (`host` or `host:port`), each with where it came from. */
+  hosts: readonly AllowedHost[];
   /** What the project's config adds (`sandbox.allowWrite`), already absolute. */
   extraWrites: readonly string[];
   /** A Planner turn: the worktree and the git folder are read-only, its memory stays writable. */
   readOnlyWorktree?: boolean;
+}
+
+/** A host on a turn's list, and the setting that put it there (shown when the proxy refuses it). */
+export interface AllowedHost {
+  host: string;
+  /** `settings.json env.ANTHROPIC_BASE_URL`, `the login's environment OPENAI_BASE_URL`, ... */
+  setting: string;
+  /** The login's own API (its environment or its config names it), not a built-in default. */
+  own?: boolean;
+}
+
+/**
+ * The git folder as a commit on the agent's branch needs it, and no more: new objects, the
+ * branch's ref and its log, and the worktree's own folder (`HEAD`, `index`, `logs`). The links
+ * that tell git where the repository is (`commondir`, `gitdir`, the worktree's `.git` file), its
+ * config, `info/`, `modules/`, `packed-refs` and every other branch stay as they are: a command
+ * planted there (a `core.fsmonitor`, a filter driver) would run at the user's next `git status`.
+ */
+export interface GitScope {
+  /** `git rev-parse --git-common-dir`. */
+  commonDir: string;
+  /** The worktree's own git folder (`<common>/worktrees/<id>`). */
+  gitDir: string;
+  /** The loose ref file of the agent's branch (`<common>/refs/heads/offrun/<agent>`). */
+  branchRef: string;
+  /** Other branches' loose refs (and their logs) in the folders the branch's ref shares. */
+  otherRefs: readonly string[];
 }
 
 /** Secrets of the user's that no agent needs: read by nothing in the sandbox. */
@@ -46,43 +75,118 @@ export const PROTECTED_IN_HOME = [
   ".password-store",
 ] as const;
 
-/** The settings file of `@anthropic-ai/sandbox-runtime` 0.0.83 (its `SandboxRuntimeConfigSchema`), the part we set. */
+/** The git folder's files, besides the branch's ref, that a turn writes. */
+export function gitWrites(git: GitScope): string[] {
+  return [
+    path.join(git.commonDir, "objects"),
+    path.dirname(git.branchRef),
+    path.join(git.commonDir, "logs", path.relative(git.commonDir, path.dirname(git.branchRef))),
+    git.gitDir,
+  ];
+}
+
+/** Inside the writable git folders, what stays as it is: the links, per-worktree config, other branches. */
+export function gitDenies(git: GitScope): string[] {
+  return [
+    path.join(git.gitDir, "commondir"),
+    path.join(git.gitDir, "gitdir"),
+    path.join(git.gitDir, "config.worktree"),
+    ...git.otherRefs,
+  ];
+}
+
+/** The runtime's settings file of `@anthropic-ai/sandbox-runtime` 0.0.83 (its `SandboxRuntimeConfigSchema`), the part we set. */
 export interface RuntimeSettings {
   network: { allowedDomains: string[]; deniedDomains: string[] };
   filesystem: { denyRead: string[]; allowRead: string[]; allowWrite: string[]; denyWrite: string[] };
+}
+
+/** A policy, and the writes it left out because they would open too much. */
+export interface Policy {
+  settings: RuntimeSettings;
+  /** Entries refused, each with why (`~` would make every dotfile writable). */
+  refusedWrites: { path: string; why: string }[];
 }
 
 /**
  * The runtime's settings for a scope. Reads are open but for the deny list; the runtime gives
  * `allowRead` precedence over a broader `denyRead`, which lets the login's home inside a denied
  * `~/.offrun` stay readable while the other logins there are not. Writes are closed but for the
- * allow list; `denyWrite` wins over `allowWrite`, which keeps git's hooks and config out of reach
- * (a hook written by an agent would run outside the sandbox at the user's next commit).
+ * allow list, and `denyWrite` wins over `allowWrite`: the CLI's executable configuration and the
+ * git folder's links stay read-only inside folders that are otherwise writable. No write entry may
+ * be the user's home or above it, Offrun's folder, or hold a secret, another login or another
+ * project: such an entry (a project's `allowWrite: ["~"]`) is refused, not widened to.
  */
-export function runtimeSettings(scope: SandboxScope): RuntimeSettings {
-  const own = [...scope.loginWrites, scope.tmpDir];
+export function runtimeSettings(scope: SandboxScope): Policy {
+  const refusedWrites: Policy["refusedWrites"] = [];
+  // The login's state first: a state folder that is the home itself must not make the rest look like its own.
+  const state = scope.loginState.filter((entry) => {
+    const why = holdsTheHome(entry, scope);
+    if (why) refusedWrites.push({ path: entry, why });
+    return !why;
+  });
+  const own = [...state, scope.tmpDir];
+  const closedToReads = [
+    ...PROTECTED_IN_HOME.map((entry) => path.join(scope.userHome, entry)),
+    // A home that holds this turn's own folders (a custom agent whose home is HOME) is no one else's.
+    ...scope.otherHomes.filter(
+      (home) => ![...own, scope.worktree].some((mine) => isInside(home, mine) || isInside(mine, home)),
+    ),
+    ...scope.otherProjects.filter((root) => !isInside(scope.worktree, root)),
+  ];
+  const wanted = [
+    ...(scope.readOnlyWorktree ? [] : [scope.worktree, ...(scope.git ? gitWrites(scope.git) : [])]),
+    ...(scope.memoryDir ? [scope.memoryDir] : []),
+    ...own,
+    ...scope.extraWrites,
+  ];
+  const allowWrite = wanted.filter((entry) => {
+    const why = tooWide(entry, scope, own, closedToReads);
+    if (why) refusedWrites.push({ path: entry, why });
+    return !why;
+  });
   return {
-    network: { allowedDomains: unique(scope.hosts.flatMap(allowedEntries)), deniedDomains: [] },
-    filesystem: {
-      denyRead: unique([
-        ...PROTECTED_IN_HOME.map((entry) => path.join(scope.userHome, entry)),
-        scope.offrunHome,
-        // A home that holds this turn's own folders (a custom agent whose home is HOME) is no one else's.
-        ...scope.otherHomes.filter(
-          (home) => ![...own, scope.worktree].some((mine) => isInside(home, mine) || isInside(mine, home)),
-        ),
-        ...scope.otherProjects.filter((root) => !isInside(scope.worktree, root)),
-      ]),
-      allowRead: unique(own.filter((entry) => isInside(entry, scope.offrunHome))),
-      allowWrite: unique([
-        ...(scope.readOnlyWorktree ? [] : [scope.worktree, scope.gitCommonDir]),
-        ...(scope.memoryDir ? [scope.memoryDir] : []),
-        ...own,
-        ...scope.extraWrites,
-      ]),
-      denyWrite: [path.join(scope.gitCommonDir, "hooks"), path.join(scope.gitCommonDir, "config")],
+    settings: {
+      network: { allowedDomains: unique(scope.hosts.flatMap(({ host }) => allowedEntries(host))), deniedDomains: [] },
+      filesystem: {
+        denyRead: unique([...closedToReads, scope.offrunHome]),
+        allowRead: unique(own.filter((entry) => isInside(entry, scope.offrunHome))),
+        allowWrite: unique(allowWrite),
+        denyWrite: unique([
+          ...scope.loginExecutable,
+          // The worktree's `.git` file says where its repository is: git follows it from any command.
+          ...(scope.readOnlyWorktree
+            ? []
+            : [path.join(scope.worktree, ".git"), ...(scope.git ? gitDenies(scope.git) : [])]),
+        ]),
+      },
     },
+    refusedWrites: uniqueBy(refusedWrites, (entry) => entry.path),
   };
+}
+
+/** Why a write entry would open the user's home or Offrun's folder as a whole, or undefined. */
+function holdsTheHome(entry: string, scope: SandboxScope): string | undefined {
+  if (isInside(scope.userHome, entry)) return "it is the user's home or holds it: every dotfile would be writable";
+  if (isInside(scope.offrunHome, entry)) return "it holds Offrun's own folder (records, other logins)";
+  return undefined;
+}
+
+/** Why a write entry would open more than a turn may have, or undefined when it is fine. */
+function tooWide(
+  entry: string,
+  scope: SandboxScope,
+  own: readonly string[],
+  closedToReads: readonly string[],
+): string | undefined {
+  const home = holdsTheHome(entry, scope);
+  if (home) return home;
+  if (isInside(entry, scope.offrunHome) && !own.some((mine) => isInside(entry, mine))) {
+    return "it is inside Offrun's own folder, which is not the turn's";
+  }
+  const secret = closedToReads.find((closed) => isInside(closed, entry) || isInside(entry, closed));
+  if (secret) return `it holds or is inside ${secret}, which the sandbox keeps closed`;
+  return undefined;
 }
 
 /**
@@ -98,8 +202,19 @@ function allowedEntries(host: string): string[] {
 }
 
 /** Whether any of the hosts is on this machine's loopback (the CLI then needs the proxy for it). */
-export function reachesLoopback(hosts: readonly string[]): boolean {
-  return hosts.some((host) => isLoopbackName(splitHost(host).name));
+export function reachesLoopback(hosts: readonly AllowedHost[]): boolean {
+  return hosts.some(({ host }) => isLoopbackName(splitHost(host).name));
+}
+
+/** The entry of the list a refused connection (`host:port`) was meant for, if the list has one. */
+export function hostRefused(hosts: readonly AllowedHost[], target: string): AllowedHost | undefined {
+  const refused = splitHost(target);
+  const sameName = (name: string) =>
+    name === refused.name || (isLoopbackName(name) && isLoopbackName(refused.name) && refused.name !== "");
+  return hosts.find(({ host }) => {
+    const listed = splitHost(host);
+    return sameName(listed.name) && (listed.port === undefined || listed.port === refused.port);
+  });
 }
 
 function splitHost(host: string): { name: string; port?: string } {
@@ -118,21 +233,67 @@ function isLoopbackName(name: string): boolean {
  * The hosts named by URLs in a turn's environment (`ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`, a
  * gateway's `*_ENDPOINT`): a login pointed at a gateway talks to it and to nothing else.
  */
-export function hostsInEnvironment(env: NodeJS.ProcessEnv): string[] {
-  const hosts: string[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || !/(_BASE_URL|_API_BASE|_ENDPOINT|_HOST_URL)$/.test(name)) continue;
-    const host = urlHost(value);
-    if (host) hosts.push(host);
-  }
-  return unique(hosts);
+export function hostsInEnvironment(env: NodeJS.ProcessEnv): AllowedHost[] {
+  return hostsOfUrlVariables(env).map(({ name, host }) => ({
+    host,
+    setting: `the login's environment ${name}`,
+    own: true,
+  }));
 }
 
-function isInside(child: string, parent: string): boolean {
+/**
+ * What of the environment any CLI needs: where programs are, who and where the user is, the
+ * terminal, the locale, temp folders, the certificates a company proxy adds. Nothing else of the
+ * companion's environment enters a turn (its `GITHUB_TOKEN`, cloud keys, agent sockets).
+ */
+export const COMMON_VARIABLES = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "TERM_PROGRAM",
+  "COLORTERM",
+  "COLUMNS",
+  "LINES",
+  "NO_COLOR",
+  "FORCE_COLOR",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TZ",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "XDG_*",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+] as const;
+
+/** `env` with only the variables `allowed` names (a name, or a prefix ending in `*`) and the common ones. */
+export function sandboxEnvironment(env: NodeJS.ProcessEnv, allowed: readonly string[]): NodeJS.ProcessEnv {
+  const patterns = [...COMMON_VARIABLES, ...allowed];
+  const exact = new Set(patterns.filter((pattern) => !pattern.endsWith("*")));
+  const prefixes = patterns.filter((pattern) => pattern.endsWith("*")).map((pattern) => pattern.slice(0, -1));
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      ([name, value]) => value !== undefined && (exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix))),
+    ),
+  );
+}
+
+export function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);
   return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 function unique(values: readonly string[]): string[] {
   return [...new Set(values)];
+}
+
+function uniqueBy<T>(values: readonly T[], key: (value: T) => string): T[] {
+  const seen = new Set<string>();
+  return values.filter((value) => !seen.has(key(value)) && seen.add(key(value)) !== undefined);
 }

@@ -1,4 +1,5 @@
 import type { ParsedEvent } from "../foundation/events.js";
+import { hostRefused, type AllowedHost } from "./policy.js";
 
 type Refusal = Extract<ParsedEvent, { type: "sandbox_refusal" }>;
 
@@ -18,6 +19,8 @@ export class RefusalWatch {
     /** Paths no read may reach (the policy's denyRead). */
     private readonly protectedPaths: readonly string[],
     private readonly userHome: string,
+    /** The turn's hosts: a refused one of the login's own is named with the setting it came from. */
+    private readonly hosts: readonly AllowedHost[] = [],
   ) {}
 
   /** The refusals `event` reveals, and any the runtime recorded since the last look. */
@@ -49,7 +52,8 @@ export class RefusalWatch {
       const match = /deny(?:\(\d+\))? (network-outbound|file-write[\w-]*|file-read[\w-]*) (\S+)/.exec(line);
       if (!match) continue;
       const kind = match[1]!.startsWith("network") ? "network" : match[1]!.startsWith("file-write") ? "write" : "read";
-      refusals.push(this.refusal(kind, match[2]!));
+      const listed = kind === "network" ? hostRefused(this.hosts, match[2]!) : undefined;
+      refusals.push({ ...this.refusal(kind, match[2]!), ...(listed?.own ? { setting: listed.setting } : {}) });
     }
     return refusals;
   }

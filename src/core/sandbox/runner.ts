@@ -7,14 +7,25 @@ import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
-import { runCommand, type Command } from "../foundation/process.js";
+import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
 import { knownProjects } from "../foundation/project.js";
-import { localRunner, wrappedRunner, type ProcessRunner } from "../foundation/runner.js";
+import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
 import { OffrunError } from "../foundation/errors.js";
+import { git } from "../git/repo.js";
 import { listAccounts } from "../logins/accounts.js";
 import { RefusalWatch } from "./refusals.js";
-import { hostsInEnvironment, reachesLoopback, runtimeSettings, type SandboxScope } from "./policy.js";
-import { sandboxCommands } from "./host.js";
+import {
+  hostsInEnvironment,
+  isInside,
+  reachesLoopback,
+  runtimeSettings,
+  sandboxEnvironment,
+  type AllowedHost,
+  type GitScope,
+  type SandboxScope,
+} from "./policy.js";
+import { sandboxCommands, type SandboxedCommands } from "./host.js";
+import { keepAsFound } from "./kept.js";
 import { assertSandboxAvailable } from "./support.js";
 
 /**
@@ -26,7 +37,7 @@ const NO_PROXY_WITHOUT_LOOPBACK = "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.1
 
 export interface SandboxRequest {
   /** The agent (or a reviewer standing in for one): its project, name, worktree and mode. */
-  record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode">;
+  record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode"> & { branch?: string };
   harness: Harness;
   account: Account;
   /** The turn's environment (the login's variables included). */
@@ -41,8 +52,13 @@ export interface SandboxRequest {
 export interface SandboxTurn {
   runner: ProcessRunner;
   refusals: RefusalWatch;
-  /** The turn is over: its network list goes. */
-  close(): void;
+  /** What the user should know of the policy before the turn (a write entry it refused to open). */
+  notices: string[];
+  /**
+   * The turn is over: its network list goes, and what it must leave as it found (the git links,
+   * the CLI's executable keys) is checked and put back; says what had to be put back.
+   */
+  close(): Promise<string[]>;
 }
 
 /**
@@ -53,12 +69,16 @@ export interface SandboxTurn {
  */
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
-  const { record, env } = request;
-  const scope = await sandboxScope(request);
+  const { record, harness, account } = request;
+  const { scope, variables } = await sandboxScope(request);
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });
-  const settings = runtimeSettings(scope);
+  const { settings, refusedWrites } = runtimeSettings(scope);
   await fs.writeFile(path.join(folder, "settings.json"), JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
+  const kept = await keepAsFound(
+    scope.git ? linksOf(scope.git, record.worktree) : [],
+    harness.sandbox.guardedKeys?.(account.home, request.env) ?? [],
+  );
   const commands = await sandboxCommands(settings, scope.tmpDir);
   const loopback = reachesLoopback(scope.hosts);
   const wrap = async (command: Command): Promise<Command> => {
@@ -75,12 +95,42 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
         }
       : command;
     const wrapped = await commands.wrap(inner);
-    return { ...wrapped, env: { ...(command.env ?? env), CLAUDE_CODE_TMPDIR: scope.tmpDir } };
+    const env = sandboxEnvironment(command.env ?? request.env, variables);
+    return { ...wrapped, env: { ...env, CLAUDE_CODE_TMPDIR: scope.tmpDir } };
   };
   return {
-    runner: wrappedRunner(wrap, request.inner ?? localRunner),
-    refusals: new RefusalWatch(() => commands.refusalLines(), settings.filesystem.denyRead, scope.userHome),
-    close: () => commands.close(),
+    runner: releasingRunner(wrappedRunner(wrap, request.inner ?? localRunner), commands),
+    refusals: new RefusalWatch(
+      () => commands.refusalLines(),
+      settings.filesystem.denyRead,
+      scope.userHome,
+      scope.hosts,
+    ),
+    notices: refusedWrites.map(
+      ({ path: entry, why }) => `The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`,
+    ),
+    close: async () => {
+      commands.close();
+      return kept.restore();
+    },
+  };
+}
+
+/**
+ * Each command the runtime wrapped is released when its process is over, so that the runtime
+ * removes the placeholders it made on this machine for paths that must not be created (an empty
+ * `.bashrc` in the worktree, `settings.json` in a login's home) once no sandbox needs them.
+ */
+function releasingRunner(runner: ProcessRunner, commands: SandboxedCommands): ProcessRunner {
+  return {
+    run: (command: Command, options?: RunOptions) => runner.run(command, options).finally(() => commands.release()),
+    stream: (command: Command, options: StreamOptions) =>
+      runner.stream(command, options).finally(() => commands.release()),
+    piped: (command: Command, options: PipedOptions) => {
+      const process = runner.piped(command, options);
+      void process.exited.finally(() => commands.release());
+      return process;
+    },
   };
 }
 
@@ -90,57 +140,123 @@ export function sandboxFolder(record: Pick<AgentRecord, "project" | "name">): st
   return path.join(userPaths().home, "sandbox", `${path.basename(record.project)}-${hash}`, record.name);
 }
 
-async function sandboxScope(request: SandboxRequest): Promise<SandboxScope> {
+async function sandboxScope(request: SandboxRequest): Promise<{ scope: SandboxScope; variables: string[] }> {
   const { record, harness, account, env, config } = request;
   const userHome = env.HOME || os.homedir();
-  const [gitCommonDir, otherHomes, projects, configured] = await Promise.all([
-    commonDir(record.worktree),
-    homesOfOtherLogins(account, env),
+  const [gitScopeOfTurn, otherHomes, projects, configured] = await Promise.all([
+    record.mode === "plan" ? undefined : gitScope(record.worktree, record.branch),
+    stateOfOtherLogins(account, env),
     knownProjects().catch(() => []),
-    harness.sandbox.configuredHosts?.(account.home).catch(() => []) ?? Promise.resolve([]),
+    harness.sandbox.configured?.(account.home, env).catch(() => undefined),
   ]);
   const expand = (entry: string) =>
     entry.startsWith("~/") ? path.join(userHome, entry.slice(2)) : path.resolve(record.worktree, entry);
-  return {
+  const hosts: AllowedHost[] = [
+    ...harness.sandbox.hosts.map((host) => ({ host, setting: `${harness.displayName}'s own hosts` })),
+    ...hostsInEnvironment({ ...env, ...account.env }),
+    ...(configured?.hosts ?? []).map((entry) => ({ ...entry, own: true })),
+    ...config.sandbox.allowHosts.map((host) => ({ host, setting: "the project's sandbox.allowHosts" })),
+  ];
+  const scope: SandboxScope = {
     userHome,
     offrunHome: userPaths().home,
     worktree: record.worktree,
-    gitCommonDir,
+    ...(gitScopeOfTurn ? { git: gitScopeOfTurn } : {}),
     ...(request.writesMemory === false
       ? {}
       : { memoryDir: path.join(projectPaths(record.project).memory, record.name) }),
-    loginWrites: [account.home, ...(harness.sandbox.writes?.(account.home, env) ?? [])],
+    loginState: stateOf(harness, account.home, env),
+    loginExecutable: await executableOf(harness, account.home, env),
     tmpDir: path.join(sandboxFolder(record), "tmp"),
     otherHomes,
     otherProjects: projects.filter((root) => path.resolve(root) !== path.resolve(record.project)),
-    hosts: [...harness.sandbox.hosts, ...hostsInEnvironment(env), ...configured, ...config.sandbox.allowHosts],
+    hosts,
     extraWrites: config.sandbox.allowWrite.map(expand),
     readOnlyWorktree: record.mode === "plan",
   };
+  const variables = [
+    ...(harness.sandbox.env ?? []),
+    ...(configured?.env ?? []),
+    ...Object.keys(account.env),
+    harness.homeVariable,
+  ];
+  return { scope, variables };
 }
 
-/** The repository's git folder, where commits made in the worktree land. */
-async function commonDir(worktree: string): Promise<string> {
-  const result = await runCommand(
-    { file: "git", args: ["rev-parse", "--path-format=absolute", "--git-common-dir"], cwd: worktree },
-    { timeoutMs: 10_000 },
-  );
-  const dir = result.stdout.trim();
-  if (result.failed || !dir) {
+/**
+ * The login's executable configuration, its missing folders made empty first: the runtime would
+ * hold a missing one read-only with a device file in its place, where the CLI expects a folder
+ * (Codex 0.171.0 stops: "failed to load rules ... Not a directory").
+ */
+async function executableOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const config = harness.sandbox.executable?.(home, env);
+  if (!config) return [];
+  await Promise.all(config.folders.map((folder) => fs.mkdir(folder, { recursive: true, mode: 0o700 })));
+  return [...config.files, ...config.folders];
+}
+
+/** What a login of `harness` writes in a turn (its home, unless the CLI names its state folders). */
+function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): string[] {
+  return harness.sandbox.state?.(home, env) ?? [home];
+}
+
+/**
+ * The git folder as the agent's branch needs it (policy.ts `GitScope`). The branch's ref folder
+ * and its log folder are made if missing (a repository whose refs were packed has neither): a
+ * commit writes its lock file there.
+ */
+async function gitScope(worktree: string, branch: string | undefined): Promise<GitScope> {
+  const found = await git(worktree, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"], {
+    timeoutMs: 10_000,
+  }).catch((error: unknown) => {
     throw new OffrunError(
       "not_found",
-      `The sandbox needs the worktree's git folder, and \`git rev-parse --git-common-dir\` failed in ${worktree}: ${result.stderr.trim() || "no answer"}. Check that the worktree still exists (\`git worktree list\`).`,
+      `The sandbox needs the worktree's git folder, and \`git rev-parse\` failed in ${worktree}: ${error instanceof Error ? error.message : String(error)}. Check that the worktree still exists (\`git worktree list\`).`,
+    );
+  });
+  const [commonDir, gitDir] = found.stdout.trim().split("\n");
+  if (!commonDir || !gitDir)
+    throw new OffrunError("not_found", `git did not say where the git folder of ${worktree} is.`);
+  const heads = path.join(commonDir, "refs", "heads");
+  const branchRef = path.join(heads, ...(branch ?? "").split("/"));
+  if (!branch || !isInside(branchRef, heads) || branchRef === heads) {
+    throw new OffrunError(
+      "invalid_input",
+      `The sandbox needs the agent's branch, and ${JSON.stringify(branch)} is not one.`,
     );
   }
-  return dir;
+  const refFolder = path.dirname(branchRef);
+  const logFolder = path.join(commonDir, "logs", path.relative(commonDir, refFolder));
+  await Promise.all([fs.mkdir(refFolder, { recursive: true }), fs.mkdir(logFolder, { recursive: true })]);
+  const own = new Set([branchRef, path.join(logFolder, path.basename(branchRef))]);
+  const others = [...(await filesUnder(refFolder)), ...(await filesUnder(logFolder))].filter((file) => !own.has(file));
+  return { commonDir, gitDir, branchRef, otherRefs: others };
 }
 
-/** Every other login's home, of every CLI (the Default homes included): closed to this turn. */
-async function homesOfOtherLogins(account: Account, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const homes: string[] = [];
+/** The files that tell git where a worktree's repository is, and the object store's alternates. */
+function linksOf(scope: GitScope, worktree: string): string[] {
+  return [
+    path.join(worktree, ".git"),
+    path.join(scope.gitDir, "commondir"),
+    path.join(scope.gitDir, "gitdir"),
+    path.join(scope.gitDir, "config.worktree"),
+    path.join(scope.commonDir, "objects", "info", "alternates"),
+  ];
+}
+
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await fs.readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Every other login's state, of every CLI (the Default logins included): closed to this turn. */
+async function stateOfOtherLogins(account: Account, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const states: string[] = [];
   for (const harness of await listHarnesses({ env, tolerant: true })) {
     const logins = await listAccounts(harness, env).catch(() => []);
-    homes.push(harness.defaultHome(env), ...logins.map((login) => login.home));
+    for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
+      if (path.resolve(home) !== path.resolve(account.home)) states.push(...stateOf(harness, home, env));
+    }
   }
-  return [...new Set(homes)].filter((home) => path.resolve(home) !== path.resolve(account.home));
+  return [...new Set(states)];
 }

@@ -57,7 +57,7 @@ export function eventMarkdown(event: AgentEvent): string | undefined {
     case "denial":
       return `⊘ Refused by the CLI: \`${event.tool}\` ${inputSummary(event.input).replace(/`/g, "'")}`;
     case "sandbox_refusal":
-      return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\``;
+      return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\`${event.setting ? `, the login's own API (from \`${event.setting.replace(/`/g, "'")}\`)` : ""}`;
     case "decision":
       return `✓ ${event.decision === "deny" ? "Denied" : event.decision === "answer" ? `Answered: ${event.text ?? ""}` : "Allowed"}${event.by === "always_allow" ? " (always-allow rule)" : ""}`;
     case "limit_hit":

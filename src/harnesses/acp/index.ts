@@ -61,7 +61,8 @@ export function createAcpHarness(definition: AcpAgentDefinition): Harness {
       );
     },
     live: { runTurn: (input, io) => runAcpTurn(definition, input, io) },
-    sandbox: { hosts: definition.hosts ?? [] },
+    // Its declared variables go in with it: the definition sets them on the agent's command.
+    sandbox: { hosts: definition.hosts ?? [], env: Object.keys(definition.env) },
     approvals: "interactive over ACP: each permission request is asked (allow once, always, or reject)",
   };
 }

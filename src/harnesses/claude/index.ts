@@ -10,6 +10,7 @@ import { createClaudeParser } from "./parser.js";
 import { quotaSources } from "./quota.js";
 import { claudeTranscripts } from "./transcript.js";
 import { claudeSessionRoots, copyClaudeSession } from "./session-files.js";
+import { claudeSandbox } from "./sandbox.js";
 
 export { parseClaudeLimitText } from "./limit-text.js";
 export { createClaudeParser } from "./parser.js";
@@ -90,13 +91,8 @@ export const claudeHarness: Harness = {
   contextWindow: claudeContextWindow,
   transcripts: claudeTranscripts,
   live: createClaudeLive(turnCommand),
-  sandbox: {
-    // 2.1.332: the API, the OAuth sign-in and its refresh, and the feature flags it fetches.
-    hosts: ["api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"],
-    // Without CLAUDE_CONFIG_DIR (the Default login) Claude Code keeps its state in ~/.claude.json,
-    // beside its home rather than in it; with the variable set, the file is inside the folder.
-    writes: (home, env) => (env.CLAUDE_CONFIG_DIR ? [] : [path.join(path.dirname(home), ".claude.json")]),
-  },
+  sandbox: claudeSandbox,
+
   approvals: "interactive in Build turns: commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyClaudeSession,
   sessionCompleteAtEnd: true,

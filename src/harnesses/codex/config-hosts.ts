@@ -1,18 +1,34 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { urlHost } from "../../core/foundation/urls.js";
+import type { LoginConfiguration } from "../types.js";
 
 /**
- * The hosts a login's config.toml points Codex at: a provider's `base_url` and the top-level
- * `openai_base_url` (0.171.0). A sandboxed turn may reach them; the file holds no secret (keys
- * come from the variable its `env_key` names).
+ * What a login's config.toml points Codex at (0.171.0): the hosts of each provider's `base_url`
+ * and of the top-level `openai_base_url`, and the variables its providers' `env_key` name (where
+ * the key comes from: the file holds no secret). Read by the companion before a sandboxed turn;
+ * the turn itself cannot change the file (it is executable configuration, read-only inside).
  */
-export async function codexConfiguredHosts(home: string): Promise<string[]> {
+export async function codexConfiguration(home: string): Promise<LoginConfiguration> {
   const text = await fs.readFile(path.join(home, "config.toml"), "utf8").catch(() => "");
-  const hosts: string[] = [];
-  for (const match of text.matchAll(/^\s*(?:openai_)?base_url\s*=\s*"([^"]+)"/gm)) {
-    const host = urlHost(match[1]!);
-    if (host) hosts.push(host);
+  const found: LoginConfiguration = { hosts: [], env: [] };
+  let table = "";
+  for (const line of text.split("\n")) {
+    const header = /^\s*\[\s*([^\]]+?)\s*\]\s*(?:#.*)?$/.exec(line);
+    if (header) {
+      table = header[1]!;
+      continue;
+    }
+    const entry = /^\s*((?:openai_)?base_url|env_key)\s*=\s*"([^"]+)"/.exec(line);
+    if (!entry) continue;
+    const [, key, value] = entry as unknown as [string, string, string];
+    if (key === "env_key") {
+      found.env.push(value);
+      continue;
+    }
+    const host = urlHost(value);
+    if (host)
+      found.hosts.push({ host, setting: `${path.join(home, "config.toml")} ${table ? `${table}.` : ""}${key}` });
   }
-  return hosts;
+  return found;
 }

@@ -1,7 +1,6 @@
 import os from "node:os";
 import path from "node:path";
 import type { Command } from "../../core/foundation/process.js";
-import { codexConfiguredHosts } from "./config-hosts.js";
 import type { Harness, TurnInput } from "../types.js";
 import { codexHooks } from "./hooks.js";
 import { codexContextWindow } from "./context-window.js";
@@ -11,6 +10,7 @@ import { createCodexParser } from "./parser.js";
 import { quotaSources } from "./quota.js";
 import { codexSessionRoots, copyCodexSession } from "./session-files.js";
 import { codexTranscripts } from "./transcript.js";
+import { codexSandbox } from "./sandbox.js";
 
 export { parseCodexLimitText } from "./limit-text.js";
 export { CODEX_NOT_LOGGED_IN_MESSAGE, classifyFailure, createCodexParser } from "./parser.js";
@@ -112,12 +112,8 @@ export const codexHarness: Harness = {
   contextWindow: codexContextWindow,
   transcripts: codexTranscripts,
   live: codexLive,
-  sandbox: {
-    // 0.171.0: the Responses API for an API key, chatgpt.com's backend for a ChatGPT sign-in, and
-    // auth.openai.com for its token refresh.
-    hosts: ["api.openai.com", "chatgpt.com", "auth.openai.com"],
-    configuredHosts: codexConfiguredHosts,
-  },
+  sandbox: codexSandbox,
+
   approvals:
     "interactive in Build turns (app-server): commands and questions wait for `offrun approve` / `offrun answer`",
   copySession: copyCodexSession,

@@ -9,6 +9,7 @@ import { quotaSources } from "./quota.js";
 import { copyGeminiSession, geminiSessionRoots } from "./session-files.js";
 import { writePlannerPolicy } from "./planner-policy.js";
 import { geminiTranscripts } from "./transcript.js";
+import { geminiSandbox } from "./sandbox.js";
 
 export { parseGeminiLimitText, type GeminiLimitText } from "./limit-text.js";
 export { classifyGeminiFailure, createGeminiParser } from "./parser.js";
@@ -93,15 +94,8 @@ export const geminiHarness: Harness = {
   sessionRoots: geminiSessionRoots,
   transcripts: geminiTranscripts,
   contextWindow: geminiContextWindow,
-  sandbox: {
-    // 0.61.0: the Gemini API for a key, Code Assist for a Google sign-in, OAuth for its refresh.
-    hosts: [
-      "generativelanguage.googleapis.com",
-      "cloudcode-pa.googleapis.com",
-      "oauth2.googleapis.com",
-      "accounts.google.com",
-    ],
-  },
+  sandbox: geminiSandbox,
+
   approvals:
     "not interactive in headless mode: Build auto-approves edits; other tools are refused and logged as denials",
   copySession: copyGeminiSession,

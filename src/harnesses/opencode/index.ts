@@ -6,6 +6,7 @@ import { opencodeConfigContent } from "./config.js";
 import { opencodeIdentity } from "./identity.js";
 import { createOpencodeParser } from "./parser.js";
 import { OPENCODE_QUIET_ENV, copyOpencodeSession, opencodeSessionRoots } from "./session-files.js";
+import { opencodeSandbox } from "./sandbox.js";
 
 export { parseOpencodeLimitText } from "./limit-text.js";
 export { parseOpencodeAuthList } from "./identity.js";
@@ -73,17 +74,7 @@ export const opencodeHarness: Harness = {
   // for each hunk's source path and writes a `*** Move to:` target unasked: no rule grants exactly
   // the memory folder, so the Planner stays fully read-only.
   plannerWritesNothing: true,
-  sandbox: {
-    // 1.18.33 reads its model list from models.dev and talks to whichever provider the login's
-    // config names; the common ones are listed, a project adds others with sandbox.allowHosts.
-    hosts: [
-      "models.dev",
-      "opencode.ai",
-      "api.anthropic.com",
-      "api.openai.com",
-      "generativelanguage.googleapis.com",
-      "openrouter.ai",
-    ],
-  },
+  sandbox: opencodeSandbox,
+
   approvals: "not interactive: `opencode run` auto-rejects every permission set to ask; refusals are logged as denials",
 };

@@ -1,5 +1,4 @@
 import os from "node:os";
-import { piConfiguredHosts } from "./config-hosts.js";
 import path from "node:path";
 import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
@@ -8,6 +7,7 @@ import { createPiParser } from "./parser.js";
 import { copyPiSession, piSessionRoots } from "./session-files.js";
 import { quotaSources } from "./quota.js";
 import { piTranscripts } from "./transcript.js";
+import { piSandbox } from "./sandbox.js";
 
 export { parsePiLimitText } from "./limit-text.js";
 export { parsePiModelList } from "./identity.js";
@@ -63,10 +63,7 @@ export const piHarness: Harness = {
   // 0.73.1 has no permission system: `--tools` allows a tool everywhere or nowhere, with no path
   // scope, so a Planner cannot be given write to its memory folder without the worktree too.
   plannerWritesNothing: true,
-  sandbox: {
-    // 0.73.1 talks to the provider of its model; the common ones are listed (sandbox.allowHosts adds more).
-    hosts: ["api.anthropic.com", "api.openai.com", "generativelanguage.googleapis.com", "openrouter.ai"],
-    configuredHosts: piConfiguredHosts,
-  },
+  sandbox: piSandbox,
+
   approvals: "none: Pi has no permission prompts; Planner gives it only the read, grep, find and ls tools",
 };

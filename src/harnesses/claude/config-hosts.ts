@@ -1,0 +1,40 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { hostsOfUrlVariables } from "../../core/foundation/urls.js";
+import type { LoginConfiguration } from "../types.js";
+
+/** Where Claude Code reads the settings an administrator manages (they win over the user's). */
+const MANAGED_SETTINGS =
+  process.platform === "darwin"
+    ? "/Library/Application Support/ClaudeCode/managed-settings.json"
+    : "/etc/claude-code/managed-settings.json";
+
+/**
+ * The gateways a login's Claude Code settings name: the `env` block of its `settings.json` (as
+ * users set `ANTHROPIC_BASE_URL` per login) and of the managed settings. Never the worktree's
+ * `.claude/settings*.json`, which the repository or a previous turn could have written; the
+ * login's own file is read-only inside the sandbox, so a turn cannot widen the next one's list.
+ */
+export async function claudeConfiguration(home: string): Promise<LoginConfiguration> {
+  const found: LoginConfiguration = { hosts: [], env: [] };
+  for (const file of [path.join(home, "settings.json"), MANAGED_SETTINGS]) {
+    const env = settingsEnv(await fs.readFile(file, "utf8").catch(() => undefined));
+    for (const { name, host } of hostsOfUrlVariables(env)) found.hosts.push({ host, setting: `${file} env.${name}` });
+  }
+  return found;
+}
+
+function settingsEnv(text: string | undefined): Record<string, string> {
+  if (text === undefined) return {};
+  try {
+    const parsed = JSON.parse(text) as { env?: unknown };
+    if (!parsed.env || typeof parsed.env !== "object") return {};
+    return Object.fromEntries(
+      Object.entries(parsed.env as Record<string, unknown>).filter(
+        (entry): entry is [string, string] => typeof entry[1] === "string",
+      ),
+    );
+  } catch {
+    return {}; // Claude Code says itself what is wrong with its settings when it starts
+  }
+}

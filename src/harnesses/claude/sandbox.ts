@@ -1,0 +1,59 @@
+import os from "node:os";
+import path from "node:path";
+import type { HarnessSandbox } from "../types.js";
+import { claudeConfiguration } from "./config-hosts.js";
+
+const defaultHome = (env: NodeJS.ProcessEnv) => env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), ".claude");
+const isDefault = (home: string, env: NodeJS.ProcessEnv) => path.resolve(home) === path.resolve(defaultHome(env));
+
+/**
+ * Without CLAUDE_CONFIG_DIR (the Default login) Claude Code keeps its state file `~/.claude.json`
+ * beside its home rather than in it; with the variable set, the file is inside the folder.
+ */
+export const claudeStateFile = (home: string, env: NodeJS.ProcessEnv) =>
+  isDefault(home, env) && !env.CLAUDE_CONFIG_DIR
+    ? path.join(path.dirname(home), ".claude.json")
+    : path.join(home, ".claude.json");
+
+/** Claude Code 2.1.332 in a sandboxed turn (what it writes: docs/sandbox.md). */
+export const claudeSandbox: HarnessSandbox = {
+  // The API, the OAuth sign-in and its refresh, and the feature flags it fetches.
+  hosts: ["api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"],
+  state: (home, env) => [home, claudeStateFile(home, env)],
+  // Run by the next plain `claude`, outside any sandbox: settings (hooks, status line, MCP
+  // servers, permissions), and the folders of commands, agents, skills, plugins and output styles;
+  // the user's own instructions too, which every later session reads as the user's words.
+  executable: (home) => ({
+    files: ["settings.json", "settings.local.json", "CLAUDE.md"].map((entry) => path.join(home, entry)),
+    folders: ["hooks", "commands", "agents", "skills", "plugins", "output-styles"].map((entry) =>
+      path.join(home, entry),
+    ),
+  }),
+  // `.claude.json` is the CLI's own state (it rewrites it every turn), but its MCP servers and a
+  // project's trust and pre-approved tools start processes outside the sandbox later.
+  guardedKeys: (home, env) => [
+    {
+      file: claudeStateFile(home, env),
+      keys: [
+        ["mcpServers"],
+        ["projects", "*", "mcpServers"],
+        ["projects", "*", "enabledMcpjsonServers"],
+        ["projects", "*", "disabledMcpjsonServers"],
+        ["projects", "*", "enableAllProjectMcpServers"],
+        ["projects", "*", "allowedTools"],
+        ["projects", "*", "hasTrustDialogAccepted"],
+      ],
+    },
+  ],
+  configured: (home) => claudeConfiguration(home),
+  env: [
+    "ANTHROPIC_*",
+    "CLAUDE_*",
+    "CLAUDECODE",
+    "DISABLE_*",
+    "MAX_THINKING_TOKENS",
+    "MCP_TIMEOUT",
+    "BASH_*",
+    "IS_SANDBOX",
+  ],
+};
