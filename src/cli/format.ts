@@ -168,6 +168,7 @@ export function describeRefusal(event: {
   kind: "write" | "read" | "network";
   target: string;
   setting?: string;
+  repository?: boolean;
 }): string {
   switch (event.kind) {
     case "write":
@@ -175,6 +176,9 @@ export function describeRefusal(event: {
     case "read":
       return `a read of ${event.target} (protected)`;
     case "network":
+      if (event.setting && event.repository) {
+        return `a connection to ${event.target}, named by ${event.setting}: a file of the repository's opens no host; set the gateway in the login's own settings, or on the login (\`offrun accounts add ... --env ANTHROPIC_BASE_URL=...\`)`;
+      }
       return event.setting
         ? `a connection to ${event.target}, the login's own API (from ${event.setting})`
         : `a connection to ${event.target} (not on the allowed hosts; add it to sandbox.allowHosts)`;

@@ -227,10 +227,12 @@ export interface HarnessSandbox {
   guardedKeys?(home: string, env: NodeJS.ProcessEnv): GuardedJsonKeys[];
   /**
    * What the login's own configuration names (read by the companion, outside the sandbox, before
-   * the turn, from the login's home and the CLI's managed settings only): hosts, each with the
-   * setting it came from, and environment variables the config tells the CLI to read.
+   * the turn, from the login's home and the CLI's managed settings): hosts, each with the setting
+   * it came from, and environment variables the config tells the CLI to read. Hosts that the
+   * worktree's own settings name are returned marked `repository`: they open nothing (the
+   * repository, or a previous turn, wrote them), but a refusal of one can say where it came from.
    */
-  configured?(home: string, env: NodeJS.ProcessEnv): Promise<LoginConfiguration>;
+  configured?(home: string, env: NodeJS.ProcessEnv, worktree: string): Promise<LoginConfiguration>;
   /**
    * Variables the CLI reads (names, or prefixes ending in `*`): with the login's own, its home
    * variable and the common ones (policy.ts), the only ones that enter a sandboxed turn.
@@ -260,6 +262,8 @@ export interface LoginConfiguration {
 export interface ConfiguredHost {
   host: string;
   setting: string;
+  /** Named by a file of the worktree's, not of the login's: never opened. */
+  repository?: boolean;
 }
 
 /**

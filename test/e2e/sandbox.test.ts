@@ -3,25 +3,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { claudeWorld, codexWorld, type World } from "../helpers/e2e.js";
-import { eventually } from "../helpers/offrun.js";
+import { approvedCommand as approved, type Shown } from "../helpers/sandbox-turns.js";
 
 // Issue 14: the real Claude Code and Codex inside the sandbox (bubblewrap on Linux), against the fake model
 // server, which is the one host it may reach. The sandbox, not the CLI's own permission layer,
 // must refuse what is outside the policy: each command below is approved first.
-
-interface Shown {
-  agent: { status: string; worktree: string; sandbox?: boolean };
-  pending: { id: string; type: string }[];
-  events: {
-    type: string;
-    output?: string;
-    text?: string;
-    outcome?: string;
-    kind?: string;
-    target?: string;
-    sandbox?: boolean;
-  }[];
-}
 
 const SECRET = "SECRET-KEY-7c1e9b";
 
@@ -42,28 +28,7 @@ describe.each([
     await world.close();
   });
 
-  /** Runs one approved shell command in a new sandboxed agent and returns what its tool call got back. */
-  async function approvedCommand(name: string, command: string): Promise<{ output: string; shown: Shown }> {
-    world.server.script({ kind: "shell", command }, { kind: "text", text: `Done with ${name}.` });
-    expect(
-      await offrun("start", "--harness", harness, "--sandbox", "--name", name, `run the command for ${name}`),
-    ).toSucceed();
-    await eventually(async () => ((await shown(name)).pending.length > 0 ? true : undefined), 60_000, `${name} to ask`);
-    expect(await offrun("approve", name)).toSucceed();
-    const done = await eventually(
-      async () => {
-        const now = await shown(name);
-        return now.agent.status === "idle" || now.agent.status === "failed" ? now : undefined;
-      },
-      90_000,
-      `${name} to finish`,
-    );
-    const output = done.events
-      .filter((e) => e.type === "tool_result")
-      .map((e) => e.output ?? "")
-      .join("\n");
-    return { output, shown: done };
-  }
+  const approvedCommand = (name: string, command: string) => approved(world, harness, name, command);
 
   test("a sandboxed task that writes in its worktree succeeds", async () => {
     const worktree = path.join(world.repo, ".worktrees", "inside");

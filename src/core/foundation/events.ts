@@ -101,6 +101,8 @@ function eventVariants() {
     toolId: z.string().optional(),
     /** A refused host that is the login's own API: the setting that names it (`settings.json env.ANTHROPIC_BASE_URL`). */
     setting: z.string().optional(),
+    /** That setting is in a file of the repository's (the worktree's `.claude/settings.json`): it opens nothing. */
+    repository: z.boolean().optional(),
   });
   /** The agent asks the user something. */
   const question = z.object({

@@ -34,10 +34,16 @@ function runtime(): Promise<Runtime["SandboxManager"]> {
 }
 
 /**
- * The runtime reads the working directory of the process (it looks there for files to protect,
- * `.bashrc` or `.vscode/` planted in the worktree) and CLAUDE_CODE_TMPDIR, so wraps run one at a
- * time, each in its command's folder with its temp folder. The companion itself never reads its own working directory: every path it
- * uses is absolute, and every process it starts is given its `cwd`.
+ * The runtime reads the working directory of the process when it wraps: it protects the files
+ * there that would run for a user working in that folder (`.bashrc`, `.vscode/`, `.mcp.json`),
+ * and on Linux holds each missing one with a device file in its place. In an agent's worktree
+ * those device files break git (`git add -A`: "can only add regular files"), and what the agent
+ * writes there is its work, which the user reviews before a merge. So each wrap runs in the turn's
+ * own temp folder, where those placeholders harm nothing, and the command still starts in its
+ * own `cwd` (bubblewrap keeps the directory it was started in). Wraps run one at a time, since
+ * the working directory and CLAUDE_CODE_TMPDIR are the process's. The companion itself never
+ * reads its own working directory: every path it uses is absolute, and every process it starts
+ * is given its `cwd`.
  */
 const oneAtATime = new Slots(1);
 
@@ -64,11 +70,10 @@ export async function sandboxCommands(settings: RuntimeSettings, tmpDir: string)
   let running = 0;
   return {
     async wrap(command) {
-      const cwd = command.cwd ?? process.cwd();
       const line = await oneAtATime.run(async () => {
         const before = process.cwd();
         const tmpBefore = process.env.CLAUDE_CODE_TMPDIR;
-        process.chdir(cwd);
+        process.chdir(tmpDir);
         // The runtime sets TMPDIR inside from this variable of ours (else a /tmp/claude all share).
         process.env.CLAUDE_CODE_TMPDIR = tmpDir;
         try {

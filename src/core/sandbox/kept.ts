@@ -55,6 +55,7 @@ async function restoreKeys(entry: GuardedJsonKeys, beforeText: string | undefine
       const was = valueAt(before ?? {}, concrete);
       if (JSON.stringify(was) === JSON.stringify(valueAt(now, concrete))) continue;
       setAt(now, concrete, was);
+      prune(now, before ?? {}, concrete);
       changed.push(concrete.join("."));
     }
   }
@@ -103,6 +104,17 @@ function setAt(root: Json, keyPath: readonly string[], value: unknown): void {
   const last = keyPath[keyPath.length - 1]!;
   if (value === undefined) delete holder[last];
   else holder[last] = value;
+}
+
+/** Removes the objects above a removed key that the turn made and that are empty now (`projects["/x"]: {}`). */
+function prune(now: Json, before: Json, keyPath: readonly string[]): void {
+  for (let depth = keyPath.length - 1; depth > 0; depth -= 1) {
+    const above = keyPath.slice(0, depth);
+    const value = valueAt(now, above);
+    const empty = value && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
+    if (!empty || valueAt(before, above) !== undefined) return;
+    setAt(now, above, undefined);
+  }
 }
 
 function parseObject(text: string): Json | undefined {

@@ -40,6 +40,8 @@ export interface AllowedHost {
   setting: string;
   /** The login's own API (its environment or its config names it), not a built-in default. */
   own?: boolean;
+  /** Named by a file of the repository's: listed to explain a refusal, never opened. */
+  repository?: boolean;
 }
 
 /**
@@ -147,7 +149,12 @@ export function runtimeSettings(scope: SandboxScope): Policy {
   });
   return {
     settings: {
-      network: { allowedDomains: unique(scope.hosts.flatMap(({ host }) => allowedEntries(host))), deniedDomains: [] },
+      network: {
+        allowedDomains: unique(
+          scope.hosts.filter((entry) => !entry.repository).flatMap(({ host }) => allowedEntries(host)),
+        ),
+        deniedDomains: [],
+      },
       filesystem: {
         denyRead: unique([...closedToReads, scope.offrunHome]),
         allowRead: unique(own.filter((entry) => isInside(entry, scope.offrunHome))),
@@ -203,7 +210,7 @@ function allowedEntries(host: string): string[] {
 
 /** Whether any of the hosts is on this machine's loopback (the CLI then needs the proxy for it). */
 export function reachesLoopback(hosts: readonly AllowedHost[]): boolean {
-  return hosts.some(({ host }) => isLoopbackName(splitHost(host).name));
+  return hosts.some(({ host, repository }) => !repository && isLoopbackName(splitHost(host).name));
 }
 
 /** The entry of the list a refused connection (`host:port`) was meant for, if the list has one. */
@@ -211,10 +218,12 @@ export function hostRefused(hosts: readonly AllowedHost[], target: string): Allo
   const refused = splitHost(target);
   const sameName = (name: string) =>
     name === refused.name || (isLoopbackName(name) && isLoopbackName(refused.name) && refused.name !== "");
-  return hosts.find(({ host }) => {
+  const matches = hosts.filter(({ host }) => {
     const listed = splitHost(host);
     return sameName(listed.name) && (listed.port === undefined || listed.port === refused.port);
   });
+  // The repository's setting is the one that explains a refusal: an opened entry is not refused.
+  return matches.find((entry) => entry.repository) ?? matches[0];
 }
 
 function splitHost(host: string): { name: string; port?: string } {
@@ -270,6 +279,11 @@ export const COMMON_VARIABLES = [
   "NODE_EXTRA_CA_CERTS",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
+  // Where git finds the user's identity and settings, for the agent's own commits.
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_AUTHOR_*",
+  "GIT_COMMITTER_*",
 ] as const;
 
 /** `env` with only the variables `allowed` names (a name, or a prefix ending in `*`) and the common ones. */

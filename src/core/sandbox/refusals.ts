@@ -53,7 +53,11 @@ export class RefusalWatch {
       if (!match) continue;
       const kind = match[1]!.startsWith("network") ? "network" : match[1]!.startsWith("file-write") ? "write" : "read";
       const listed = kind === "network" ? hostRefused(this.hosts, match[2]!) : undefined;
-      refusals.push({ ...this.refusal(kind, match[2]!), ...(listed?.own ? { setting: listed.setting } : {}) });
+      refusals.push({
+        ...this.refusal(kind, match[2]!),
+        ...(listed?.own ? { setting: listed.setting } : {}),
+        ...(listed?.own && listed.repository ? { repository: true } : {}),
+      });
     }
     return refusals;
   }

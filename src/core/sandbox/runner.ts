@@ -147,7 +147,7 @@ async function sandboxScope(request: SandboxRequest): Promise<{ scope: SandboxSc
     record.mode === "plan" ? undefined : gitScope(record.worktree, record.branch),
     stateOfOtherLogins(account, env),
     knownProjects().catch(() => []),
-    harness.sandbox.configured?.(account.home, env).catch(() => undefined),
+    harness.sandbox.configured?.(account.home, env, record.worktree).catch(() => undefined),
   ]);
   const expand = (entry: string) =>
     entry.startsWith("~/") ? path.join(userHome, entry.slice(2)) : path.resolve(record.worktree, entry);

@@ -57,7 +57,7 @@ export function eventMarkdown(event: AgentEvent): string | undefined {
     case "denial":
       return `⊘ Refused by the CLI: \`${event.tool}\` ${inputSummary(event.input).replace(/`/g, "'")}`;
     case "sandbox_refusal":
-      return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\`${event.setting ? `, the login's own API (from \`${event.setting.replace(/`/g, "'")}\`)` : ""}`;
+      return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\`${refusalSetting(event)}`;
     case "decision":
       return `✓ ${event.decision === "deny" ? "Denied" : event.decision === "answer" ? `Answered: ${event.text ?? ""}` : "Allowed"}${event.by === "always_allow" ? " (always-allow rule)" : ""}`;
     case "limit_hit":
@@ -227,4 +227,13 @@ export interface AgentDetailData {
   pending: AgentEvent[];
   files: PreviewFile[];
   diffMarkdown: string;
+}
+
+/** Where a refused host of the login's came from, for the detail pane. */
+function refusalSetting(event: { setting?: string; repository?: boolean }): string {
+  if (!event.setting) return "";
+  const setting = `\`${event.setting.replace(/`/g, "'")}\``;
+  return event.repository
+    ? `, named by ${setting}: a file of the repository's opens no host`
+    : `, the login's own API (from ${setting})`;
 }

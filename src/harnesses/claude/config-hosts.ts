@@ -11,15 +11,27 @@ const MANAGED_SETTINGS =
 
 /**
  * The gateways a login's Claude Code settings name: the `env` block of its `settings.json` (as
- * users set `ANTHROPIC_BASE_URL` per login) and of the managed settings. Never the worktree's
- * `.claude/settings*.json`, which the repository or a previous turn could have written; the
- * login's own file is read-only inside the sandbox, so a turn cannot widen the next one's list.
+ * users set `ANTHROPIC_BASE_URL` per login) and of the managed settings. The worktree's
+ * `.claude/settings*.json`, which the repository or a previous turn could have written, are read
+ * too, and what they name is marked as the repository's: it opens nothing. The login's own file is
+ * read-only inside the sandbox, so a turn cannot widen the next one's list.
  */
-export async function claudeConfiguration(home: string): Promise<LoginConfiguration> {
+export async function claudeConfiguration(home: string, worktree: string): Promise<LoginConfiguration> {
   const found: LoginConfiguration = { hosts: [], env: [] };
-  for (const file of [path.join(home, "settings.json"), MANAGED_SETTINGS]) {
+  const own = [path.join(home, "settings.json"), MANAGED_SETTINGS];
+  const repository = [
+    path.join(worktree, ".claude", "settings.json"),
+    path.join(worktree, ".claude", "settings.local.json"),
+  ];
+  for (const file of [...own, ...repository]) {
     const env = settingsEnv(await fs.readFile(file, "utf8").catch(() => undefined));
-    for (const { name, host } of hostsOfUrlVariables(env)) found.hosts.push({ host, setting: `${file} env.${name}` });
+    for (const { name, host } of hostsOfUrlVariables(env)) {
+      found.hosts.push({
+        host,
+        setting: `${file} env.${name}`,
+        ...(repository.includes(file) ? { repository: true } : {}),
+      });
+    }
   }
   return found;
 }

@@ -45,7 +45,7 @@ export const claudeSandbox: HarnessSandbox = {
       ],
     },
   ],
-  configured: (home) => claudeConfiguration(home),
+  configured: (home, _env, worktree) => claudeConfiguration(home, worktree),
   env: [
     "ANTHROPIC_*",
     "CLAUDE_*",
