@@ -5,6 +5,15 @@ import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/foundation/process.js";
 import type { QuotaSource } from "../core/foundation/quota-types.js";
 import type { ProcessRunner } from "../core/foundation/runner.js";
+import type { HarnessSandbox } from "./sandbox-types.js";
+
+export type {
+  ConfiguredHost,
+  GuardedJsonKeys,
+  HarnessSandbox,
+  HomePaths,
+  LoginConfiguration,
+} from "./sandbox-types.js";
 
 /** Where a copied session landed, for CLIs whose session is one text file (so the caller can tell what it holds). */
 export interface CopiedSession {
@@ -196,74 +205,6 @@ export interface Harness {
   readonly sandbox: HarnessSandbox;
   /** Offrun's hook in the CLI's own settings (`offrun hooks install`), for CLIs that have hooks. */
   readonly hooks?: HarnessHooks;
-}
-
-/**
- * What a sandboxed turn of one CLI needs beyond its worktree, and what of its login's home must
- * stay as the user left it. The sandbox writes nothing but the state a turn needs; whatever in
- * the home would run outside the sandbox later (settings with hooks, MCP servers, commands,
- * plugins, extensions, instruction files) is read-only to the turn, since the user's next plain
- * run of the CLI would execute what an agent planted there.
- */
-export interface HarnessSandbox {
-  /** The hosts the CLI talks to when its login names no gateway (`host`, `host:port`, `*.domain`). */
-  readonly hosts: readonly string[];
-  /**
-   * The folders and files a turn of the login whose home is `home` writes: sessions, caches,
-   * credentials refresh, state. Absent: the home itself. Never the user's whole home: a CLI whose
-   * Default home is $HOME names its own state folder (Gemini's `~/.gemini`).
-   */
-  state?(home: string, env: NodeJS.ProcessEnv): string[];
-  /**
-   * The CLI's executable configuration inside that state (absolute paths): read-only in a turn.
-   * A folder that does not exist yet is made, empty, before the turn (so that it can be held
-   * read-only; the CLI finds the empty folder it expects).
-   */
-  executable?(home: string, env: NodeJS.ProcessEnv): ExecutableConfig;
-  /**
-   * JSON files that mix state the CLI writes with executable keys (Claude Code's `.claude.json`
-   * and its `mcpServers`): the keys come out of a turn as they went in.
-   */
-  guardedKeys?(home: string, env: NodeJS.ProcessEnv): GuardedJsonKeys[];
-  /**
-   * What the login's own configuration names (read by the companion, outside the sandbox, before
-   * the turn, from the login's home and the CLI's managed settings): hosts, each with the setting
-   * it came from, and environment variables the config tells the CLI to read. Hosts that the
-   * worktree's own settings name are returned marked `repository`: they open nothing (the
-   * repository, or a previous turn, wrote them), but a refusal of one can say where it came from.
-   */
-  configured?(home: string, env: NodeJS.ProcessEnv, worktree: string): Promise<LoginConfiguration>;
-  /**
-   * Variables the CLI reads (names, or prefixes ending in `*`): with the login's own, its home
-   * variable and the common ones (policy.ts), the only ones that enter a sandboxed turn.
-   */
-  readonly env?: readonly string[];
-}
-
-/** Files and folders of a CLI's home that hold something it runs or obeys. */
-export interface ExecutableConfig {
-  files: string[];
-  folders: string[];
-}
-
-/** Keys of one JSON file, as paths of property names; `*` stands for every property at that level. */
-export interface GuardedJsonKeys {
-  file: string;
-  keys: readonly (readonly string[])[];
-}
-
-/** What a login's configuration adds to its sandbox. */
-export interface LoginConfiguration {
-  hosts: ConfiguredHost[];
-  env: string[];
-}
-
-/** A host a login's configuration names, and where (`settings.json env.ANTHROPIC_BASE_URL`). */
-export interface ConfiguredHost {
-  host: string;
-  setting: string;
-  /** Named by a file of the worktree's, not of the login's: never opened. */
-  repository?: boolean;
 }
 
 /**

@@ -7,7 +7,8 @@ import { geminiHarness } from "../../src/harnesses/gemini/index.js";
 import { opencodeHarness } from "../../src/harnesses/opencode/index.js";
 import { piHarness } from "../../src/harnesses/pi/index.js";
 import type { Harness } from "../../src/harnesses/types.js";
-import { COMMON_VARIABLES, gitDenies, gitWrites, PROTECTED_IN_HOME } from "../../src/core/sandbox/policy.js";
+import { COMMON_VARIABLES } from "../../src/core/sandbox/environment.js";
+import { gitDenies, gitWrites, PROTECTED_IN_HOME } from "../../src/core/sandbox/policy.js";
 
 // The README's Sandbox section is what a user reads before trusting `--sandbox`: each list in it is
 // read back here and compared with what the policy code does, so neither changes without the other.
@@ -52,8 +53,12 @@ test.each([
 });
 
 test("OpenCode writes only its own folder of the data home, so its config stays outside", () => {
-  const state = opencodeHarness.sandbox.state!("/home/ada/.local/share", {});
-  expect(state).toEqual(["/home/ada/.local/share/opencode"]);
+  const state = opencodeHarness.sandbox.state!("/home/ada/.local/share", { HOME: "/home/ada" });
+  expect(state.folders).toEqual([
+    "/home/ada/.local/share/opencode",
+    "/home/ada/.cache/opencode",
+    "/home/ada/.local/state/opencode",
+  ]);
   expect(opencodeHarness.sandbox.executable).toBeUndefined();
 });
 

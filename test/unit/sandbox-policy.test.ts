@@ -4,9 +4,9 @@ import {
   hostsInEnvironment,
   reachesLoopback,
   runtimeSettings,
-  sandboxEnvironment,
   type SandboxScope,
 } from "../../src/core/sandbox/policy.js";
+import { sandboxEnvironment } from "../../src/core/sandbox/environment.js";
 
 const home = "/home/ada";
 const common = "/work/app/.git";

@@ -12,7 +12,7 @@ import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { moveSession, moveToNextLogin } from "./session-move.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
 import { checksDone, turnStarts } from "../logins/home-use.js";
-import { runTurn, type TurnResult } from "./turn.js";
+import { isSignedOut, runTurn, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { openSandbox, type SandboxTurn } from "../sandbox/runner.js";
@@ -159,12 +159,6 @@ async function carry(
   }
 }
 
-function isSignedOut(result: TurnResult): boolean {
-  return (
-    result.end.outcome === "failed" && (result.errorKind === "not_logged_in" || result.errorKind === "auth_expired")
-  );
-}
-
 async function runOn(
   ctx: ChainContext,
   harness: Harness,
@@ -185,9 +179,9 @@ async function runOn(
     const env = ctx.logins.processEnv(account, harness);
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
     if (ctx.record.sandbox) {
-      sandbox = await openSandbox({ record: ctx.record, harness, account, env, config: ctx.config, inner: ctx.runner });
-      for (const message of sandbox.notices)
-        await ctx.log(ctx.record.turns, { type: "notice", level: "warning", message });
+      const { record, config, runner: inner } = ctx;
+      const warn = (message: string) => ctx.log(record.turns, { type: "notice", level: "warning", message });
+      sandbox = await openSandbox({ record, harness, account, env, config, inner, warn });
     }
     return await runTurn({
       ...(memory ? { memory } : {}),
@@ -208,22 +202,9 @@ async function runOn(
     });
   } finally {
     turnEnds();
-    if (sandbox) await putBack(ctx, sandbox);
+    await sandbox?.close();
     release();
   }
-}
-
-/**
- * What the sandboxed turn had to leave as it found (its git links, the CLI's executable keys) and
- * did not: put back by the sandbox, and said in the agent's log as an error the user sees.
- */
-async function putBack(ctx: ChainContext, sandbox: SandboxTurn): Promise<void> {
-  const said = await sandbox
-    .close()
-    .catch((error: unknown) => [
-      `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
-    ]);
-  for (const message of said) await ctx.log(ctx.record.turns, { type: "notice", level: "warning", message });
 }
 
 /** What a stream says about quota goes into the ledger; a limit marks the login out until its reset. */

@@ -263,3 +263,10 @@ function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig)
       };
   }
 }
+
+/** The turn failed because its login is not signed in (or its sign-in expired). */
+export function isSignedOut(result: TurnResult): boolean {
+  return (
+    result.end.outcome === "failed" && (result.errorKind === "not_logged_in" || result.errorKind === "auth_expired")
+  );
+}

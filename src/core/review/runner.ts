@@ -132,6 +132,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
         config,
         inner: request.runner,
         writesMemory: false,
+        warn: (message) => request.record(account, { type: "notice", level: "warning", message }),
       })
     : undefined;
   let stderr = "";
@@ -202,12 +203,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       reason: killedReason(why, config),
     }),
     noResult: "The reviewer's CLI ended without a result.",
-  }).finally(async () => {
-    // A reviewer writes nothing but its login's state: what that must keep is put back all the same.
-    for (const message of (await sandbox?.close().catch(() => [])) ?? []) {
-      await request.record(account, { type: "notice", level: "warning", message });
-    }
-  });
+  }).finally(() => sandbox?.close());
   await Promise.all(writes);
   return { end: end!, finalText, denials, tokens };
 }

@@ -19,13 +19,13 @@ import {
   isInside,
   reachesLoopback,
   runtimeSettings,
-  sandboxEnvironment,
   type AllowedHost,
   type GitScope,
   type SandboxScope,
 } from "./policy.js";
 import { sandboxCommands, type SandboxedCommands } from "./host.js";
 import { keepAsFound } from "./kept.js";
+import { sandboxEnvironment } from "./environment.js";
 import { assertSandboxAvailable } from "./support.js";
 
 /**
@@ -46,19 +46,19 @@ export interface SandboxRequest {
   inner?: ProcessRunner;
   /** False for a reviewer: no memory folder of its own to write. */
   writesMemory?: boolean;
+  /** Says a remark of the sandbox's in the turn's log: a write it did not open, a file it put back. */
+  warn(message: string): Promise<void>;
 }
 
 /** One sandboxed turn: where its CLI runs, and what the sandbox refused on the way. */
 export interface SandboxTurn {
   runner: ProcessRunner;
   refusals: RefusalWatch;
-  /** What the user should know of the policy before the turn (a write entry it refused to open). */
-  notices: string[];
   /**
    * The turn is over: its network list goes, and what it must leave as it found (the git links,
-   * the CLI's executable keys) is checked and put back; says what had to be put back.
+   * the CLI's executable keys) is checked and put back; what had to be is said with `warn`.
    */
-  close(): Promise<string[]>;
+  close(): Promise<void>;
 }
 
 /**
@@ -70,15 +70,18 @@ export interface SandboxTurn {
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
   const { record, harness, account } = request;
-  const { scope, variables } = await sandboxScope(request);
+  const { scope, variables, absentExecutable } = await sandboxScope(request);
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });
   const { settings, refusedWrites } = runtimeSettings(scope);
   await fs.writeFile(path.join(folder, "settings.json"), JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
   const kept = await keepAsFound(
-    scope.git ? linksOf(scope.git, record.worktree) : [],
+    [...(scope.git ? linksOf(scope.git, record.worktree) : []), ...absentExecutable],
     harness.sandbox.guardedKeys?.(account.home, request.env) ?? [],
   );
+  for (const { path: entry, why } of refusedWrites) {
+    await request.warn(`The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`);
+  }
   const commands = await sandboxCommands(settings, scope.tmpDir);
   const loopback = reachesLoopback(scope.hosts);
   const wrap = async (command: Command): Promise<Command> => {
@@ -106,12 +109,15 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
       scope.userHome,
       scope.hosts,
     ),
-    notices: refusedWrites.map(
-      ({ path: entry, why }) => `The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`,
-    ),
     close: async () => {
       commands.close();
-      return kept.restore();
+      // Never throws: the turn is over, and what could not be checked is said instead.
+      const said = await kept
+        .restore()
+        .catch((error: unknown) => [
+          `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
+        ]);
+      for (const message of said) await request.warn(message);
     },
   };
 }
@@ -140,14 +146,18 @@ export function sandboxFolder(record: Pick<AgentRecord, "project" | "name">): st
   return path.join(userPaths().home, "sandbox", `${path.basename(record.project)}-${hash}`, record.name);
 }
 
-async function sandboxScope(request: SandboxRequest): Promise<{ scope: SandboxScope; variables: string[] }> {
+async function sandboxScope(
+  request: SandboxRequest,
+): Promise<{ scope: SandboxScope; variables: string[]; absentExecutable: string[] }> {
   const { record, harness, account, env, config } = request;
   const userHome = env.HOME || os.homedir();
-  const [gitScopeOfTurn, otherHomes, projects, configured] = await Promise.all([
+  const [gitScopeOfTurn, otherHomes, projects, configured, state, executable] = await Promise.all([
     record.mode === "plan" ? undefined : gitScope(record.worktree, record.branch),
     stateOfOtherLogins(account, env),
     knownProjects().catch(() => []),
     harness.sandbox.configured?.(account.home, env, record.worktree).catch(() => undefined),
+    loginStateOf(harness, account.home, env),
+    executableOf(harness, account.home, env),
   ]);
   const expand = (entry: string) =>
     entry.startsWith("~/") ? path.join(userHome, entry.slice(2)) : path.resolve(record.worktree, entry);
@@ -165,8 +175,8 @@ async function sandboxScope(request: SandboxRequest): Promise<{ scope: SandboxSc
     ...(request.writesMemory === false
       ? {}
       : { memoryDir: path.join(projectPaths(record.project).memory, record.name) }),
-    loginState: stateOf(harness, account.home, env),
-    loginExecutable: await executableOf(harness, account.home, env),
+    loginState: state,
+    loginExecutable: executable.present,
     tmpDir: path.join(sandboxFolder(record), "tmp"),
     otherHomes,
     otherProjects: projects.filter((root) => path.resolve(root) !== path.resolve(record.project)),
@@ -180,24 +190,47 @@ async function sandboxScope(request: SandboxRequest): Promise<{ scope: SandboxSc
     ...Object.keys(account.env),
     harness.homeVariable,
   ];
-  return { scope, variables };
+  return { scope, variables, absentExecutable: executable.absent };
 }
 
 /**
- * The login's executable configuration, its missing folders made empty first: the runtime would
- * hold a missing one read-only with a device file in its place, where the CLI expects a folder
- * (Codex 0.171.0 stops: "failed to load rules ... Not a directory").
+ * The login's executable configuration: what exists is held read-only; a missing folder is made
+ * empty first (the runtime would hold it with a device file, where the CLI expects a folder: Codex
+ * 0.171.0 stops, "failed to load rules ... Not a directory"); a missing file stays missing and is
+ * removed after the turn if the turn made it (held by a placeholder, Gemini CLI 0.61.0 fails to
+ * open its trustedFolders.json).
  */
-async function executableOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function executableOf(
+  harness: Harness,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ present: string[]; absent: string[] }> {
   const config = harness.sandbox.executable?.(home, env);
-  if (!config) return [];
+  if (!config) return { present: [], absent: [] };
   await Promise.all(config.folders.map((folder) => fs.mkdir(folder, { recursive: true, mode: 0o700 })));
-  return [...config.files, ...config.folders];
+  const exists = await Promise.all(
+    config.files.map((file) =>
+      fs.lstat(file).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return {
+    present: [...config.files.filter((_, index) => exists[index]), ...config.folders],
+    absent: config.files.filter((_, index) => !exists[index]),
+  };
 }
 
-/** What a login of `harness` writes in a turn (its home, unless the CLI names its state folders). */
-function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): string[] {
-  return harness.sandbox.state?.(home, env) ?? [home];
+/** What a login of `harness` writes in a turn (its home, unless the CLI names its state), its folders made. */
+async function loginStateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const state = stateOf(harness, home, env);
+  await Promise.all(state.folders.map((folder) => fs.mkdir(folder, { recursive: true, mode: 0o700 })));
+  return [...state.folders, ...state.files];
+}
+
+function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): { folders: string[]; files: string[] } {
+  return harness.sandbox.state?.(home, env) ?? { folders: [home], files: [] };
 }
 
 /**
@@ -255,7 +288,9 @@ async function stateOfOtherLogins(account: Account, env: NodeJS.ProcessEnv): Pro
   for (const harness of await listHarnesses({ env, tolerant: true })) {
     const logins = await listAccounts(harness, env).catch(() => []);
     for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
-      if (path.resolve(home) !== path.resolve(account.home)) states.push(...stateOf(harness, home, env));
+      if (path.resolve(home) === path.resolve(account.home)) continue;
+      const { folders, files } = stateOf(harness, home, env);
+      states.push(...folders, ...files);
     }
   }
   return [...new Set(states)];

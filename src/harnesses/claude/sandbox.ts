@@ -19,14 +19,23 @@ export const claudeStateFile = (home: string, env: NodeJS.ProcessEnv) =>
 export const claudeSandbox: HarnessSandbox = {
   // The API, the OAuth sign-in and its refresh, and the feature flags it fetches.
   hosts: ["api.anthropic.com", "console.anthropic.com", "claude.ai", "statsig.anthropic.com"],
-  state: (home, env) => [home, claudeStateFile(home, env)],
+  state: (home, env) => ({ folders: [home], files: [claudeStateFile(home, env)] }),
   // Run by the next plain `claude`, outside any sandbox: settings (hooks, status line, MCP
-  // servers, permissions), and the folders of commands, agents, skills, plugins and output styles;
-  // the user's own instructions too, which every later session reads as the user's words.
+  // servers, permissions), the folders of commands, agents, skills and output styles, the plugins
+  // it installs and the marketplaces they come from (but not `plugins/store` and `plugins/data`,
+  // its own state, written in every turn: strace in docs/sandbox.md); the user's own instructions
+  // too, which every later session reads as the user's words.
   executable: (home) => ({
-    files: ["settings.json", "settings.local.json", "CLAUDE.md"].map((entry) => path.join(home, entry)),
-    folders: ["hooks", "commands", "agents", "skills", "plugins", "output-styles"].map((entry) =>
-      path.join(home, entry),
+    files: [
+      "settings.json",
+      "settings.local.json",
+      "CLAUDE.md",
+      "plugins/installed_plugins.json",
+      "plugins/installed_plugins_v2.json",
+      "plugins/known_marketplaces.json",
+    ].map((entry) => path.join(home, entry)),
+    folders: ["hooks", "commands", "agents", "skills", "output-styles", "plugins/marketplaces", "plugins/cache"].map(
+      (entry) => path.join(home, entry),
     ),
   }),
   // `.claude.json` is the CLI's own state (it rewrites it every turn), but its MCP servers and a

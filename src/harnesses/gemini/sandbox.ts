@@ -13,7 +13,7 @@ export const geminiSandbox: HarnessSandbox = {
     "oauth2.googleapis.com",
     "accounts.google.com",
   ],
-  state: (home) => [stateOf(home)],
+  state: (home) => ({ folders: [stateOf(home)], files: [] }),
   // Run by the next plain `gemini`: settings (hooks, MCP servers, tools), extensions, custom
   // commands, policies, trusted folders, and the user's own instructions.
   executable: (home) => ({

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { PROVIDER_VARIABLES } from "../shared/provider-env.js";
 import type { HarnessSandbox } from "../types.js";
@@ -15,8 +16,17 @@ export const opencodeSandbox: HarnessSandbox = {
     "openrouter.ai",
   ],
   // A login's home is OpenCode's XDG_DATA_HOME (the Default one is ~/.local/share, shared with
-  // every other program): only its own folder there is written. Its config (plugins, agents,
-  // commands, MCP servers) lives under XDG_CONFIG_HOME, outside that folder, so it stays read-only.
-  state: (home) => [path.join(home, "opencode")],
+  // every other program): only its own folder there is written, with its folders in the cache and
+  // state homes (1.18.33 stops without them). Its config (plugins, agents, commands, MCP servers)
+  // lives under XDG_CONFIG_HOME, outside those, so it stays read-only.
+  state: (home, env) => {
+    const userHome = env.HOME || os.homedir();
+    const cache = env.XDG_CACHE_HOME || path.join(userHome, ".cache");
+    const state = env.XDG_STATE_HOME || path.join(userHome, ".local", "state");
+    return {
+      folders: [path.join(home, "opencode"), path.join(cache, "opencode"), path.join(state, "opencode")],
+      files: [],
+    };
+  },
   env: ["OPENCODE_*", ...PROVIDER_VARIABLES],
 };

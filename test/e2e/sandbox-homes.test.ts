@@ -1,0 +1,101 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { geminiProtocol } from "../fake-server/gemini.js";
+import { startFakeServer } from "../fake-server/server.js";
+import { GEMINI_BIN, geminiTestEnv, prepareGeminiHome } from "../helpers/gemini-env.js";
+import { makeRepo, makeSandbox, runOffrun } from "../helpers/offrun.js";
+import { piWorld } from "../helpers/pi-env.js";
+import { shown } from "../helpers/sandbox-turns.js";
+import type { World } from "../helpers/e2e.js";
+
+// Issue 23: Gemini CLI and Pi in the real sandbox, against the fake model server. The model
+// asks the CLI's own file tool (approved by the CLI in Build mode) to write the CLI's executable
+// configuration and a dotfile of the user's home; both stay as they were, the write to the worktree
+// goes in, and the CLI still keeps its session. Gemini's Default login has the user's home itself as
+// its home: only its ~/.gemini is open to the turn, and of that, not settings.json.
+
+interface Case {
+  label: string;
+  harness: string;
+  world: () => Promise<World>;
+  /** The CLI's executable configuration in the login's home, which the turn aims at. */
+  config: (world: World) => string;
+}
+
+async function geminiDefaultWorld(): Promise<World> {
+  const server = await startFakeServer([geminiProtocol]);
+  const box = await makeSandbox("offrun-sbx-gemini-");
+  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, { "README.md": "# demo\n" });
+  // The Default login: GEMINI_CLI_HOME unset, so its home is HOME and its state ~/.gemini.
+  await prepareGeminiHome({ geminiHome: box.home });
+  const env: NodeJS.ProcessEnv = {
+    ...geminiTestEnv({ serverUrl: server.url, home: box.home, tmp: box.tmp, geminiHome: box.home }),
+    OFFRUN_GEMINI_BIN: GEMINI_BIN,
+    OFFRUN_HOME: box.offrunHome,
+    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+  delete env.GEMINI_CLI_HOME;
+  return {
+    server,
+    box,
+    repo,
+    env,
+    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
+    close: async () => {
+      await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
+      await box.cleanup();
+      await server.close();
+    },
+  };
+}
+
+const cases: Case[] = [
+  {
+    label: "Gemini CLI (Default login, home = HOME)",
+    harness: "gemini",
+    world: geminiDefaultWorld,
+    config: (world) => path.join(world.box.home, ".gemini", "settings.json"),
+  },
+  {
+    label: "Pi",
+    harness: "pi",
+    world: async () => ({ ...(await piWorld("offrun-sbx-pi-", { "README.md": "# demo\n" })) }) as World,
+    config: (world) => path.join(world.box.home, ".pi", "agent", "models.json"),
+  },
+];
+
+describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, config }) => {
+  let world: World;
+  beforeAll(async () => {
+    world = await makeWorld();
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  test("writes its worktree and its session, never its executable config nor the home's dotfiles", async () => {
+    const worktree = path.join(world.repo, ".worktrees", "homes");
+    const bashrc = path.join(world.box.home, ".bashrc");
+    const before = await fs.readFile(config(world), "utf8");
+    world.server.script(
+      { kind: "write_file", path: config(world), content: '{"planted": true}\n' },
+      { kind: "write_file", path: bashrc, content: "touch ~/PWNED\n" },
+      { kind: "write_file", path: path.join(worktree, "work.txt"), content: "the agent's work\n" },
+      { kind: "text", text: "Done in the sandbox." },
+    );
+    const started = await world.offrun(["start", "--harness", harness, "--sandbox", "--wait", "--name", "homes", "go"]);
+    expect(started).toSucceed();
+    expect(started.stdout).toContain("Done in the sandbox.");
+    expect(await fs.readFile(config(world), "utf8")).toBe(before);
+    await expect(fs.access(bashrc)).rejects.toThrow();
+    expect(await fs.readFile(path.join(worktree, "work.txt"), "utf8")).toBe("the agent's work\n");
+    const done = await shown(world, "homes");
+    expect(done.agent).toMatchObject({ status: "idle", sandbox: true });
+    // The CLI's session was kept: the next message resumes it.
+    world.server.script({ kind: "text", text: "Resumed in the sandbox." });
+    const again = await world.offrun(["send", "homes", "--wait", "and again"]);
+    expect(again).toSucceed();
+    expect(again.stdout).toContain("Resumed in the sandbox.");
+  });
+});
