@@ -190,6 +190,13 @@ export interface Harness {
   readonly sessionCompleteAtEnd?: boolean;
   /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
   readonly liveOnly?: boolean;
+  /**
+   * false when `live` only watches the CLI and never asks the user (agy: its live turn is for a
+   * watchdog), so views do not promise interactive approvals.
+   */
+  readonly liveAsks?: boolean;
+  /** The oldest CLI version the adapter drives, and how that was established (for `offrun harnesses`). */
+  readonly minimumVersion?: { readonly version: string; readonly verified: string };
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
   /** What a sandboxed turn of this CLI may write, read and reach; see `HarnessSandbox`. */
