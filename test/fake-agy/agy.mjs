@@ -136,6 +136,7 @@ await play(scenario, values, {
     fs.mkdirSync(path.dirname(turn.path), { recursive: true });
     fs.writeFileSync(turn.path, turn.content ?? "");
   },
+  think: () => new Promise((resolve) => setTimeout(resolve, (turn.thinkSeconds ?? 0) * 1000)),
   "wait-print-timeout": () => new Promise((resolve) => setTimeout(resolve, waited * 1000)),
   // The stand-in database is JSON lines, not SQLite: earlier turns are "checkpointed" into .db,
   // the newest stays in -wal, so a copy that leaves the WAL behind loses the last turn.

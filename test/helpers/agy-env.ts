@@ -9,6 +9,8 @@ export const FAKE_AGY = path.join(PROJECT_ROOT, "test", "fake-agy", "agy.mjs");
 export interface AgyTurn {
   scenario: "text" | "write-file" | "denied" | "quota-retrying";
   text?: string;
+  /** text: how long the model takes before its first words. */
+  thinkSeconds?: number;
   /** write-file: the file the write_to_file step writes, and what. */
   path?: string;
   content?: string;
