@@ -62,7 +62,9 @@ test("a turn agy keeps retrying on an exhausted quota ends limited, with the res
 });
 
 test("a quiet healthy turn is probed, found healthy, and left to finish", async () => {
-  const { events, calls } = await liveTurn("healthy", [{ scenario: "text", text: "Thought it through.", thinkSeconds: 2.5 }]);
+  const { events, calls } = await liveTurn("healthy", [
+    { scenario: "text", text: "Thought it through.", thinkSeconds: 2.5 },
+  ]);
   expect(calls.filter((c) => c.probe).length).toBeGreaterThanOrEqual(1);
   expect(ofType(events, "limit_hit")).toEqual([]);
   expect(ofType(events, "text").map((e) => e.text)).toEqual(["Thought it through.\n"]);

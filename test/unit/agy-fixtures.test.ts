@@ -24,7 +24,9 @@ test.each(files)("%s: every line agy prints or does is preceded by its public so
   // Only the directives the fake knows, so a typo cannot hide a line from it.
   const verbs = lines.filter((l) => l !== "" && !l.startsWith("#")).map((l) => l.split(" ")[0]);
   for (const verb of verbs) {
-    expect(["stdout", "stderr", "exit", "think", "wait-print-timeout", "write-file", "save-conversation"]).toContain(verb);
+    expect(["stdout", "stderr", "exit", "think", "wait-print-timeout", "write-file", "save-conversation"]).toContain(
+      verb,
+    );
   }
   expect(verbs.at(-1)).toBe("exit");
 });
