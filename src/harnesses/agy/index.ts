@@ -40,7 +40,8 @@ export const agyHarness: Harness = {
   binaryName: "agy",
   installHint: "curl -fsSL https://antigravity.google/cli/install.sh | bash",
   // agy has no variable that moves its state: it lives under ~/.gemini/antigravity-cli, so an
-  // added login is a separate HOME. Its sign-in is in the OS keyring, which HOME does not move.
+  // added login is a separate HOME. Its sign-in is one OS keyring item that HOME does not move:
+  // logins in several homes share it (docs/harnesses/agy.md, Sign-in).
   homeVariable: "HOME",
   defaultHome: (env) => env.HOME || os.homedir(),
   choosesSessionId: false,
