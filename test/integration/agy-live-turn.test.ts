@@ -20,10 +20,14 @@ beforeAll(async () => {
 });
 afterAll(async () => box.cleanup());
 
-async function liveTurn(name: string, turns: AgyTurn[], opts: { version?: string } = {}) {
-  const script = await agyScript(path.join(box.dir, name, "script.json"), { turns, ...opts });
+async function liveTurn(name: string, turns: AgyTurn[], opts: { version?: string; prompt?: string } = {}) {
+  const script = await agyScript(path.join(box.dir, name, "script.json"), {
+    turns,
+    ...(opts.version ? { version: opts.version } : {}),
+  });
   const input: TurnInput = {
-    prompt: "do the work",
+    prompt: opts.prompt ?? "do the work",
+    ...(opts.prompt ? { promptViaStdin: true } : {}),
     mode: "build",
     cwd: box.dir,
     binary: FAKE_AGY,
@@ -78,4 +82,13 @@ test("an agy older than 1.1.12 is refused with what to do, and no turn runs", as
   ]);
   expect(ofType(events, "turn_end")).toHaveLength(1);
   expect(calls.filter((c) => c.argv.includes("-p"))).toHaveLength(0);
+});
+
+test("a prompt too long for one argument reaches agy on stdin, with no -p", async () => {
+  const prompt = `${"long context ".repeat(20_000)}END`;
+  const { events, calls } = await liveTurn("stdin", [{ scenario: "text", text: "Read it all." }], { prompt });
+  expect(ofType(events, "turn_end")).toEqual([expect.objectContaining({ outcome: "completed" })]);
+  const turn = calls.find((c) => c.stdin !== undefined)!;
+  expect(turn.stdin).toBe(prompt);
+  expect(turn.argv).not.toContain("-p");
 });
