@@ -70,6 +70,6 @@ export const agyHarness: Harness = {
     ],
   },
   approvals:
-    "not interactive in headless mode: agy approves edits and commands itself and auto-denies the rest (logged as denials); Planner runs --mode plan",
+    "not interactive in headless mode: Build (--mode accept-edits) edits without asking; what agy would ask about (shell commands, depending on its version and the login's permissions.allow) it auto-denies, logged as denials; Planner runs --mode plan",
   copySession: copyAgySession,
 };
