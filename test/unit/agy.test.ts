@@ -93,6 +93,18 @@ describe("agy's stream, as the fake replays it", () => {
   });
 });
 
+test("an auto-deny notice that only stderr carries is a denial of the permission it names", () => {
+  const parser = createAgyParser();
+  parser.push('{"event":"init","conversation_id":"c1","init":{}}');
+  const ended = parser.push('{"event":"result","result":{"conversation_id":"c1","status":"SUCCESS","response":""}}');
+  expect(ended.at(-1)).toMatchObject({ type: "turn_end", outcome: "completed" });
+  const stderr =
+    'jetski: no output produced — a tool required the "mcp" permission that headless mode cannot prompt for, so it was auto-denied. Add an allow-rule under permissions.allow in settings.json (e.g. mcp(<target>)).';
+  expect(parser.finish({ exitCode: 0, stderrTail: stderr })).toEqual([
+    { type: "denial", tool: "mcp", input: { permission: "mcp" } },
+  ]);
+});
+
 test("limit texts: a reset within five hours is the 5-hour window, a later one the weekly", () => {
   const now = new Date("2026-06-01T00:00:00Z");
   expect(
