@@ -136,7 +136,7 @@ function quotaWatch(ctx: WatchContext, onLimit: (events: ParsedEvent[]) => void)
 /** Asks agy a one-line question on the same login and model; its limit_hit and turn_end when the quota is out. */
 async function probe(ctx: WatchContext): Promise<ParsedEvent[] | undefined> {
   const { command, input } = ctx;
-  const args = ["-p", PROBE_PROMPT, "--output-format", "stream-json", "--print-timeout", ctx.probeTimeout];
+  const args = [`-p=${PROBE_PROMPT}`, "--output-format", "stream-json", "--print-timeout", ctx.probeTimeout];
   args.push("--mode", "plan", ...modelArgs(input.model));
   const probeCommand: Command = { file: command.file, args, ...(command.cwd ? { cwd: command.cwd } : {}) };
   if (command.env) probeCommand.env = command.env;

@@ -2,11 +2,12 @@ import type { TurnInput } from "../types.js";
 
 /**
  * argv for one headless turn (agy 1.1.12 or later; docs/harnesses/agy.md has the sources):
- *   agy [-p PROMPT] --output-format stream-json --print-timeout 60m --mode accept-edits|plan
+ *   agy [-p=PROMPT] --output-format stream-json --print-timeout 60m --mode accept-edits|plan
  *       [--disable-slash-commands] [--model M] [--effort E] [--conversation ID] [--add-dir D]...
- * - A long prompt goes on stdin instead of `-p` (1.1.2+ enters print mode by itself then; `-p`
- *   with it would take the next flag as the prompt). `-p` is a Go string flag: a prompt that starts
- *   with "-" is still its value.
+ * - The prompt is attached to the flag, `-p=PROMPT`, as agy's own error asks ("-p took
+ *   \"--output-format\" as its prompt … Attach the prompt to the flag"), so no prompt, however it
+ *   starts, is read as a flag. A long prompt goes on stdin instead (1.1.2+ enters print mode by
+ *   itself then).
  * - `--print-timeout` bounds agy's own wait: before 1.2.7 print mode stopped after 5 minutes by
  *   default, and since 1.2.1 agy retries an exhausted quota until this timeout (the live turn's
  *   watchdog ends such a turn long before).
@@ -25,7 +26,7 @@ const EFFORTS = ["low", "medium", "high"] as const;
 export function agyTurnArgs(
   input: Pick<TurnInput, "prompt" | "mode" | "model" | "addDirs" | "resumeSessionId" | "promptViaStdin">,
 ): string[] {
-  const args = input.promptViaStdin ? [] : ["-p", agyPrompt(input)];
+  const args = input.promptViaStdin ? [] : [`-p=${agyPrompt(input)}`];
   args.push("--output-format", "stream-json", "--print-timeout", AGY_PRINT_TIMEOUT);
   args.push("--mode", input.mode === "plan" ? "plan" : "accept-edits");
   if (input.mode !== "plan") args.push("--disable-slash-commands");
