@@ -21,6 +21,9 @@ export async function harnesses(options: GlobalOptions): Promise<void> {
           : `✗ ${h.name} (${h.id}) not installed: ${h.installHint}`;
         return [
           head,
+          ...(h.minimumVersion
+            ? [`    requires:  ${h.id} ${h.minimumVersion.version} or later (${h.minimumVersion.verified})`]
+            : []),
           `    logins:    ${h.logins.join(", ")}  (home variable ${h.homeVariable})`,
           `    modes:     Build, Planner${h.custom ? " · custom ACP agent" : ""}`,
           `    approvals: ${h.approvals}`,
@@ -65,7 +68,8 @@ async function describe(harness: Harness, support: SandboxSupport) {
     installHint: harness.installHint,
     homeVariable: harness.homeVariable,
     logins,
-    interactiveApprovals: harness.live !== undefined,
+    interactiveApprovals: harness.live !== undefined && harness.liveAsks !== false,
+    ...(harness.minimumVersion ? { minimumVersion: harness.minimumVersion } : {}),
     custom: !isBuiltinHarness(harness.id),
     approvals: harness.approvals,
     quotaSources: harness.quotaSources.map((s) => s.id),

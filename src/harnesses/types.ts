@@ -199,6 +199,10 @@ export interface Harness {
   readonly sessionCompleteAtEnd?: boolean;
   /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
   readonly liveOnly?: boolean;
+  /** false when `live` only watches the CLI and never asks the user (agy), so no view promises approvals. */
+  readonly liveAsks?: boolean;
+  /** The oldest CLI version the adapter drives, and how that was established (`offrun harnesses`). */
+  readonly minimumVersion?: { readonly version: string; readonly verified: string };
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
   /** What a sandboxed turn of this CLI may write, read and reach; see `HarnessSandbox`. */

@@ -4,8 +4,6 @@ import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import {
-  agyHarness,
-  agyTurnArgs,
   createGeminiParser,
   geminiHarness,
   geminiTurnArgs,
@@ -247,31 +245,5 @@ describe("argv", () => {
     });
     expect(command.args[0]).toBe("--prompt=");
     expect(command).toMatchObject({ input: "-x", env: { GEMINI_CLI_HOME: "/h" } });
-  });
-
-  test("agy: the documented print mode, stream-json, a long print timeout, and --conversation to resume", () => {
-    expect(agyTurnArgs({ prompt: "-x" })).toEqual([
-      "-p",
-      "-x",
-      "--output-format",
-      "stream-json",
-      "--print-timeout",
-      "60m",
-    ]);
-    expect(agyTurnArgs({ prompt: "hi", resumeSessionId: "c1", addDirs: ["/m"] })).toEqual([
-      "-p",
-      "hi",
-      "--output-format",
-      "stream-json",
-      "--print-timeout",
-      "60m",
-      "--conversation",
-      "c1",
-      "--add-dir",
-      "/m",
-    ]);
-    expect(agyHarness.turnCommand({ ...base, cwd: "/w", binary: "agy", env: {}, accountHome: "/h" }).env).toEqual({
-      HOME: "/h",
-    });
   });
 });

@@ -67,10 +67,12 @@ export async function runLiveTurn(live: NonNullable<Harness["live"]>, options: L
   const { turn, config, signal } = options;
   let child: PipedProcess | undefined;
   let asked = 0;
+  let ended = false;
   const io: LiveTurnIO = {
     signal,
     alwaysAllowed: config.alwaysAllow,
     emit(events) {
+      if (events.some((e) => e.type === "turn_end")) ended = true;
       options.handle(events);
       // Retry notices are no progress: a CLI retrying forever offline must still be ended.
       if (events.some((e) => e.type !== "retry")) child?.progress();
@@ -116,6 +118,8 @@ export async function runLiveTurn(live: NonNullable<Harness["live"]>, options: L
     }
     child?.kill();
   }
+  // A turn may end before it starts anything (agy's version check): that is its own end, not a spawn error.
+  if (!child && ended) return { exitCode: undefined, signal: undefined, stderrTail: "" };
   if (!child) {
     return { exitCode: undefined, signal: undefined, stderrTail: "", spawnError: "The harness started no process." };
   }

@@ -14,7 +14,6 @@ import { geminiSandbox } from "./sandbox.js";
 export { parseGeminiLimitText, type GeminiLimitText } from "./limit-text.js";
 export { classifyGeminiFailure, createGeminiParser } from "./parser.js";
 export { copyGeminiSession, findGeminiSession, geminiSessionRoots } from "./session-files.js";
-export { agyHarness, agyTurnArgs } from "./agy.js";
 
 /**
  * argv for one headless turn (checked against 0.61.0 with `--help` and real runs):

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI's quota texts (shared with agy, whose stream follows Gemini CLI's vocabulary):
+ * Gemini CLI's quota texts:
  *   Usage limit reached for gemini-2.5-pro.\nAccess resets at 4:05 PM PDT.   (interactive UI, 0.61.0)
  *   Usage limit reached for all Pro models.                                   (no reset known)
  *   [API Error: You have exhausted your daily quota on this model.]           (headless 0.61.0, exit 173)

@@ -7,7 +7,7 @@ import { decodeJsonLine } from "../shared/json-lines.js";
 
 const LINES = { envelope: geminiEnvelopeSchema, knownTypes: GEMINI_LINE_TYPES, line: geminiLineSchema };
 
-/** Which CLI prints the stream (agy follows Gemini CLI's vocabulary); used in messages. */
+/** Which CLI prints the stream; used in messages. */
 export interface GeminiParserOptions {
   cliName?: string;
   /** How to sign in, for the not-logged-in message. */
@@ -34,7 +34,7 @@ const NOT_LOGGED_IN_PATTERN =
   /must specify the GEMINI_API_KEY|Invalid auth method selected|set an Auth method|not (?:logged|signed) in|login required|API key not valid|UNAUTHENTICATED/i;
 const AUTH_EXIT_CODE = 41; // ExitCodes.FATAL_AUTHENTICATION_ERROR
 
-/** A parser for one turn of `gemini -p … -o stream-json` (and agy's stream of the same shape). */
+/** A parser for one turn of `gemini -p … -o stream-json`. */
 export function createGeminiParser(options: GeminiParserOptions = {}): StreamParser {
   const cli = options.cliName ?? "Gemini CLI";
   const notLoggedIn = `${cli} is not logged in. ${options.loginHint ?? "Run `gemini` in a terminal and sign in (or set GEMINI_API_KEY)"}, then try again.`;
