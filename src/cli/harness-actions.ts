@@ -23,6 +23,9 @@ export async function harnesses(options: GlobalOptions): Promise<void> {
           head,
           `    logins:    ${h.logins.join(", ")}  (home variable ${h.homeVariable})`,
           `    modes:     Build, Planner${h.custom ? " · custom ACP agent" : ""}`,
+          ...(h.versionSupport
+            ? [`    versions:  ${h.versionSupport.minimum} or later (${h.versionSupport.verified})`]
+            : []),
           `    approvals: ${h.approvals}`,
           `    quota:     ${h.quotaSources.length > 0 ? h.quotaSources.join(" → ") : "no source; limits are recorded from its own messages"}`,
           `    sandbox:   ${describeSandbox(h.sandbox)}`,
@@ -68,6 +71,7 @@ async function describe(harness: Harness, support: SandboxSupport) {
     interactiveApprovals: harness.live !== undefined,
     custom: !isBuiltinHarness(harness.id),
     approvals: harness.approvals,
+    ...(harness.versionSupport ? { versionSupport: harness.versionSupport } : {}),
     quotaSources: harness.quotaSources.map((s) => s.id),
     sandbox: {
       available: support.available,

@@ -188,8 +188,13 @@ export interface Harness {
    * e2e test session-at-end.test.ts checks the claim on the pinned CLI.
    */
   readonly sessionCompleteAtEnd?: boolean;
-  /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
+  /** Planner turns run live too: the harness has no one-way mode (ACP agents) or a worse one (Grok Build). */
   readonly liveOnly?: boolean;
+  /**
+   * The oldest version Offrun works with, and how that was established (shown by `offrun
+   * harnesses`), for a CLI no test here runs.
+   */
+  readonly versionSupport?: { minimum: string; verified: string };
   /** How approvals work with this harness, for `offrun harnesses` (e.g. "interactive", or why not). */
   readonly approvals: string;
   /** What a sandboxed turn of this CLI may write, read and reach; see `HarnessSandbox`. */
