@@ -236,11 +236,15 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
     emit(mapper.flush());
     if (io.signal.aborted) {
       emit([{ type: "turn_end", outcome: "cancelled", reason: "The turn was stopped." }]);
-    } else {
-      proc.kill();
+    } else if (error instanceof AgentExited) {
       // The end of stderr explains most early exits; wait briefly for the process to report it.
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       emit(failureEvents(definition, error, stderrTail, new Date()));
+    } else {
+      // The agent is alive and answered with an error (a limit, a refused sign-in): the turn's end
+      // goes first, so ending the process below does not read as a stop by the user.
+      emit(failureEvents(definition, error, stderrTail, new Date()));
+      proc.kill();
     }
   } finally {
     io.signal.removeEventListener("abort", onAbort);
