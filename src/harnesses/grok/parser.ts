@@ -92,12 +92,13 @@ export function createGrokParser(): StreamParser {
         lastError ??
         (exit.stderrTail.trim().split("\n").slice(-3).join("\n") ||
           `Grok Build exited with code ${String(exit.exitCode)} before finishing the turn.`);
-      if (/\bNot signed in\b/.test(reason)) {
-        // headless.rs `auth_required_message`: "Not signed in. Run `grok login` …".
+      // headless.rs `auth_required_message`: "Not signed in. …", several lines on stderr.
+      const signedOut = /\bNot signed in\b[^]*/.exec(`${lastError ?? ""}\n${exit.stderrTail}`)?.[0];
+      if (signedOut) {
         return [
           ...flush(),
-          { type: "error", kind: "not_logged_in", message: `Grok Build is not signed in: ${reason}` },
-          { type: "turn_end", outcome: "failed", reason, exitCode: exit.exitCode ?? null },
+          { type: "error", kind: "not_logged_in", message: `Grok Build is not signed in: ${signedOut.trim()}` },
+          { type: "turn_end", outcome: "failed", reason: signedOut.trim(), exitCode: exit.exitCode ?? null },
         ];
       }
       // The free tier's exhaustion (limits.ts) has no reset; a provider's wording that names one
