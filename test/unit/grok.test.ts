@@ -88,15 +88,6 @@ describe("the streaming-json parser (on documented shapes)", () => {
     expect(ofType(events, "error")[0]).toMatchObject({ kind: "not_logged_in" });
   });
 
-  test("headless Grok's free-tier message is a usage limit without a reset", () => {
-    // FREE_USAGE_USER_MESSAGE (sampling/error.rs:38), as headless.rs prints it for a -32003.
-    const message =
-      "You\u2019ve reached your free Grok Build usage limit for now. Get SuperGrok for much higher limits, or try again later: https://grok.com/supergrok?referrer=grok-build";
-    const events = run([{ type: "error", message }], "", 1);
-    expect(ofType(events, "limit_hit")).toEqual([{ type: "limit_hit", message }]);
-    expect(turnEnd(events).outcome).toBe("limited");
-  });
-
   test("a stream without an end fails the turn with the end of stderr; a 429 is a rate limit", () => {
     const events = run([documented.text1, "not json"], "Error: 429 Too Many Requests", 1);
     expect(ofType(events, "text")).toHaveLength(1);
