@@ -137,7 +137,7 @@ async function headless() {
     process.exit(1);
   }
   if (serverState().freeUsageExhausted) {
-    process.stdout.write(`${render("headless-error")}\n`);
+    process.stdout.write(`${JSON.stringify(render("headless-error"))}\n`);
     process.exit(1);
   }
   const sessionId = option("--resume", "-r") ?? randomUUID();
