@@ -197,7 +197,7 @@ export interface Harness {
    * e2e test session-at-end.test.ts checks the claim on the pinned CLI.
    */
   readonly sessionCompleteAtEnd?: boolean;
-  /** The harness has no one-way mode (ACP agents): Planner turns run live too. */
+  /** Planner turns run live too: the harness has no one-way mode (ACP agents) or a worse one (Grok Build). */
   readonly liveOnly?: boolean;
   /** false when `live` only watches the CLI and never asks the user (agy), so no view promises approvals. */
   readonly liveAsks?: boolean;

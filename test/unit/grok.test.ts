@@ -9,9 +9,10 @@ import { usageLimitMessage } from "../fake-server/chat-completions.js";
 import { ofType, turnEnd } from "../helpers/events.js";
 
 /**
- * Grok Build is not on npm and needs an xAI login, so no real CLI runs here. The stream lines
- * below are BUILT FROM DOCUMENTATION (third-party notes on Grok Build 0.2.x streaming-json),
- * not recorded: re-record them from a real `grok -p … --output-format streaming-json` run.
+ * Grok Build does not install here and needs an xAI login, so no real CLI runs. These stream
+ * lines are the user guide's own (xai-org/grok-build 1.0.6,
+ * crates/codegen/xai-grok-pager/docs/user-guide/14-headless-mode.md:217-222), with their ids and
+ * counts changed; `cancelled` is one of the `end.stopReason` values it lists (:239-243).
  */
 const documented = {
   thought: { type: "thought", data: "Let me look." },
@@ -21,22 +22,28 @@ const documented = {
     type: "tool_call",
     toolCallId: "call_1",
     title: "write",
+    kind: "edit",
+    status: "in_progress",
     toolName: "write",
     rawInput: { file_path: "x.txt" },
+    content: [],
+    locations: [],
+  },
+  usageLine: {
+    type: "usage",
+    messageId: "resp_1",
+    stopReason: "end_turn",
+    usage: { input_tokens: 812, output_tokens: 45, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
   },
   end: {
     type: "end",
     sessionId: "019f470d-3e02-7601-b726-1133cc72ef76",
-    stopReason: "EndTurn",
+    stopReason: "end_turn",
+    requestId: "xyz789",
     usage: { input_tokens: 120, output_tokens: 7 },
     num_turns: 1,
   },
-  permissionCancelled: {
-    type: "end",
-    sessionId: "s-2",
-    stopReason: "Cancelled",
-    cancellation_category: "permission_cancelled",
-  },
+  cancelled: { type: "end", stopReason: "cancelled", sessionId: "s-2", requestId: "r-2" },
 };
 
 function run(lines: unknown[], stderrTail = "", exitCode: number | undefined = 0) {
@@ -55,7 +62,7 @@ describe("the streaming-json parser (on documented shapes)", () => {
   });
 
   test("a tool call splits the text around it", () => {
-    const events = run([documented.text1, documented.toolCall, documented.text2, documented.end]);
+    const events = run([documented.text1, documented.toolCall, documented.text2, documented.usageLine, documented.end]);
     expect(events.map((e) => e.type)).toEqual(["text", "tool_call", "text", "session", "usage", "turn_end"]);
     expect(ofType(events, "tool_call")[0]).toMatchObject({
       id: "call_1",
@@ -64,10 +71,21 @@ describe("the streaming-json parser (on documented shapes)", () => {
     });
   });
 
-  test("a stop at a permission prompt is a denial and a failed turn that points at live turns", () => {
-    const events = run([documented.permissionCancelled]);
+  test("a cancelled end is the permission prompt headless Grok cancelled: a denial, not a stop by the user", async () => {
+    // headless.rs answers every permission request Cancelled unless always-approve.
+    const events = run([documented.text1, documented.usageLine, documented.cancelled]);
     expect(ofType(events, "denial")).toHaveLength(1);
     expect(turnEnd(events)).toMatchObject({ outcome: "failed", reason: expect.stringMatching(/grok agent stdio/) });
+  });
+
+  test("headless 'Not signed in' on stderr is a sign-in failure", () => {
+    // headless.rs auth_required_message (non-interactive).
+    const events = run(
+      [],
+      "Not signed in. To authenticate without a browser, run:\n  grok login --device-code\n\nAlternatively, set the XAI_API_KEY environment variable or run `grok login` on a machine with a browser.",
+      1,
+    );
+    expect(ofType(events, "error")[0]).toMatchObject({ kind: "not_logged_in" });
   });
 
   test("a stream without an end fails the turn with the end of stderr; a 429 is a rate limit", () => {
@@ -152,6 +170,16 @@ describe("telling Grok Build from the community grok", () => {
     expect(isOffrunError(error, "not_installed")).toBe(true);
     expect((error as Error).message).toMatch(
       /^The `grok` on your PATH is the community Grok CLI \(@vibe-kit\/grok-cli, version 0\.0\.34; .*\), not xAI's Grok Build\. Install Grok Build from https:\/\/x\.ai\/cli or point OFFRUN_GROK_BIN at it\.$/,
+    );
+  });
+
+  test("what prints Grok Build's version line is Grok Build, a wrapper script too; an old one is refused", async () => {
+    const bin = await stub(path.join(dir, "wrapper", "grok"), "#!/bin/sh\necho 'grok 1.0.6 (7d67dea) [stable]'\n");
+    expect(await identifyGrokBinary(bin, localRunner)).toEqual({ isGrokBuild: true, version: "1.0.6" });
+    await expect(assertGrokBuild(bin, localRunner, "1.0.0")).resolves.toBeUndefined();
+    const old = await stub(path.join(dir, "old", "grok"), "#!/bin/sh\necho 'grok 0.2.121 (393430e) [stable]'\n");
+    await expect(assertGrokBuild(old, localRunner, "1.0.0")).rejects.toThrow(
+      /^Grok Build 0\.2\.121 \(.*\) is older than 1\.0\.0, the oldest version Offrun works with\. Run `grok update`/,
     );
   });
 

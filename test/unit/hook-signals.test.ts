@@ -100,3 +100,31 @@ it("a payload of no known shape gives no signal", async () => {
     expect(await signal(harness, null)).toBeUndefined();
   }
 });
+
+it("Grok Build's `stop` at a turn's end is a finished turn with its last message; the session's end is not", async () => {
+  // The envelope of xai-org/grok-build 1.0.6's own test stop_payload_serializes_task_and_cron_entries
+  // (crates/codegen/xai-grok-hooks/src/event.rs:790-830), serialized as HookEventEnvelope does:
+  // camelCase keys, the event name snake case ("the event value is `\"stop\"`", 10-hooks.md:384).
+  const turnEnd = {
+    hookEventName: "stop",
+    sessionId: "s",
+    cwd: "/tmp",
+    workspaceRoot: "/tmp",
+    timestamp: "t",
+    reason: "end_turn",
+    stopHookActive: true,
+    lastAssistantMessage: "done",
+    backgroundTasks: [],
+    sessionCrons: [],
+  };
+  expect(await signal("grok", turnEnd)).toEqual({
+    kind: "finished",
+    sessionId: "s",
+    cwd: "/tmp",
+    text: "done",
+    at: "2026-11-30T04:28:37.795Z",
+  });
+  // stop_gate.rs dispatch_session_end_stop: the end's reason, no message.
+  const sessionEnd = { hookEventName: "stop", sessionId: "s", cwd: "/tmp", reason: "shutdown", stopHookActive: false };
+  expect(await signal("grok", sessionEnd)).toBeUndefined();
+});

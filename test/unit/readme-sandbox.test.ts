@@ -1,7 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { agyHarness } from "../../src/harnesses/agy/index.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
+import { grokHarness } from "../../src/harnesses/grok/index.js";
 import { codexHarness } from "../../src/harnesses/codex/index.js";
 import { geminiHarness } from "../../src/harnesses/gemini/index.js";
 import { opencodeHarness } from "../../src/harnesses/opencode/index.js";
@@ -36,10 +38,13 @@ test.each([
   ["Codex", codexHarness],
   ["Gemini CLI", geminiHarness],
   ["Pi", piHarness],
+  ["Antigravity `agy`", agyHarness],
+  ["Grok Build", grokHarness],
 ] as [string, Harness][])("the read-only files the README lists for %s are the policy's", (label, harness) => {
   const home = "/home/ada/login";
   const config = harness.sandbox.executable!(home, { HOME: "/home/ada" });
-  const base = harness.id === "gemini" ? path.join(home, ".gemini") : home;
+  const base =
+    { gemini: path.join(home, ".gemini"), agy: path.join(home, ".gemini", "antigravity-cli") }[harness.id] ?? home;
   const fromCode = [
     ...config.files.map((file) => path.relative(base, file)),
     ...config.folders.map((folder) => `${path.relative(base, folder)}/`),
@@ -49,7 +54,7 @@ test.each([
     .split("\n")
     .find((line) => line.trimStart().startsWith(`- ${label}:`));
   expect(listed).toBeDefined();
-  expect(spans(listed!).sort()).toEqual(fromCode.sort());
+  expect(spans(listed!.slice(listed!.indexOf(": "))).sort()).toEqual(fromCode.sort());
 });
 
 test("OpenCode writes only its own folder of the data home, so its config stays outside", () => {

@@ -1,8 +1,9 @@
 import os from "node:os";
 import path from "node:path";
+import type { ParsedEvent } from "../../core/foundation/events.js";
 import type { Mode } from "../../core/foundation/model.js";
 import type { Command } from "../../core/foundation/process.js";
-import type { TurnInput } from "../types.js";
+import type { Decision, PendingRequest, TurnInput } from "../types.js";
 
 /**
  * Everything Offrun needs to drive one agent over ACP (Agent Client Protocol, JSON-RPC on stdio).
@@ -37,6 +38,41 @@ export interface AcpAgentDefinition {
   loginHint?: string;
   /** The hosts the agent talks to, which a sandboxed turn may reach (`host`, `host:port`, `*.domain`). */
   hosts?: string[];
+  /** The argv after the binary for this turn, when it depends on the turn (Grok's `-m MODEL` before `stdio`); else `args`. */
+  argsFor?: (input: TurnInput) => string[];
+  /**
+   * Mode ids the agent takes in session/set_mode without listing them in its session's `modes`
+   * (Grok Build's `default`, `plan`, `ask`). Used only when the agent lists none.
+   */
+  unlistedModes?: readonly string[];
+  /** What the agent asks and tells beyond ACP's own methods (built-ins only: the loader sets none). */
+  extensions?: AcpExtensions;
+}
+
+/** What an extension handler may do within the turn it runs in. */
+export interface AcpExtensionTurn {
+  readonly mode: Mode;
+  /** Puts a question or approval to the user (the text streamed so far is logged first). */
+  ask(request: Omit<PendingRequest, "id">): Promise<Decision>;
+  emit(events: ParsedEvent[]): void;
+  /**
+   * Ends the prompt with these events (ending in a turn_end) if the agent has not answered
+   * session/prompt within `graceMs`: for an agent that says by notification that the prompt ended.
+   */
+  endUnlessAnswered(events: ParsedEvent[], graceMs: number): void;
+}
+
+/**
+ * An agent's own JSON-RPC methods, by their names on the wire (with ACP's leading "_"). A request
+ * handler's result is the agent's answer; a notification handler's result is ignored.
+ */
+export interface AcpExtensions {
+  requests?: Record<string, (params: unknown, turn: AcpExtensionTurn) => Promise<unknown>>;
+  notifications?: Record<string, (params: unknown, turn: AcpExtensionTurn) => void>;
+  /** The turn's usage from the session/prompt answer, when the agent reports it in its own shape. */
+  promptUsage?: (response: unknown) => ParsedEvent | undefined;
+  /** The events that end a turn failed with this JSON-RPC error, when the agent has its own codes; else undefined. */
+  failure?: (error: { code: number; message: string; data?: unknown }, now: Date) => ParsedEvent[] | undefined;
 }
 
 export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
@@ -64,5 +100,6 @@ export function acpCommand(definition: AcpAgentDefinition, input: TurnInput): Co
   const env: NodeJS.ProcessEnv = { ...input.env, ...definition.env };
   if (input.accountHome !== undefined) env[definition.homeVariable] = input.accountHome;
   const file = path.isAbsolute(definition.command) ? definition.command : input.binary || definition.command;
-  return { file, args: [...definition.args], cwd: input.cwd, env };
+  const args = definition.argsFor ? definition.argsFor(input) : [...definition.args];
+  return { file, args, cwd: input.cwd, env };
 }

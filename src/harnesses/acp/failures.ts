@@ -73,6 +73,13 @@ export function failureEvents(
       `${name} did not answer the ACP \`initialize\` request within ${detail}. Check that \`${[definition.command, ...definition.args].join(" ")}\` starts an ACP agent on stdio.`,
     );
   }
+  if (error instanceof RequestError && definition.extensions?.failure) {
+    const own = definition.extensions.failure(
+      { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+      now,
+    );
+    if (own) return own;
+  }
   if (error instanceof RequestError && error.code === AUTH_REQUIRED) {
     const fix = definition.loginHint
       ? ` Run \`${definition.loginHint}\` with ${definition.homeVariable} set to this login's home.`

@@ -10,7 +10,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { ParsedEvent } from "../../core/foundation/events.js";
 import type { LiveProcess, LiveTurnIO, TurnInput } from "../types.js";
-import { acpCommand, type AcpAgentDefinition } from "./definition.js";
+import { acpCommand, type AcpAgentDefinition, type AcpExtensionTurn } from "./definition.js";
 import { AgentExited, failureEvents, InitializeTimeout } from "./failures.js";
 import {
   alwaysKeyOf,
@@ -31,8 +31,8 @@ const REPLAY_MAX_MS = 10_000;
 const CANCEL_GRACE_MS = 5_000;
 
 /** The events a finished prompt ends with: its usage, if any, and the one turn_end. */
-function promptEnd(response: PromptResponse): ParsedEvent[] {
-  const usage = promptUsageEvent(response);
+function promptEnd(definition: AcpAgentDefinition, response: PromptResponse): ParsedEvent[] {
+  const usage = definition.extensions?.promptUsage?.(response) ?? promptUsageEvent(response);
   const events: ParsedEvent[] = usage ? [usage] : [];
   switch (response.stopReason) {
     case "end_turn":
@@ -113,7 +113,21 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
     }
   };
 
-  const app = client({ name: "offrun" })
+  // An extension may end the prompt itself when the agent's answer to session/prompt is lost.
+  let endPrompt: ((events: ParsedEvent[]) => void) | undefined;
+  const promptEnded = new Promise<ParsedEvent[]>((resolve) => (endPrompt = resolve));
+  let endTimer: NodeJS.Timeout | undefined;
+  const extensionTurn: AcpExtensionTurn = {
+    mode: input.mode,
+    ask: (request) => ask({ ...request, id: `${definition.id}-${randomUUID().slice(0, 8)}` }),
+    emit: (events) => emit([...mapper.flush(), ...events]),
+    endUnlessAnswered: (events, graceMs) => {
+      clearTimeout(endTimer);
+      endTimer = setTimeout(() => endPrompt?.([...mapper.flush(), ...events]), graceMs);
+    },
+  };
+
+  let app = client({ name: "offrun" })
     .onNotification(methods.client.session.update, ({ params }) => {
       lastUpdateAt = Date.now();
       if (!replaying) emit(mapper.push(params.update));
@@ -129,6 +143,22 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
         return { action: "cancel" };
       }
     });
+  for (const [method, handle] of Object.entries(definition.extensions?.requests ?? {})) {
+    app = app.onRequest(
+      method,
+      (params: unknown) => params,
+      ({ params }) => handle(params, extensionTurn),
+    );
+  }
+  for (const [method, handle] of Object.entries(definition.extensions?.notifications ?? {})) {
+    app = app.onNotification(
+      method,
+      (params: unknown) => params,
+      ({ params }) => {
+        if (!replaying) handle(params, extensionTurn);
+      },
+    );
+  }
 
   let cancelTimer: NodeJS.Timeout | undefined;
   let context: ClientContext | undefined;
@@ -173,11 +203,13 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
     emit([{ type: "session", sessionId, ...(session.model ? { model: session.model } : {}) }, ...session.notices]);
     emit(await applyMode(ctx, definition, session, input.mode));
     if (io.signal.aborted) onAbort();
-    const response = await ctx.request(methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: input.prompt }],
-    });
-    return [...mapper.flush(), ...promptEnd(response)];
+    const answered = ctx
+      .request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: input.prompt }],
+      })
+      .then((response) => [...mapper.flush(), ...promptEnd(definition, response)]);
+    return Promise.race([answered, promptEnded]);
   };
 
   io.signal.addEventListener("abort", onAbort);
@@ -204,15 +236,20 @@ export async function runAcpTurn(definition: AcpAgentDefinition, input: TurnInpu
     emit(mapper.flush());
     if (io.signal.aborted) {
       emit([{ type: "turn_end", outcome: "cancelled", reason: "The turn was stopped." }]);
-    } else {
-      proc.kill();
+    } else if (error instanceof AgentExited) {
       // The end of stderr explains most early exits; wait briefly for the process to report it.
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       emit(failureEvents(definition, error, stderrTail, new Date()));
+    } else {
+      // The agent is alive and answered with an error (a limit, a refused sign-in): the turn's end
+      // goes first, so ending the process below does not read as a stop by the user.
+      emit(failureEvents(definition, error, stderrTail, new Date()));
+      proc.kill();
     }
   } finally {
     io.signal.removeEventListener("abort", onAbort);
     clearTimeout(cancelTimer);
+    clearTimeout(endTimer);
     proc.kill();
   }
 }

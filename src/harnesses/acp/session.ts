@@ -130,8 +130,14 @@ export async function openSession(
   };
 }
 
-/** The agent's modes: ACP `modes` (Gemini CLI), else a select config option of category "mode" (OpenCode 1.18.33). */
-function modeChoices(session: Pick<OpenedSession, "modes" | "configOptions">): {
+/**
+ * The agent's modes: ACP `modes` (Gemini CLI), else a select config option of category "mode"
+ * (OpenCode 1.18.33), else the ids the definition knows the agent takes unlisted (Grok Build).
+ */
+function modeChoices(
+  session: Pick<OpenedSession, "modes" | "configOptions">,
+  unlisted: readonly string[] | undefined,
+): {
   ids: string[];
   current?: string;
   configId?: string;
@@ -144,7 +150,11 @@ function modeChoices(session: Pick<OpenedSession, "modes" | "configOptions">): {
     };
   }
   const option = session.configOptions?.find((o) => o.type === "select" && (o.category === "mode" || o.id === "mode"));
-  if (!option || option.type !== "select") return { ids: [], current: undefined, configId: undefined };
+  if (!option || option.type !== "select") {
+    // An agent that lists no modes but takes known ids (Grok Build): its current mode is unknown,
+    // since a reopened session keeps the mode it was left in, so the mode is always set.
+    return { ids: [...(unlisted ?? [])], current: undefined, configId: undefined };
+  }
   const ids = option.options.flatMap((o) => ("group" in o ? o.options.map((inner) => inner.value) : [o.value]));
   return { ids, current: option.currentValue, configId: option.id };
 }
@@ -160,7 +170,7 @@ export async function applyMode(
   mode: Mode,
 ): Promise<ParsedEvent[]> {
   const target = definition.modes[mode];
-  const { ids: available, current, configId } = modeChoices(session);
+  const { ids: available, current, configId } = modeChoices(session, definition.unlistedModes);
   const { sessionId } = session;
   if (target === undefined) {
     if (mode === "build") return [];

@@ -1,10 +1,11 @@
 import os from "node:os";
+import path from "node:path";
 import type { Command } from "../../core/foundation/process.js";
 import type { Harness, TurnInput } from "../types.js";
 import { agyIdentity } from "./identity.js";
 import { createAgyLive } from "./live.js";
 import { createAgyParser } from "./parser.js";
-import { copyAgySession, agySessionRoots } from "./session-files.js";
+import { agySessionRoots, agyStateDir, copyAgySession } from "./session-files.js";
 import { agyPrompt, agyTurnArgs } from "./turn-args.js";
 import { AGY_MIN_VERSION, AGY_VERIFIED } from "./version.js";
 
@@ -68,6 +69,14 @@ export const agyHarness: Harness = {
       "oauth2.googleapis.com",
       "accounts.google.com",
     ],
+    // Its Default login's home is HOME itself: only its own state folder is written. What it
+    // obeys there (settings.json's permissions.allow, its MCP servers and hooks; docs/harnesses/agy.md,
+    // from the vendor's docs, not run here) stays read-only.
+    state: (home) => ({ folders: [agyStateDir(home)], files: [] }),
+    executable: (home) => ({
+      files: ["settings.json", "mcp_config.json"].map((entry) => path.join(agyStateDir(home), entry)),
+      folders: [path.join(agyStateDir(home), ".agents")],
+    }),
   },
   approvals:
     "not interactive in headless mode: Build (--mode accept-edits) edits without asking; what agy would ask about (shell commands, depending on its version and the login's permissions.allow) it auto-denies, logged as denials; Planner runs --mode plan",

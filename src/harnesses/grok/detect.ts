@@ -3,18 +3,20 @@ import { OffrunError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
- * Two programs install a `grok` binary: xAI's Grok Build (a native executable; `grok --version`
- * prints e.g. "grok 1.0.4 (d846eb93d9) [stable]" according to third-party notes, not verified
- * here) and the community `@vibe-kit/grok-cli` from npm (a Node script, dist/index.js, whose
- * commander-based `--version` prints a bare "0.0.34"). Only Grok Build speaks the
- * streaming-json and ACP Offrun uses, so every turn checks which one it was given.
+ * Two programs install a `grok` binary: xAI's Grok Build, whose `grok --version` prints
+ * "grok 1.0.6 (<commit>) [stable]" (xai-org/grok-build, xai-grok-pager-bin/src/main.rs,
+ * `write_version` and its test `version_output_writer_preserves_channel_aware_contract`), and the
+ * community `@vibe-kit/grok-cli` from npm (a Node script, dist/index.js, whose commander-based
+ * `--version` prints a bare "0.0.34"). Only Grok Build speaks the streaming-json and ACP Offrun
+ * uses, so every turn checks which one it was given, and that it is recent enough.
  */
 
 export const GROK_BUILD_INSTALL = "https://x.ai/cli";
 
-export type GrokBinaryKind = { isGrokBuild: true } | { isGrokBuild: false; what: string };
+export type GrokBinaryKind = { isGrokBuild: true; version: string } | { isGrokBuild: false; what: string };
 
-const GROK_BUILD_VERSION = /^grok\s+v?\d+\.\d+\.\d+/im;
+/** "grok 1.0.6 (7d67dea) [stable]": the word, the version, the commit in parentheses. */
+const GROK_BUILD_VERSION = /^grok\s+v?(\d+\.\d+\.\d+)\S*\s+\(/im;
 const BARE_SEMVER = /^v?\d+\.\d+\.\d+(?:-[\w.]+)?\s*$/;
 
 const cache = new Map<string, GrokBinaryKind>();
@@ -49,7 +51,9 @@ export async function identifyGrokBinary(binary: string, runner: Pick<ProcessRun
   } else {
     const result = await runner.run({ file: binary, args: ["--version"] }, { timeoutMs: 10_000, maxBuffer: 64_000 });
     const said = `${result.stdout}${result.stderr}`.trim().split("\n")[0]?.slice(0, 120) ?? "";
-    if (GROK_BUILD_VERSION.test(said) && !isScript) kind = { isGrokBuild: true };
+    // A script may print it too (a wrapper around the real binary): the commit part is Grok Build's own.
+    const version = GROK_BUILD_VERSION.exec(said)?.[1];
+    if (version) kind = { isGrokBuild: true, version };
     else if (BARE_SEMVER.test(said) && (isScript || /\bnode\b/.test(head.split("\n")[0] ?? ""))) {
       kind = {
         isGrokBuild: false,
@@ -66,10 +70,30 @@ export async function identifyGrokBinary(binary: string, runner: Pick<ProcessRun
   return kind;
 }
 
-/** Throws not_installed, saying what the binary is and how to get Grok Build, unless it is Grok Build. */
-export async function assertGrokBuild(binary: string, runner: Pick<ProcessRunner, "run">): Promise<void> {
+/** Whether dotted version `a` is older than `b`. */
+function olderThan(a: string, b: string): boolean {
+  const [x, y] = [a, b].map((v) => v.split(".").map(Number));
+  for (let i = 0; i < 3; i++) if ((x![i] ?? 0) !== (y![i] ?? 0)) return (x![i] ?? 0) < (y![i] ?? 0);
+  return false;
+}
+
+/**
+ * Throws not_installed, saying what the binary is and how to get Grok Build, unless it is Grok
+ * Build of `minimum` or later.
+ */
+export async function assertGrokBuild(
+  binary: string,
+  runner: Pick<ProcessRunner, "run">,
+  minimum = "0.0.0",
+): Promise<void> {
   const kind = await identifyGrokBinary(binary, runner);
-  if (kind.isGrokBuild) return;
+  if (kind.isGrokBuild) {
+    if (!olderThan(kind.version, minimum)) return;
+    throw new OffrunError(
+      "not_installed",
+      `Grok Build ${kind.version} (${binary}) is older than ${minimum}, the oldest version Offrun works with. Run \`grok update\`, or install it again from ${GROK_BUILD_INSTALL}.`,
+    );
+  }
   throw new OffrunError(
     "not_installed",
     `The \`grok\` on your PATH is ${kind.what}, not xAI's Grok Build. Install Grok Build from ${GROK_BUILD_INSTALL} or point OFFRUN_GROK_BIN at it.`,

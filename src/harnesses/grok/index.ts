@@ -5,9 +5,10 @@ import type { AccountIdentity } from "../../core/foundation/account-model.js";
 import { describeError, OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
-import { runAcpTurn, type AcpAgentDefinition } from "../acp/index.js";
+import { runAcpTurn } from "../acp/index.js";
 import type { Harness, LiveTurnIO, TurnInput } from "../types.js";
-import { assertGrokBuild, GROK_BUILD_INSTALL, identifyGrokBinary } from "./detect.js";
+import { grokAcpDefinition as definition } from "./acp.js";
+import { assertGrokBuild, identifyGrokBinary } from "./detect.js";
 import { grokHooks } from "./hooks.js";
 import { createGrokParser } from "./parser.js";
 
@@ -15,35 +16,20 @@ export { assertGrokBuild, identifyGrokBinary } from "./detect.js";
 export { createGrokParser } from "./parser.js";
 
 /*
- * Every Grok Build flag below is verified ONLY from documentation (xAI's docs as quoted by
- * HARNESSES.md and third-party integration notes): no Grok Build binary can run here.
+ * Grok Build runs over ACP (`grok agent stdio`, acp.ts) whenever Offrun can ask the user, in Build
+ * and in Planner: its headless mode answers every permission prompt with "cancelled"
+ * (xai-grok-pager/src/headless.rs), so a headless Build turn that needs one ends cancelled. The
+ * one-way turn below is what is left for a caller that cannot ask. Flags from the user guide
+ * (crates/codegen/xai-grok-pager/docs/user-guide/14-headless-mode.md):
  *   grok -p PROMPT --output-format streaming-json    headless turn
  *   --prompt-file FILE                                prompt from a file (used with /dev/stdin)
- *   -r <session id>                                   resume
- *   --permission-mode default|acceptEdits|auto|dontAsk|bypassPermissions|plan
- *   -m MODEL, `grok login`, `grok agent stdio` (ACP), GROK_HOME (default ~/.grok),
- *   sessions under ~/.grok/sessions/<cwd>/<id>/updates.jsonl
+ *   -r <session id>, -m MODEL, --permission-mode default|acceptEdits|plan|bypassPermissions|…
+ *   GROK_HOME (default ~/.grok), sessions under $GROK_HOME/sessions/<url-encoded cwd>/<id>/
  */
 
-const definition: AcpAgentDefinition = {
-  id: "grok",
-  displayName: "Grok Build",
-  command: "grok",
-  args: ["agent", "stdio"],
-  env: {},
-  homeVariable: "GROK_HOME",
-  defaultHome: "~/.grok",
-  // Grok Build's TUI cycles plan / agent / ask; the ACP mode ids are assumed to match (docs only).
-  // An id it does not offer is reported in the log and the turn runs in its default mode.
-  modes: { build: "agent", plan: "plan" },
-  installHint: `Install Grok Build from ${GROK_BUILD_INSTALL} (the npm package @vibe-kit/grok-cli is a different program)`,
-  initializeTimeoutMs: 30_000,
-  // Grok Build answers session/new with auth_required until `authenticate` (third-party notes:
-  // methods "cached_token" for a `grok login`, or an API key, which Offrun never uses).
-  authMethodIds: ["cached_token"],
-  loginHint: "grok login",
-  hosts: ["api.x.ai", "accounts.x.ai"],
-};
+/** The version of xAI's published source every fact above was read from, and the oldest that has them all. */
+export const GROK_VERIFIED_VERSION = "1.0.6";
+export const GROK_MINIMUM_VERSION = "1.0.0";
 
 /** argv of one headless turn (flags from documentation only, see above). */
 export function grokTurnArgs(
@@ -54,8 +40,8 @@ export function grokTurnArgs(
   const viaStdin = input.promptViaStdin === true || input.prompt.startsWith("-");
   const args = viaStdin ? ["--prompt-file", "/dev/stdin"] : ["-p", input.prompt];
   args.push("--output-format", "streaming-json");
-  // Headless runs cannot ask, so acceptEdits is as far as a one-way Build turn can go; a
-  // prompt it stops at ends the turn with a denial (see parser.ts). Live turns ask over ACP.
+  // Headless runs cannot ask, so acceptEdits is as far as a one-way Build turn can go; the
+  // first prompt it would need ends the turn cancelled, read as a denial (parser.ts).
   args.push("--permission-mode", input.mode === "build" ? "acceptEdits" : "plan");
   if (input.resumeSessionId) args.push("-r", input.resumeSessionId);
   if (input.model) args.push("-m", input.model);
@@ -78,7 +64,7 @@ function turnCommand(input: TurnInput): Command {
 /** Live turns check the binary first: the community `grok` would otherwise sit silent on ACP. */
 async function runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
   try {
-    await assertGrokBuild(input.binary, io);
+    await assertGrokBuild(input.binary, io, GROK_MINIMUM_VERSION);
   } catch (error) {
     const kind = error instanceof OffrunError ? error.kind : "not_installed";
     const message = describeError(error);
@@ -142,7 +128,23 @@ export const grokHarness: Harness = {
   sessionRoots: (home) => [path.join(home, "sessions")],
   copySession,
   live: { runTurn },
-  sandbox: { hosts: definition.hosts ?? [] },
-  approvals: "interactive over ACP (`grok agent stdio`); headless turns cannot ask",
+  // Planner turns go over ACP too: its plan mode asks (exit_plan_mode) where headless approves.
+  liveOnly: true,
+  minimumVersion: {
+    version: GROK_MINIMUM_VERSION,
+    verified: `from the vendor's published source (xai-org/grok-build ${GROK_MINIMUM_VERSION} to ${GROK_VERIFIED_VERSION}), not run here`,
+  },
+  sandbox: {
+    hosts: definition.hosts ?? [],
+    // Run by the next plain `grok`: its config (MCP servers, providers), the managed config, hooks
+    // and plugins (xai-org/grok-build's user guide, 10-hooks.md; not run here).
+    executable: (home) => ({
+      files: ["config.toml", "managed_config.toml"].map((entry) => path.join(home, entry)),
+      folders: ["hooks", "plugins"].map((entry) => path.join(home, entry)),
+    }),
+    env: ["GROK_*", "XAI_*"],
+  },
+  approvals:
+    "interactive over ACP (`grok agent stdio`), with its questions and plan approvals; headless turns cannot ask",
   hooks: grokHooks,
 };

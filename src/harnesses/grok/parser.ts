@@ -1,13 +1,14 @@
 import type { ParsedEvent } from "../../core/foundation/events.js";
 import { parseProviderLimitText } from "../shared/provider-limit-text.js";
 import type { StreamParser } from "../types.js";
+import { isFreeUsageExhausted } from "./limits.js";
 import { grokLineSchema, type GrokLine } from "./stream-schema.js";
 
 /**
- * Grok Build's streaming-json → our events. The shapes are documented, not observed (see
- * stream-schema.ts): text deltas are joined into whole messages, the session id and usage come
- * from the terminal `end`, and a stop at a permission prompt (headless runs cannot ask) is a
- * denial and a failed turn that says how to get approvals (a live turn).
+ * Grok Build's streaming-json → our events, as its user guide documents them (14-headless-mode.md;
+ * not observed here, see stream-schema.ts): text deltas are joined into whole messages, the
+ * session id and usage come from the terminal `end`, and a cancelled end (headless runs cancel
+ * every permission prompt) is a denial and a failed turn that says how to get approvals.
  */
 export function createGrokParser(): StreamParser {
   let text = "";
@@ -38,13 +39,13 @@ export function createGrokParser(): StreamParser {
           : {}),
       });
     }
-    const stop = (line.stopReason ?? "EndTurn").toLowerCase();
-    if (/cancel/.test(stop) && line.cancellation_category === "permission_cancelled") {
+    const stop = (line.stopReason ?? "end_turn").toLowerCase();
+    if (/cancel/.test(stop)) {
+      // Headless Grok answers every permission prompt "cancelled" (headless.rs), so a one-way turn
+      // Offrun did not stop ends cancelled only where the agent needed an approval.
       const reason =
-        "Grok Build stopped at a permission prompt it cannot ask in a headless run. Run the turn live (approvals over `grok agent stdio`).";
+        "Grok Build stopped at a permission prompt, which a headless run answers with cancel. Run the turn live (approvals over `grok agent stdio`).";
       events.push({ type: "denial", tool: "unknown", input: null }, { type: "turn_end", outcome: "failed", reason });
-    } else if (/cancel/.test(stop)) {
-      events.push({ type: "turn_end", outcome: "cancelled", reason: "Grok Build cancelled the turn." });
     } else {
       events.push({ type: "turn_end", outcome: "completed" });
     }
@@ -91,10 +92,18 @@ export function createGrokParser(): StreamParser {
         lastError ??
         (exit.stderrTail.trim().split("\n").slice(-3).join("\n") ||
           `Grok Build exited with code ${String(exit.exitCode)} before finishing the turn.`);
-      // No usage-limit text of Grok Build itself is known (documentation only): the common
-      // provider wordings ("usage limit", "quota exceeded", with a reset when they name one) are
-      // a limit, any other 429 a transient rate limit. Live turns decide the same in acp/failures.ts.
-      const limit = parseProviderLimitText(reason, new Date());
+      // headless.rs `auth_required_message`: "Not signed in. …", several lines on stderr.
+      const signedOut = /\bNot signed in\b[^]*/.exec(`${lastError ?? ""}\n${exit.stderrTail}`)?.[0];
+      if (signedOut) {
+        return [
+          ...flush(),
+          { type: "error", kind: "not_logged_in", message: `Grok Build is not signed in: ${signedOut.trim()}` },
+          { type: "turn_end", outcome: "failed", reason: signedOut.trim(), exitCode: exit.exitCode ?? null },
+        ];
+      }
+      // The free tier's exhaustion (limits.ts) has no reset; a provider's wording that names one
+      // ("usage limit", "quota exceeded") is a limit too, any other 429 a transient rate limit.
+      const limit = isFreeUsageExhausted(reason) ? {} : parseProviderLimitText(reason, new Date());
       if (limit) {
         return [
           ...flush(),

@@ -1,14 +1,13 @@
 import * as z from "zod";
 
 /**
- * `grok -p … --output-format streaming-json` lines (xAI Grok Build). NOT verified against a real
- * binary (Grok Build is not on npm and needs an xAI login): built from third-party integration
- * notes that recorded Grok Build 0.2.x: `thought` and `text` carry incremental `data` deltas,
- * `tool_call` names the tool (`title`, `toolName`, `rawInput`, as in ACP), and the one terminal
- * `end` carries `sessionId`, `stopReason` ("EndTurn", "Cancelled", …), snake_case `usage`,
- * `num_turns`, optional `modelUsage` and, for a prompt it could not ask headless,
- * `cancellation_category: "permission_cancelled"`. `tool_call_update` and `error` are assumed by
- * analogy with ACP; unknown lines are ignored. Fields are lenient on purpose.
+ * `grok -p … --output-format streaming-json` lines (xAI Grok Build), as its user guide documents
+ * them (xai-org/grok-build, crates/codegen/xai-grok-pager/docs/user-guide/14-headless-mode.md);
+ * no real binary runs here. `thought` and `text` carry incremental `data` deltas, `tool_call` and
+ * `tool_call_update` carry ACP's leaf fields plus xAI's `toolName`, a `usage` line closes each
+ * model response, and the last line is `end` with `sessionId`, the snake_case `stopReason`
+ * (`end_turn`, `cancelled`, …), snake_case `usage` and `num_turns`; a failure prints
+ * `{"type":"error","message"}` and exits non-zero. Unknown lines are ignored; fields are lenient.
  */
 
 export const grokThoughtSchema = z.object({ type: z.literal("thought"), data: z.string() }).passthrough();
