@@ -134,3 +134,13 @@ test("the registry lists built-ins and custom agents, and resolves a custom id t
   );
   await expect(findHarness("nope", { project, env })).rejects.toThrow(/Unknown harness 'nope'.*kiro/);
 });
+
+test("an agent's state folders are what its sandboxed turn writes of its login's home; a folder outside it is refused", async () => {
+  await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli", stateFolders: ["~/.kiro"] }] });
+  const kiro = await findHarness("kiro", { project, env });
+  expect(kiro.sandbox.state?.("/home/ada", env)).toEqual({ folders: ["/home/ada/.kiro"], files: [] });
+  for (const outside of ["/etc", "~/../x", "~/"]) {
+    await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli", stateFolders: [outside] }] });
+    expect(await failure()).toMatch(/stateFolders\.0: must be a folder inside the login's home/);
+  }
+});

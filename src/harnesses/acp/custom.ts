@@ -82,6 +82,19 @@ const harnessEntrySchema = z
       .array(text(253).regex(/^[A-Za-z0-9.*:[\]-]+$/, "must be a host name, `*.domain` or `host:port`"))
       .max(50)
       .default([]),
+    /**
+     * The folders of the login's home the agent keeps its state in (`~/.kiro`), which a sandboxed
+     * turn may write; without them an agent whose home is the user's own writes nothing there.
+     */
+    stateFolders: z
+      .array(
+        text(4096).refine(
+          (folder) => folder.startsWith("~/") && folder.length > 2 && !folder.split("/").includes(".."),
+          'must be a folder inside the login\'s home, written "~/.agent-state"',
+        ),
+      )
+      .max(20)
+      .optional(),
   })
   // An unknown key is most often a typo ("comand"): zod names it.
   .strict();
@@ -111,6 +124,7 @@ export function toAcpDefinition(entry: CustomHarnessEntry): AcpAgentDefinition {
         : entry.initializeTimeoutSeconds * 1000,
     authMethodIds: [],
     hosts: entry.hosts,
+    ...(entry.stateFolders ? { stateFolders: entry.stateFolders } : {}),
     ...(entry.loginHint ? { loginHint: entry.loginHint } : {}),
   };
 }

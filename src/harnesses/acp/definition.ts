@@ -38,6 +38,8 @@ export interface AcpAgentDefinition {
   loginHint?: string;
   /** The hosts the agent talks to, which a sandboxed turn may reach (`host`, `host:port`, `*.domain`). */
   hosts?: string[];
+  /** Where in a login's home the agent keeps its state (`~/.kiro`): what a sandboxed turn writes. */
+  stateFolders?: string[];
   /** The argv after the binary for this turn, when it depends on the turn (Grok's `-m MODEL` before `stdio`); else `args`. */
   argsFor?: (input: TurnInput) => string[];
   /**

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { Harness, StreamParser } from "../types.js";
 import { binaryNameOf, defaultHomeOf, type AcpAgentDefinition } from "./definition.js";
@@ -62,7 +63,20 @@ export function createAcpHarness(definition: AcpAgentDefinition): Harness {
     },
     live: { runTurn: (input, io) => runAcpTurn(definition, input, io) },
     // Its declared variables go in with it: the definition sets them on the agent's command.
-    sandbox: { hosts: definition.hosts ?? [], env: Object.keys(definition.env) },
+    sandbox: {
+      hosts: definition.hosts ?? [],
+      env: Object.keys(definition.env),
+      // Declared: those folders of the login's home. Not declared: the home itself, which for an
+      // agent whose home is the user's own the sandbox refuses (and says so in the turn's log).
+      ...(definition.stateFolders
+        ? {
+            state: (home: string) => ({
+              folders: definition.stateFolders!.map((folder) => path.join(home, folder.slice(2))),
+              files: [],
+            }),
+          }
+        : {}),
+    },
     approvals: "interactive over ACP: each permission request is asked (allow once, always, or reject)",
   };
 }
