@@ -8,7 +8,7 @@ import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlRea
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {
   const record = await readJsonFile(projectPaths(root).agent(name), agentRecordSchema);
-  if (!record) {
+  if (!record || record.name !== name) {
     const names = (await listAgents(root)).map((a) => a.name);
     const hint = names.length > 0 ? `Agents here: ${names.join(", ")}.` : "This project has no agents yet.";
     throw new OffrunError("not_found", `No agent named '${name}' in ${root}. ${hint}`);
@@ -40,7 +40,13 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
     const full = `${dir}/${file}`;
     try {
       const record = await readJsonFile(full, agentRecordSchema);
-      if (record) listing.agents.push(record);
+      // A record is the agent its file names: another name would point Offrun at another agent's files.
+      if (record && record.name !== file.slice(0, -".json".length)) {
+        listing.unreadable.push({
+          file: full,
+          problem: `it says it is agent '${record.name}', but its file names another`,
+        });
+      } else if (record) listing.agents.push(record);
     } catch (error) {
       listing.unreadable.push({ file: full, problem: (error as Error).message });
     }

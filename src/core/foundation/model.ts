@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { agentNameProblem } from "./names.js";
 
 export const MODES = ["build", "plan"] as const;
 /** Build edits and runs commands; Planner writes a plan and changes no file. */
@@ -15,7 +16,11 @@ export function needsCompanion(record: { status: AgentStatus }): boolean {
 /** `.offrun/agents/<agent>.json`: everything needed to show and resume an agent. */
 export const agentRecordSchema = z.object({
   version: z.literal(1),
-  name: z.string(),
+  // Names files and branches (a chat log, a mirror copy, a worktree): a record from a repository
+  // or another host is input, and a name like "../../x" must not become a path.
+  name: z.string().refine((name) => agentNameProblem(name) === undefined, {
+    message: "is not an agent name (lowercase letters, digits, '.', '_' and '-'; no slash, no leading dot)",
+  }),
   task: z.string(),
   harness: z.string(),
   account: z.string(),

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { agentEventSchema, parseEventLine, type AgentEvent } from "../foundation/events.js";
-import { describeError, isOffrunError } from "../foundation/errors.js";
+import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
+import { agentNameProblem } from "../foundation/names.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -24,6 +25,9 @@ export function hostDir(host: string, env: NodeJS.ProcessEnv = process.env): str
 
 /** The local copy of one remote agent's chat log: byte for byte the remote file's first `size` bytes. */
 export function mirrorFile(host: string, project: string, agent: string, env: NodeJS.ProcessEnv = process.env): string {
+  // Records are checked when they arrive; this is the last place a hostile name could become a path.
+  const problem = agentNameProblem(agent);
+  if (problem) throw new OffrunError("invalid_input", `host ${host} named an agent '${agent}': ${problem}.`);
   return path.join(hostDir(host, env), "chats", `${projectTag(project)}-${agent}.jsonl`);
 }
 
