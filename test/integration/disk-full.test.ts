@@ -1,44 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { execa, execaSync, type ResultPromise } from "execa";
+import { execa, type ResultPromise } from "execa";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import { eventually, makeSandbox, OFFRUN_BIN, PROJECT_ROOT, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { fillToTheLastByte, itWithTmpfs as itWithMount } from "../helpers/tmpfs.js";
 
 // A real ENOSPC: Offrun's home is a small tmpfs filled to the last byte while a real
-// `offrun companion run` watches an external Claude session. A symlink to /dev/full would not do:
-// the atomic writes (offsets, snapshot) write a temp file beside the target's real path and
-// rename it. Mounting needs root (or CAP_SYS_ADMIN) on Linux; elsewhere the test is skipped.
+// `offrun companion run` watches an external Claude session (helpers/tmpfs.ts).
 const CLAUDE = path.join(PROJECT_ROOT, "test/fixtures/claude/2.1.332");
-
-function canMount(): boolean {
-  if (process.platform !== "linux") return false;
-  const probe = `/tmp/offrun-mount-probe-${process.pid}`;
-  try {
-    execaSync("mkdir", ["-p", probe]);
-    execaSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe]);
-    execaSync("umount", [probe]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    execaSync("rmdir", [probe], { reject: false });
-  }
-}
-
-/** Skipped, saying why in its name, where this user cannot mount a tmpfs (CI runs as root and can). */
-const itWithMount: (name: string, fn: () => Promise<void>, timeout?: number) => void = canMount()
-  ? test
-  : (name, fn, timeout) => test.skip(`${name} [skipped: this user cannot mount a tmpfs; run as root]`, fn, timeout);
-/** Fills the tmpfs at `filler`'s folder, then tops it up until no block is free half a second later. */
-async function fillToTheLastByte(filler: string): Promise<void> {
-  await execa("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { reject: false });
-  for (let round = 0; round < 20; round += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    if ((await fs.statfs(path.dirname(filler))).bfree === 0) return;
-    await execa("dd", ["if=/dev/zero", `of=${filler}-${round}`, "bs=4k"], { reject: false });
-  }
-  throw new Error(`the tmpfs at ${path.dirname(filler)} would not stay full`);
-}
 
 let box: Sandbox;
 let companion: ResultPromise | undefined;

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type * as z from "zod";
 import { OffrunError } from "./errors.js";
+import { appendWholeLine } from "./line-append.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
 
 export interface WriteOptions {
@@ -105,17 +106,11 @@ export async function readJsonFile<S extends z.ZodTypeAny>(
 }
 
 /**
- * Appends one JSON value as one line. A single write call with O_APPEND keeps lines whole. A new
- * file is made 0600: these are conversations (chat logs, review logs).
+ * Appends one JSON value as one whole line (line-append.ts: a torn tail is set aside first, a short
+ * write goes on). A new file is made 0600: these are conversations (chat logs, review logs).
  */
 export async function appendJsonLine(file: string, value: unknown): Promise<void> {
-  const line = JSON.stringify(value) + "\n";
-  const handle = await fs.open(file, "a", PRIVATE_FILE_MODE);
-  try {
-    await handle.write(line);
-  } finally {
-    await handle.close();
-  }
+  await appendWholeLine(file, JSON.stringify(value), PRIVATE_FILE_MODE);
 }
 
 export interface JsonlReadResult<T> {
