@@ -4,6 +4,7 @@ import { Supervisor } from "../../src/core/agents/supervisor.js";
 import type { Command } from "../../src/core/foundation/process.js";
 import { wrappedRunner } from "../../src/core/foundation/runner.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
+import { CompanionStop } from "../../src/core/agents/turn-stop.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
 // Every turn's CLI starts through the supervisor's runner, one-way (Planner) and live (Build)
@@ -35,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await supervisor.shutdown();
+  await supervisor.shutdown(new CompanionStop("stop"));
   await box.cleanup();
 });
 

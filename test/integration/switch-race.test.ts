@@ -6,6 +6,7 @@ import { Supervisor } from "../../src/core/agents/supervisor.js";
 import type { Started } from "../../src/core/agents/requests.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { CompanionStop } from "../../src/core/agents/turn-stop.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
 // `offrun switch` runs in the companion under the supervisor's turn lock (whileIdle): a message
@@ -44,7 +45,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await supervisor.shutdown();
+  await supervisor.shutdown(new CompanionStop("stop"));
   await box.cleanup();
 });
 

@@ -8,6 +8,7 @@ import { agentKey, type AgentJournal } from "./journal.js";
 import { setLiveHooks } from "./live-turn.js";
 import { ResetWaits } from "./reset-timers.js";
 import { runTurnChain, type ChainContext } from "./turn-chain.js";
+import type { CompanionStop } from "./turn-stop.js";
 
 interface RunningTurn {
   controller: AbortController;
@@ -132,10 +133,10 @@ export class RunningTurns {
   }
 
   /** Stops every running turn and every wait (companion shutdown). */
-  async shutdown(): Promise<void> {
+  async shutdown(reason: CompanionStop): Promise<void> {
     this.waits.close();
     const turns = [...this.running.values()];
-    for (const turn of turns) turn.controller.abort();
+    for (const turn of turns) turn.controller.abort(reason);
     await Promise.allSettled(turns.map((t) => t.done));
   }
 

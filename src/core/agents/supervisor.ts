@@ -20,6 +20,7 @@ import { RunningTurns } from "./running-turns.js";
 import { StartTrace } from "./start-trace.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { canWriteMemory } from "./turn.js";
+import type { CompanionStop } from "./turn-stop.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
 
 /**
@@ -283,8 +284,8 @@ export class Supervisor {
   }
 
   /** Stops every running turn (companion shutdown). */
-  shutdown(): Promise<void> {
-    return this.turns.shutdown();
+  shutdown(reason: CompanionStop): Promise<void> {
+    return this.turns.shutdown(reason);
   }
 
   private requireBinary(harness: Harness): Promise<string> {

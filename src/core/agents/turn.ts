@@ -10,6 +10,8 @@ import type { ProcessRunner } from "../foundation/runner.js";
 import type { RefusalWatch } from "../sandbox/refusals.js";
 import { liveRunner } from "./live-turn.js";
 import { trailingQuestion } from "../foundation/question.js";
+import { DiskFullStop, DiskFullTurn } from "./disk-full-turn.js";
+import { CompanionStop } from "./turn-stop.js";
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
 export const ARGV_PROMPT_BYTES = 100_000;
@@ -73,6 +75,15 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const turn = record.turns + 1;
   const resume = record.sessionId !== undefined;
   const newSessionId = !resume && harness.choosesSessionId ? randomUUID() : undefined;
+  // Ends the CLI early: the caller's stop, or a log the disk has no room for.
+  const stopper = new AbortController();
+  const forward = () => stopper.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) forward();
+  else ctx.signal.addEventListener("abort", forward, { once: true });
+  const disk = new DiskFullTurn(record.project, (reason) => stopper.abort(reason));
+  await disk.prepare();
+  const log = (at: number, event: ParsedEvent) => disk.log(() => ctx.log(at, event), event);
+  const update = (changes: Partial<AgentRecord>) => disk.update(() => ctx.update(changes));
   let writeError: unknown;
   const writes: Promise<unknown>[] = [];
   const write = (pending: Promise<void>) => {
@@ -81,7 +92,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
 
   // Queued ahead of the turn_start event, so the log keeps its order, but the spawn does not wait for them.
   write(
-    ctx.update({
+    update({
       status: "working",
       turns: turn,
       turnStartedAt: new Date().toISOString(),
@@ -91,7 +102,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     }),
   );
   write(
-    ctx.log(
+    log(
       turn,
       ctx.continuation
         ? { type: "notice", level: "info", message: `Offrun asked the agent to go on: "${ctx.prompt}"` }
@@ -104,7 +115,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     ctx.memory ??
     (await openMemoryTurn(record, turn, resume, canWriteMemory(record, harness)).catch((error: unknown) => {
       const message = `Project memory is unavailable this turn: ${describeError(error)}`;
-      write(ctx.log(turn, { type: "notice", level: "warning", message }));
+      write(log(turn, { type: "notice", level: "warning", message }));
       return undefined;
     }));
   const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
@@ -141,16 +152,16 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
         const question = trailingQuestion(lastText);
         if (question) {
           asked = true;
-          write(ctx.log(turn, { type: "question", text: question }));
+          write(log(turn, { type: "question", text: question }));
         }
       }
       const refused = ctx.refusals?.inspect(event) ?? [];
       // Refusals noted at the end still belong to the turn: they go before its terminal event.
-      if (event.type === "turn_end") for (const refusal of refused) write(ctx.log(turn, refusal));
-      write(ctx.log(turn, event));
-      if (event.type !== "turn_end") for (const refusal of refused) write(ctx.log(turn, refusal));
+      if (event.type === "turn_end") for (const refusal of refused) write(log(turn, refusal));
+      write(log(turn, event));
+      if (event.type !== "turn_end") for (const refusal of refused) write(log(turn, refusal));
       if (event.type === "session" && event.sessionId !== record.sessionId) {
-        write(ctx.update({ sessionId: event.sessionId }));
+        write(update({ sessionId: event.sessionId }));
       }
       if (event.type === "retry") lastRetry = event.message;
       if (event.type === "text") {
@@ -175,7 +186,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   };
   const onSpawn = (pid: number | undefined) => {
     write(
-      ctx.log(turn, {
+      log(turn, {
         type: "turn_start",
         harness: harness.id,
         account: record.account,
@@ -184,7 +195,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
         ...(record.sandbox ? { sandbox: true } : {}),
       }),
     );
-    write(ctx.update({ pid }));
+    write(update({ pid }));
   };
 
   // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
@@ -194,12 +205,12 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     runner: ctx.runner,
     input,
     config,
-    signal: ctx.signal,
+    signal: stopper.signal,
     ...(runner ? { live: { ...runner, turn } } : {}),
     handle,
     onSpawn,
     killedEnd: (why) => {
-      const ended = killedEnd(why, config);
+      const ended = killedEnd(why, config, stopper.signal.reason, record.project);
       if (lastRetry) ended.reason = `${ended.reason} Its last words: "${lastRetry}".`;
       return ended;
     },
@@ -207,15 +218,23 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     // A failover need not wait for the limited CLI to exit when its session is already complete.
     settleAtEnd: (ended) => ended.outcome === "limited" && harness.sessionCompleteAtEnd === true,
   });
-  const final = end!;
+  ctx.signal.removeEventListener("abort", forward);
+  let final = end!;
 
-  await memory?.finish((event) => ctx.log(turn, event));
+  await memory
+    ?.finish((event) => log(turn, event))
+    .catch((error: unknown) => {
+      // The memory's snapshot on a full disk: the turn's end says the disk is full, and the
+      // memory files themselves are the agent's, already written.
+      if (!disk.error) throw error;
+    });
   const plannerWarning = await planner?.finish();
-  if (plannerWarning) await ctx.log(turn, plannerWarning);
-  await ctx.update({ pid: undefined, lastError: final.outcome === "completed" ? undefined : final.reason });
+  if (plannerWarning) await log(turn, plannerWarning);
   // Every line and every quota observation is on disk before the turn counts as over: the next
   // step (a failover's pick) reads the limit this turn recorded.
   await Promise.all(writes);
+  final = await disk.finish(final, (event) => ctx.log(turn, event));
+  await update({ pid: undefined, lastError: final.outcome === "completed" ? undefined : final.reason });
   if (writeError !== undefined) throw writeError;
   return {
     end: final,
@@ -245,9 +264,17 @@ function statusAfter(end: TurnEndEvent): AgentStatus {
 
 type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
 
-function killedEnd(why: "timeout" | "idle" | "cancelled", config: ProjectConfig): TurnEndDraft {
+/** The end of a turn Offrun ended itself; `stopped` is the stop's reason (its signal's abort reason). */
+function killedEnd(
+  why: "timeout" | "idle" | "cancelled",
+  config: ProjectConfig,
+  stopped: unknown,
+  project: string,
+): TurnEndDraft {
   switch (why) {
     case "cancelled":
+      if (stopped instanceof DiskFullStop) return DiskFullTurn.end(project);
+      if (stopped instanceof CompanionStop) return stopped.end();
       return { type: "turn_end", outcome: "cancelled", reason: "Stopped by the user." };
     case "idle":
       return {

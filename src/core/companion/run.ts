@@ -18,6 +18,7 @@ import { writeSnapshots } from "./snapshot-writer.js";
 import { ChangeBeacon } from "./change-beacon.js";
 import { watchSignIns } from "../logins/sign-in-watch.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
+import { CompanionStop } from "../agents/turn-stop.js";
 
 /**
  * The companion's main loop: recover agents left working by a companion that died, serve the
@@ -94,13 +95,14 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   });
   remoteChanged = () => snapshots.changed();
 
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", resolve);
-    process.once("SIGINT", resolve);
-    void server.closed.then(resolve);
+  // The turns it ends say why: the companion going away is not the user's stop.
+  const stop = await new Promise<CompanionStop>((resolve) => {
+    process.once("SIGTERM", () => resolve(new CompanionStop("signal")));
+    process.once("SIGINT", () => resolve(new CompanionStop("signal")));
+    void server.closed.then(() => resolve(new CompanionStop("stop")));
   });
-  log("stopping: ending running turns");
-  await supervisor.shutdown();
+  log(`stopping (${stop.cause === "stop" ? "asked to stop" : "signal"}): ending running turns`);
+  await supervisor.shutdown(stop);
   await remote.close();
   await hosts.close();
   await quota.close();

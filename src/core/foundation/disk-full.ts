@@ -1,0 +1,66 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { PRIVATE_FILE_MODE } from "./private-files.js";
+
+/**
+ * The write failures that mean "no room" (or a disk that can no longer be written): a full disk, a
+ * full quota, an I/O error. They get their own handling: retrying or reporting them as Offrun's
+ * own failure would hide the one thing the user can fix.
+ */
+export const DISK_FULL_CODES = ["ENOSPC", "EDQUOT", "EIO"] as const;
+
+export function isDiskFull(error: unknown): error is NodeJS.ErrnoException {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" && (DISK_FULL_CODES as readonly string[]).includes(code);
+}
+
+/** KB free to this user on the disk holding `dir` (undefined when that cannot be told). */
+export async function freeKb(dir: string): Promise<number | undefined> {
+  try {
+    const stats = await fs.statfs(dir);
+    return Math.floor((stats.bavail * stats.bsize) / 1024);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a person reads when a write of `project`'s found its disk full. */
+export async function diskFullMessage(project: string, error: NodeJS.ErrnoException): Promise<string> {
+  const kb = await freeKb(project);
+  const free = kb === undefined ? "" : ` (${kb} KB free)`;
+  const what = error.code === "EIO" ? "cannot be written (EIO)" : "is full";
+  return `The disk holding ${project} ${what}${free}: free space, then send a message to go on.`;
+}
+
+/**
+ * A little room kept on each project's disk for the lines that say the disk is full: a file of
+ * RESERVE_BYTES that is deleted the moment a write fails for lack of room, so the turn's last
+ * lines (what was lost, and why it ended) still land. Made again at the next turn.
+ */
+export const RESERVE_BYTES = 64 * 1024;
+
+export function reserveFile(offrunDir: string): string {
+  return path.join(offrunDir, "disk-reserve");
+}
+
+/** Makes the reserve when it is missing or short; a disk too full for it already is left alone. */
+export async function keepReserve(offrunDir: string): Promise<void> {
+  const file = reserveFile(offrunDir);
+  const size = await fs.stat(file).then(
+    (s) => s.size,
+    () => -1,
+  );
+  if (size === RESERVE_BYTES) return;
+  // Zeros written, not a sparse file: the blocks must really be taken to be given back later.
+  await fs.writeFile(file, Buffer.alloc(RESERVE_BYTES), { mode: PRIVATE_FILE_MODE }).catch(async () => {
+    await fs.rm(file, { force: true }).catch(() => undefined);
+  });
+}
+
+/** Gives the reserve back to the disk; true when there was one. */
+export async function releaseReserve(offrunDir: string): Promise<boolean> {
+  return fs.rm(reserveFile(offrunDir)).then(
+    () => true,
+    () => false,
+  );
+}
