@@ -20,7 +20,6 @@ import { RunningTurns } from "./running-turns.js";
 import { StartTrace } from "./start-trace.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { canWriteMemory } from "./turn.js";
-import type { CompanionStop } from "./turn-stop.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
 
 /**
@@ -284,7 +283,7 @@ export class Supervisor {
   }
 
   /** Stops every running turn (companion shutdown). */
-  shutdown(reason: CompanionStop): Promise<void> {
+  shutdown(reason: Parameters<RunningTurns["shutdown"]>[0]): Promise<void> {
     return this.turns.shutdown(reason);
   }
 
