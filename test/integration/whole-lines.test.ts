@@ -4,6 +4,7 @@ import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offru
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 import { agentEventSchema } from "../../src/core/foundation/events.js";
 import { appendJsonLine, readJsonl } from "../../src/core/foundation/store.js";
+import { readDraft, writeDraft } from "../../src/core/agents/draft.js";
 import { itWithTmpfs, leaveFree, mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
 
 // Chat logs gain whole lines or nothing: after a crash that cut the last line, and on a disk
@@ -66,6 +67,22 @@ itWithTmpfs("a line the disk has room for only part of is not left half written"
     expect(read.corrupt).toEqual([]);
     expect(read.entries).toHaveLength(2);
     await expect(fs.access(`${file}.torn`)).rejects.toThrow(/ENOENT/);
+  } finally {
+    await unmountTmpfs(disk);
+  }
+});
+
+itWithTmpfs("a draft rewritten on a disk without room for it keeps what the user had typed", async () => {
+  // Broke: the draft was truncated first and written second, so a full disk left it empty or half.
+  const disk = path.join(box.dir, "drafts");
+  await mountTmpfs(disk, "256k");
+  try {
+    await writeDraft(disk, "agent", "what I typed first");
+    await leaveFree(path.join(disk, "filler"), 4096);
+    await expect(writeDraft(disk, "agent", "a much longer draft ".repeat(1000))).rejects.toMatchObject({
+      code: "ENOSPC",
+    });
+    expect(await readDraft(disk, "agent")).toBe("what I typed first\n");
   } finally {
     await unmountTmpfs(disk);
   }

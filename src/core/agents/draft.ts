@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { projectPaths } from "../foundation/paths.js";
-import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
-import { withFileLock } from "../foundation/store.js";
+import { makePrivateDir } from "../foundation/private-files.js";
+import { withFileLock, writeTextAtomic } from "../foundation/store.js";
 
 /**
  * The author's message box: text waiting to be sent to an agent, never sent by itself. It lives
@@ -32,7 +32,7 @@ export async function addToDraft(root: string, agent: string, text: string): Pro
   await withFileLock(file, async () => {
     const current = (await readDraft(root, agent)) ?? "";
     const next = current.trim() === "" ? text : `${current.replace(/\s*$/, "")}\n\n${text}`;
-    await fs.writeFile(file, next.endsWith("\n") ? next : `${next}\n`, { mode: PRIVATE_FILE_MODE });
+    await writeTextAtomic(file, next.endsWith("\n") ? next : `${next}\n`);
   });
   return file;
 }
@@ -47,9 +47,8 @@ export async function writeDraft(root: string, agent: string, text: string): Pro
   if (text.trim() === "") return clearDraft(root, agent);
   const file = draftFile(root, agent);
   await makePrivateDir(path.dirname(file));
-  await withFileLock(file, () =>
-    fs.writeFile(file, text.endsWith("\n") ? text : `${text}\n`, { mode: PRIVATE_FILE_MODE }),
-  );
+  // Whole or not at all: a full disk or a kill mid-write must not leave half of what the user typed.
+  await withFileLock(file, () => writeTextAtomic(file, text.endsWith("\n") ? text : `${text}\n`));
 }
 
 export interface DraftKeeper {

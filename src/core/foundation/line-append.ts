@@ -26,7 +26,7 @@ export async function appendWholeLine(file: string, line: string, mode: number):
   try {
     const start = await endOnLineBreak(file, handle, mode);
     injectFault("append", file);
-    await writeAll(handle, bytes, start);
+    await appendAll(handle, bytes, start);
   } finally {
     await handle.close();
   }
@@ -43,7 +43,7 @@ async function endOnLineBreak(file: string, handle: fs.FileHandle, mode: number)
   const tail = Buffer.alloc(size - lineStart);
   await handle.read(tail, 0, tail.length, lineStart);
   if (isJson(tail)) {
-    await writeAll(handle, Buffer.from("\n"), size);
+    await appendAll(handle, Buffer.from("\n"), size);
     return size + 1;
   }
   // Kept first, cut second: a crash between the two leaves the line in both places, never in neither.
@@ -77,18 +77,26 @@ function isJson(bytes: Buffer): boolean {
 
 /**
  * Writes every byte, going on after a short write (write(2) may take fewer bytes than asked when
- * the disk fills). When a write fails part way, the file is cut back to `start`, so what is left is
- * the file as it was; should the cut fail too, the next append sets the torn line aside.
+ * the disk fills; write-file-atomic 7.0.1 ignores that and renames the short file into place).
  */
-async function writeAll(handle: fs.FileHandle, bytes: Buffer, start: number): Promise<void> {
+export async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
   let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+    written += bytesWritten;
+  }
+}
+
+/**
+ * writeAll for an append: when the write fails part way, the file is cut back to `start`, so what
+ * is left is the file as it was; should the cut fail too, the next append sets the torn line aside.
+ */
+async function appendAll(handle: fs.FileHandle, bytes: Buffer, start: number): Promise<void> {
   try {
-    while (written < bytes.length) {
-      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-      written += bytesWritten;
-    }
+    await writeAll(handle, bytes);
   } catch (error) {
-    if (written > 0) await handle.truncate(start).catch(() => undefined);
+    const { size } = await handle.stat().catch(() => ({ size: start }));
+    if (size > start) await handle.truncate(start).catch(() => undefined);
     throw error;
   }
 }

@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type * as z from "zod";
 import { OffrunError } from "./errors.js";
+import { replaceFile } from "./atomic-write.js";
+import { injectFault } from "./fault-points.js";
 import { appendWholeLine } from "./line-append.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
 
@@ -23,17 +25,22 @@ export interface WriteOptions {
   fsync?: boolean;
 }
 
-// write-file-atomic and proper-lockfile load with the first write or lock: a command that only
-// reads (`offrun ls`, `show`) does without them (proper-lockfile brings graceful-fs, which patches fs).
+// proper-lockfile loads with the first lock: a command that only reads (`offrun ls`, `show`) does
+// without it (it brings graceful-fs, which patches fs).
 
 /**
  * Writes JSON so that a reader never sees half a file (temp file + rename). The mode is set on the
  * temp file, so a file left 0644 by an older Offrun is 0600 after its next write.
  */
 export async function writeJsonAtomic(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
-  const { default: writeFileAtomic } = await import("write-file-atomic");
+  await writeTextAtomic(file, JSON.stringify(value, null, 2) + "\n", options);
+}
+
+/** Writes text whole or not at all (temp file + rename), as writeJsonAtomic: for drafts and settings files. */
+export async function writeTextAtomic(file: string, text: string, options: WriteOptions = {}): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, ...(options.shared ? {} : { mode: PRIVATE_DIR_MODE }) });
-  await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", {
+  injectFault("atomic", file);
+  await replaceFile(file, Buffer.from(text, "utf8"), {
     ...(options.shared ? {} : { mode: options.mode ?? PRIVATE_FILE_MODE }),
     fsync: options.fsync ?? true,
   });

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { OffrunError } from "../foundation/errors.js";
 import { projectPaths } from "../foundation/paths.js";
 import { AGENT_FILES, CONVENTIONS_FILE, ensureConventions, ensureMemory, starterText } from "./files.js";
+import { writeTextAtomic } from "../foundation/store.js";
 import { readMemoryFile, sha256, snapshotPaths, storeBlob, updateRecorded } from "./snapshots.js";
 
 /**
@@ -74,7 +74,7 @@ export async function applyMemoryEdit(
     for (const f of edited) {
       const full = path.join(projectPaths(root).memory, f.file);
       await fs.mkdir(path.dirname(full), { recursive: true });
-      await writeFileAtomic(full, f.text);
+      await writeTextAtomic(full, f.text, { shared: true });
       const sha = sha256(f.text);
       await storeBlob(root, sha, f.text);
       recorded[f.file] = { sha, at };

@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import { appendChat, listAgents, readAgent, readChat } from "../agents/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { MemoryChangeEvent } from "../foundation/events.js";
@@ -8,6 +7,7 @@ import { revertOnto } from "./diff.js";
 import { readBlob, readMemoryFile, sha256, storeBlob, updateRecorded } from "./snapshots.js";
 import { ownerOf } from "./files.js";
 import { memoryRel } from "./turn.js";
+import { writeTextAtomic } from "../foundation/store.js";
 import { projectPaths } from "../foundation/paths.js";
 
 /** One memory change and the agent in whose turn (and chat log) it happened. */
@@ -79,7 +79,7 @@ export async function revertMemoryChange(root: string, agent: string, id: string
     if (target === undefined) await fs.rm(full, { force: true });
     else {
       await fs.mkdir(path.dirname(full), { recursive: true });
-      await writeFileAtomic(full, target);
+      await writeTextAtomic(full, target, { shared: true });
       await storeBlob(root, sha256(target), target);
     }
     recorded[rel] = { sha: target === undefined ? null : sha256(target), at: new Date().toISOString() };

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import writeFileAtomic from "write-file-atomic";
 import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { listProjectFiles, readProjectState, scanProjectFiles, type ProjectState } from "./project-files.js";
 import { readUserVocabulary } from "./user-list.js";
+import { writeTextAtomic } from "../foundation/store.js";
 import {
   buildCodeEntries,
   compareKeys,
@@ -200,7 +200,7 @@ async function readCache(file: string): Promise<CacheFile | undefined> {
 async function writeCache(file: string, value: CacheFile): Promise<string | undefined> {
   try {
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(file, JSON.stringify(value) + "\n", { mode: 0o600 });
+    await writeTextAtomic(file, JSON.stringify(value) + "\n");
     return undefined;
   } catch (error) {
     return `Could not write the vocabulary cache ${file}: ${describeError(error)}`;
