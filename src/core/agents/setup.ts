@@ -1,5 +1,6 @@
+import fs from "node:fs/promises";
 import { listAgents, writeAgent } from "./records.js";
-import { describeError, OffrunError } from "../foundation/errors.js";
+import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
@@ -9,6 +10,7 @@ import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "./requests.js";
 import { assertSandboxAvailable } from "../sandbox/support.js";
+import { lookBeforeCheckout, undoFailedStart } from "./start-undo.js";
 
 /**
  * Picks the new agent's name (from the prompt unless given) and its stable port, and writes its
@@ -62,7 +64,8 @@ export async function reserveAgent(options: {
  * Checks out the new agent's worktree and records where it is. The memory lives in the main
  * checkout, not the worktree: the first turn's memory (files, snapshot, briefing) is opened while
  * git checks the worktree out, off the way to the spawn; undefined when that failed, and the turn
- * then tries again and says why. A failure of the worktree is logged on the agent (failed) and rethrown.
+ * then tries again and says why. A failed setup keeps its worktree, logged on the agent (failed); any
+ * other failure is undone. Either way the error is rethrown, saying which.
  */
 export async function setUpWorktree(options: {
   root: string;
@@ -74,26 +77,39 @@ export async function setUpWorktree(options: {
   canWriteMemory: boolean;
 }): Promise<MemoryTurn | undefined> {
   const { root, record, journal } = options;
+  const before = await lookBeforeCheckout(record);
+  const opening = openMemoryTurn(record, record.turns + 1, false, options.canWriteMemory).catch(() => undefined);
   try {
-    const [created, memory] = await Promise.all([
-      createWorktree({
-        root,
-        agent: record.name,
-        base: options.base,
-        config: options.config,
-        port: record.port,
-        logFile: projectPaths(root).log(record.name),
-      }),
-      openMemoryTurn(record, record.turns + 1, false, options.canWriteMemory).catch(() => undefined),
-    ]);
+    const created = await createWorktree({
+      root,
+      agent: record.name,
+      base: options.base,
+      config: options.config,
+      port: record.port,
+      logFile: projectPaths(root).log(record.name),
+    }).catch(async (error: unknown) => {
+      await opening; // done writing before an undo removes what it made
+      throw error;
+    });
+    const memory = await opening;
     Object.assign(record, { worktree: created.path, branch: created.branch, base: created.baseCommit });
     if (created.baseRef) record.baseRef = created.baseRef;
     await writeAgent(record);
     return memory;
-  } catch (error) {
-    const kind = error instanceof OffrunError ? error.kind : "process_failed";
-    await journal.update(record, { status: "failed", lastError: describeError(error) });
-    await journal.log(record, 0, { type: "error", kind, message: describeError(error) });
+  } catch (failure) {
+    // Undone, or kept for inspection and said so (start-undo.ts): never half made and unexplained.
+    const error = await undoFailedStart(record, before, failure);
+    if (await recordExists(record)) {
+      await journal.update(record, { status: "failed", lastError: error.message });
+      await journal.log(record, 0, { type: "error", kind: error.kind, message: error.message });
+    }
     throw error;
   }
+}
+
+async function recordExists(record: AgentRecord): Promise<boolean> {
+  return fs.access(projectPaths(record.project).agent(record.name)).then(
+    () => true,
+    () => false,
+  );
 }
