@@ -32,7 +32,13 @@ export async function main(argv: string[]): Promise<void> {
   program.exitOverride((error: CommanderError) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } finally {
+    // Offrun's own files it found corrupt and worked around: said once, after the command's output.
+    const { stateProblems } = await import("../core/foundation/state-problems.js");
+    for (const problem of stateProblems()) process.stderr.write(`offrun: warning: ${problem.message}\n`);
+  }
 }
 
 /**

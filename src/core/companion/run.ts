@@ -19,6 +19,7 @@ import { ChangeBeacon } from "./change-beacon.js";
 import { watchSignIns } from "../logins/sign-in-watch.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
 import { CompanionStop } from "../agents/turn-stop.js";
+import { onStateProblem, stateProblems } from "../foundation/state-problems.js";
 
 /**
  * The companion's main loop: recover agents left working by a companion that died, serve the
@@ -61,6 +62,9 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
   await tightenWhatCameBefore(paths.home, log);
+  // A corrupt state file is named here, with what was done about it, not only on a face's stderr.
+  for (const problem of stateProblems()) log(`state: ${problem.message}`);
+  onStateProblem((problem) => log(`state: ${problem.message}`));
   const recovered = await supervisor.recover();
   for (const agent of recovered)
     log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);

@@ -1,0 +1,34 @@
+/**
+ * Offrun's own state files that were found corrupt (not JSON, the wrong shape) and what was done
+ * about them. The reader that finds one goes on with what it can (a corrupt file must not stop the
+ * companion, nor any project it does not concern) and reports it here; each face says it: the
+ * companion in companion.log, the CLI on stderr. Core never prints.
+ */
+export interface StateProblem {
+  file: string;
+  /** What was wrong, what Offrun did, and what to do. */
+  message: string;
+}
+
+type Listener = (problem: StateProblem) => void;
+
+const reported = new Map<string, string>();
+const listeners = new Set<Listener>();
+
+/** Reports a problem once per file and message (a file read on every poll is told once). */
+export function reportStateProblem(problem: StateProblem): void {
+  if (reported.get(problem.file) === problem.message) return;
+  reported.set(problem.file, problem.message);
+  for (const listener of listeners) listener(problem);
+}
+
+/** Calls `listener` with every problem reported from now on; returns the unsubscribe. */
+export function onStateProblem(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The problems reported so far in this process. */
+export function stateProblems(): StateProblem[] {
+  return [...reported].map(([file, message]) => ({ file, message }));
+}

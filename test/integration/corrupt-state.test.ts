@@ -1,0 +1,57 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { fixture, writeStubCli } from "../helpers/stub-cli.js";
+
+// Offrun's own state files corrupt: the companion starts anyway, says which file and what was
+// done, and every project goes on working.
+
+let box: Sandbox;
+beforeAll(async () => {
+  box = await makeSandbox("offrun-corrupt-");
+});
+afterAll(async () => {
+  await box.cleanup();
+});
+
+test("a corrupt projects.json does not stop the companion: it is kept aside, rebuilt, named in companion.log and by offrun", async () => {
+  // Broke: the companion logged "listening", then exited, with the reason on stderr only.
+  const bin = await writeStubCli(path.join(box.dir, "stub", "claude"), {
+    replay: fixture("claude", "2.1.332", "text-reply"),
+  });
+  const env = { ...box.env, OFFRUN_CLAUDE_BIN: bin };
+  const repos = await Promise.all(["one", "two"].map((name) => makeRepo(path.join(box.dir, name), box.env)));
+  for (const [i, repo] of repos.entries()) {
+    expect(await runOffrun(["start", "--wait", "--name", `agent-${i}`, "hello"], { env, cwd: repo })).toSucceed();
+  }
+  expect(await runOffrun(["companion", "stop"], { env })).toSucceed();
+  const file = path.join(box.offrunHome, "projects.json");
+  const whole = await fs.readFile(file, "utf8");
+  // Cut short as a crash of an older writer would leave it: both roots still named, not JSON.
+  const cut = whole.slice(0, whole.lastIndexOf('"lastUsedAt"'));
+  await fs.writeFile(file, cut);
+
+  const dashboard = await runOffrun(["--json"], { env, cwd: box.dir });
+  expect(dashboard.exitCode).toBe(0);
+  expect(dashboard.stderr).toContain(`offrun: warning: ${file} is not valid JSON`);
+  expect(dashboard.stderr).toMatch(/kept it as \S+projects\.json\.corrupt-\S+ and rebuilt it with the 2 project\(s\)/);
+  const shown = JSON.parse(dashboard.stdout) as { projects: { root: string }[] };
+  expect(shown.projects.map((p) => p.root).sort()).toEqual([...repos].sort());
+  const aside = (await fs.readdir(box.offrunHome)).filter((name) => name.startsWith("projects.json.corrupt-"));
+  expect(aside).toHaveLength(1);
+  expect(await fs.readFile(path.join(box.offrunHome, aside[0]!), "utf8")).toBe(cut);
+
+  // Corrupt again, then the companion starts: it runs, and its log names the file.
+  await fs.writeFile(file, cut);
+  expect(await runOffrun(["companion", "start"], { env })).toSucceed();
+  const log = path.join(box.offrunHome, "companion.log");
+  await eventually(
+    async () => ((await fs.readFile(log, "utf8")).includes(`state: ${file} is not valid JSON`) ? true : undefined),
+    20_000,
+    "companion.log to name projects.json",
+  );
+  expect((await runOffrun(["companion", "status"], { env })).stdout).toMatch(/running/);
+  for (const [i, repo] of repos.entries()) {
+    expect(await runOffrun(["send", "--wait", `agent-${i}`, "again"], { env, cwd: repo })).toSucceed();
+  }
+}, 90_000);
