@@ -4,6 +4,7 @@ import path from "node:path";
 import * as z from "zod";
 import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import type { Harness, HarnessHooks } from "../../harnesses/types.js";
+import { replaceFile } from "../foundation/atomic-write.js";
 import { OffrunError } from "../foundation/errors.js";
 import { offrunHome } from "../foundation/paths.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
@@ -99,66 +100,102 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
   const { harness, account, hookArgv, env = process.env } = request;
   const file = settingsFileOf(harness, account.home);
   await requireHome(harness, account);
-  return updateHooksFile<InstallResult>(env, async (hooks) => {
-    const before = await readBytes(file);
-    const command = hookCommand(hookArgv, harness.id, env);
-    const after = Buffer.from(hooksOf(harness).add(before?.toString("utf8"), command, file), "utf8");
-    const recorded = hooks.installs.find((entry) => entry.file === file);
-    if (before !== undefined && before.equals(after)) return { hooks, result: { file, outcome: "already" } };
-    // Recorded, yet the hook is gone: the person took it out. What is there now is theirs to get back.
-    const others = hooks.installs.filter((entry) => entry !== recorded);
-    const backup = `${file}.offrun-backup`;
-    if (before !== undefined) await writeBackup(backup, before, recorded !== undefined);
-    const entry: HookInstall = {
-      harness: harness.id,
-      account: account.label,
-      file,
-      existed: before !== undefined,
-      ...(before !== undefined ? { backup } : {}),
-      installedHash: hashOf(after),
-      installedAt: new Date().toISOString(),
-    };
-    // Recorded before the settings change: a crash in between leaves a record uninstall can undo.
-    await writeHooksFile(env, { version: 1, installs: [...others, entry] });
-    // A file of Offrun's own may need its folder (Grok's hooks/); an emptied folder is left behind.
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, after, before === undefined ? { mode: FILE_MODE } : {});
-    return { hooks: { version: 1, installs: [...others, entry] }, result: { file, outcome: "installed" } };
-  });
+  return updateHooksFile<InstallResult>(env, (hooks) =>
+    untilUnchanged(file, async () => {
+      const before = await readBytes(file);
+      const command = hookCommand(hookArgv, harness.id, env);
+      const after = Buffer.from(hooksOf(harness).add(before?.toString("utf8"), command, file), "utf8");
+      const recorded = hooks.installs.find((entry) => entry.file === file);
+      if (before !== undefined && before.equals(after)) return { hooks, result: { file, outcome: "already" } };
+      // Recorded, yet the hook is gone: the person took it out. What is there now is theirs to get back.
+      const others = hooks.installs.filter((entry) => entry !== recorded);
+      const backup = `${file}.offrun-backup`;
+      if (before !== undefined) await writeBackup(backup, before, recorded !== undefined);
+      const entry: HookInstall = {
+        harness: harness.id,
+        account: account.label,
+        file,
+        existed: before !== undefined,
+        ...(before !== undefined ? { backup } : {}),
+        installedHash: hashOf(after),
+        installedAt: new Date().toISOString(),
+      };
+      // Recorded before the settings change: a crash in between leaves a record uninstall can undo.
+      await writeHooksFile(env, { version: 1, installs: [...others, entry] });
+      // A file of Offrun's own may need its folder (Grok's hooks/); an emptied folder is left behind.
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      if (!(await replaceIfUnchanged(file, before, after))) return undefined;
+      return { hooks: { version: 1, installs: [...others, entry] }, result: { file, outcome: "installed" } };
+    }),
+  );
 }
 
 /** Puts the settings file back as it was before install. */
 export async function uninstallHook(request: HookRequest & { force?: boolean }): Promise<UninstallResult> {
   const { harness, account, force = false, env = process.env } = request;
   const file = settingsFileOf(harness, account.home);
-  return updateHooksFile<UninstallResult>(env, async (hooks) => {
-    const entry = hooks.installs.find((candidate) => candidate.file === file);
-    if (!entry) return { hooks, result: { file, outcome: "not_installed" } };
-    const current = await readBytes(file);
-    let replacedCopy: string | undefined;
-    if (hashOf(current) !== entry.installedHash) {
-      if (!force) throw changedSince(entry);
-      if (current !== undefined) {
-        replacedCopy = `${file}.offrun-replaced`;
-        await fs.writeFile(replacedCopy, current, { mode: FILE_MODE });
+  return updateHooksFile<UninstallResult>(env, (hooks) =>
+    untilUnchanged(file, async () => {
+      const entry = hooks.installs.find((candidate) => candidate.file === file);
+      if (!entry) return { hooks, result: { file, outcome: "not_installed" } };
+      const current = await readBytes(file);
+      let replacedCopy: string | undefined;
+      if (hashOf(current) !== entry.installedHash) {
+        if (!force) throw changedSince(entry);
+        if (current !== undefined) {
+          replacedCopy = `${file}.offrun-replaced`;
+          await replaceFile(replacedCopy, current, { mode: FILE_MODE, fsync: true });
+        }
       }
-    }
-    let outcome: "restored" | "deleted";
-    if (entry.existed && entry.backup) {
-      const original = await readBytes(entry.backup);
-      if (original === undefined) {
-        throw new OffrunError("not_found", `The backup ${entry.backup} is gone, so Offrun cannot restore ${file}.`);
+      let outcome: "restored" | "deleted";
+      if (entry.existed && entry.backup) {
+        const original = await readBytes(entry.backup);
+        if (original === undefined) {
+          throw new OffrunError("not_found", `The backup ${entry.backup} is gone, so Offrun cannot restore ${file}.`);
+        }
+        if (!(await replaceIfUnchanged(file, current, original))) return undefined;
+        await fs.rm(entry.backup, { force: true });
+        outcome = "restored";
+      } else {
+        await fs.rm(file, { force: true });
+        outcome = "deleted";
       }
-      await fs.writeFile(file, original);
-      await fs.rm(entry.backup, { force: true });
-      outcome = "restored";
-    } else {
-      await fs.rm(file, { force: true });
-      outcome = "deleted";
-    }
-    const next: HooksFile = { version: 1, installs: hooks.installs.filter((other) => other !== entry) };
-    return { hooks: next, result: { file, outcome, ...(replacedCopy ? { replacedCopy } : {}) } };
-  });
+      const next: HooksFile = { version: 1, installs: hooks.installs.filter((other) => other !== entry) };
+      return { hooks: next, result: { file, outcome, ...(replacedCopy ? { replacedCopy } : {}) } };
+    }),
+  );
+}
+
+/** How often a settings file the CLI keeps changing is read again before Offrun gives up. */
+const SETTINGS_ATTEMPTS = 5;
+
+/**
+ * Runs `attempt` until it finds the settings file unchanged between its read and its write (it
+ * returns undefined when the file changed meanwhile): the CLI writes this file itself, without
+ * Offrun's lock, and its own edit is built on, never overwritten.
+ */
+async function untilUnchanged<T>(file: string, attempt: () => Promise<T | undefined>): Promise<T> {
+  for (let round = 0; round < SETTINGS_ATTEMPTS; round += 1) {
+    const done = await attempt();
+    if (done !== undefined) return done;
+  }
+  throw new OffrunError(
+    "conflict",
+    `${file} kept changing while Offrun wrote it (the CLI may be saving its settings). Run the command again.`,
+  );
+}
+
+/**
+ * Replaces the file with `bytes` whole or not at all (a temp file and a rename: a full disk or a
+ * kill never leaves the CLI a half-written settings file), only if it still holds `expected`.
+ * False when it changed. A new file is user-only; an existing one keeps its mode.
+ */
+async function replaceIfUnchanged(file: string, expected: Buffer | undefined, bytes: Buffer): Promise<boolean> {
+  if (hashOf(await readBytes(file)) !== hashOf(expected)) return false;
+  // A settings file that is a link (dotfiles kept elsewhere) stays a link: its target is replaced.
+  const target = await fs.realpath(file).catch(() => file);
+  await replaceFile(target, bytes, { ...(expected === undefined ? { mode: FILE_MODE } : {}), fsync: true });
+  return true;
 }
 
 export interface HookStatus {
@@ -213,7 +250,7 @@ async function writeBackup(backup: string, bytes: Buffer, replacesRecorded: bool
       `${backup} already exists and Offrun has no record of it. Move it aside, then run \`offrun hooks install\` again.`,
     );
   }
-  await fs.writeFile(backup, bytes, { mode: FILE_MODE });
+  await replaceFile(backup, bytes, { mode: FILE_MODE, fsync: true });
 }
 
 async function readBytes(file: string): Promise<Buffer | undefined> {
