@@ -149,6 +149,10 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
     lockfilePath: `${paths.socket}.lock`,
     stale: 5_000,
     retries: { retries: 50, minTimeout: 20, maxTimeout: 200 },
+    // Without a handler proper-lockfile throws from its update timer when it finds the lock taken
+    // or gone (a stalled event loop, another process judging it stale): an uncaught error that
+    // ended the companion at a shutdown once. The socket is what counts; the lock only guards the bind.
+    onCompromised: (error) => options.log(`socket lock: ${describeError(error)}; going on, the bind decides`),
   });
   try {
     await removeStaleSocket(paths.socket);
@@ -157,7 +161,10 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       server.listen(paths.socket, () => resolve());
     });
   } finally {
-    await release();
+    // A compromised lock is already released: releasing it again throws ERELEASED.
+    await release().catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== "ERELEASED") throw error;
+    });
   }
   await fs.chmod(paths.socket, 0o600);
   await fs.writeFile(paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
