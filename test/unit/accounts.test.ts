@@ -10,6 +10,7 @@ import {
   removeAccount,
 } from "../../src/core/logins/accounts.js";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
+import { stateProblems } from "../../src/core/foundation/state-problems.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/index.js";
 import { parseCodexLoginStatus } from "../../src/harnesses/codex/identity.js";
 import { findHarness } from "../../src/harnesses/registry.js";
@@ -135,19 +136,25 @@ test("an accounts.json readable by others is put back to 0600 when read", async 
   expect(await mode(accountsFile)).toBe(0o600);
 });
 
-test("an invalid accounts.json names the file, the field and the fix", async () => {
+test("an invalid accounts.json is reported with the file, the field and the fix; defaults go on; a change refuses", async () => {
+  // Broke: every start failed on it, the Default logins' too.
   await fs.mkdir(path.dirname(accountsFile), { recursive: true });
-  await fs.writeFile(
-    accountsFile,
-    JSON.stringify({ version: 1, accounts: [{ harness: "claude", label: "w", home: 3, createdAt: "x" }] }),
-  );
-  const error = await failure(listAccounts(undefined, env));
+  const bad = JSON.stringify({ version: 1, accounts: [{ harness: "claude", label: "w", home: 3, createdAt: "x" }] });
+  await fs.writeFile(accountsFile, bad);
+  const listed = await listAccounts(undefined, env);
+  expect(listed.length).toBeGreaterThan(0);
+  expect(listed.every((account) => account.isDefault)).toBe(true);
+  const problem = stateProblems().find((p) => p.file === accountsFile);
+  expect(problem?.message).toContain("accounts.0.home");
+  expect(problem?.message).toContain("offrun accounts add");
+  expect(problem?.message).toContain("only each CLI's default login");
+  // A change on top of it would drop the logins it holds: refused, and the file left as it was.
+  const error = await failure(add("codex", "work"));
   expect(isOffrunError(error, "invalid_file")).toBe(true);
-  expect(error.message).toContain(accountsFile);
-  expect(error.message).toContain("accounts.0.home");
-  expect(error.message).toContain("offrun accounts add");
+  expect(await fs.readFile(accountsFile, "utf8")).toBe(bad);
   await fs.writeFile(accountsFile, "{ not json");
-  expect((await failure(listAccounts(undefined, env))).message).toContain("not valid JSON");
+  await listAccounts(undefined, env);
+  expect(stateProblems().find((p) => p.file === accountsFile)?.message).toContain("not valid JSON");
 });
 
 test("extra env: kept for the login, but never the home variable or anything that looks like a secret", async () => {

@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import { accountsFileSchema, type Account, type AccountEntry, type AccountsFile } from "../foundation/account-model.js";
+import { isOffrunError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 
 /** `~/.offrun/accounts.json`: read, changed under a lock, written atomically and user-only. */
@@ -15,7 +17,26 @@ export function accountsRoot(env: NodeJS.ProcessEnv = process.env): string {
   return userPaths(offrunHome(env)).loginHomes;
 }
 
+/**
+ * The logins Offrun added. A corrupt file is reported (state-problems.ts) and read as none: each
+ * CLI's default login goes on working, and an agent on an added login says that login is unknown.
+ * It is never written over: a change refuses until the file is fixed (updateAccountsFile).
+ */
 export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
+  try {
+    return await readAccountsStrictly(env);
+  } catch (error) {
+    if (!isOffrunError(error, "invalid_file")) throw error;
+    const file = userPaths(offrunHome(env)).accounts;
+    reportStateProblem({
+      file,
+      message: `${error.message.split("\n").join(" ")} Until then Offrun uses only each CLI's default login.`,
+    });
+    return { version: 1, accounts: [] };
+  }
+}
+
+async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
   const file = userPaths(offrunHome(env)).accounts;
   const data = await readJsonFile(file, accountsFileSchema, FIX);
   if (!data) return { version: 1, accounts: [] };
@@ -32,7 +53,8 @@ export async function updateAccountsFile<T>(
 ): Promise<T> {
   const file = userPaths(offrunHome(env)).accounts;
   return withFileLock(file, async () => {
-    const changed = await change(await readAccountsFile(env));
+    // Strictly: a change made on top of a corrupt file read as empty would drop every login in it.
+    const changed = await change(await readAccountsStrictly(env));
     await writeJsonAtomic(file, changed.file, { mode: FILE_MODE });
     return changed.result;
   });
