@@ -1,4 +1,5 @@
-import { OffrunError } from "../core/foundation/errors.js";
+import { isOffrunError, OffrunError } from "../core/foundation/errors.js";
+import { reportStateProblem } from "../core/foundation/state-problems.js";
 import { loadCustomHarnessDefinitions } from "./acp/custom.js";
 import { createAcpHarness } from "./acp/index.js";
 import { claudeHarness } from "./claude/index.js";
@@ -52,6 +53,10 @@ export async function listHarnesses(scope: HarnessScope & { tolerant?: boolean }
     custom = await load(scope.project);
   } catch (error) {
     if (!scope.tolerant) throw error;
+    // Named, not dropped in silence: the view lists the built-ins, the faces say which file is bad.
+    if (isOffrunError(error, "invalid_file")) {
+      reportStateProblem({ file: error.message.split(" ")[0] ?? "", message: error.message.split("\n").join(" ") });
+    }
     custom = scope.project === undefined ? [] : await load().catch(() => []);
   }
   return [...BUILTIN_HARNESSES, ...custom.map(createAcpHarness)];

@@ -55,3 +55,37 @@ test("a corrupt projects.json does not stop the companion: it is kept aside, reb
     expect(await runOffrun(["send", "--wait", `agent-${i}`, "again"], { env, cwd: repo })).toSucceed();
   }
 }, 90_000);
+
+test("a corrupt agent record, quota cache and harnesses.json are named, and the other agents go on", async () => {
+  // Broke: the record was skipped in silence, and the damaged quota cache was replaced unsaid.
+  const oh = path.join(box.dir, "oh-more");
+  const bin = await writeStubCli(path.join(box.dir, "stub-more", "claude"), {
+    replay: fixture("claude", "2.1.332", "text-reply"),
+  });
+  const env = { ...box.env, OFFRUN_HOME: oh, OFFRUN_CLAUDE_BIN: bin };
+  const repo = await makeRepo(path.join(box.dir, "more"), box.env);
+  const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+  for (const name of ["kept", "broken"]) expect(await offrun("start", "--wait", "--name", name, "hello")).toSucceed();
+  expect(await offrun("companion", "stop")).toSucceed();
+  const record = path.join(repo, ".offrun", "agents", "broken.json");
+  await fs.writeFile(record, '{"version": 1, "name": "bro');
+  const quota = path.join(oh, "cache", "quota.json");
+  await fs.mkdir(path.dirname(quota), { recursive: true });
+  await fs.writeFile(quota, "[1, 2");
+  await fs.writeFile(path.join(oh, "harnesses.json"), '{"harnesses": [{"id": 3}]}');
+
+  const ls = await offrun("ls", "--json");
+  expect(ls.exitCode).toBe(0);
+  expect((JSON.parse(ls.stdout) as { agents: { name: string }[] }).agents.map((a) => a.name)).toEqual(["kept"]);
+  expect(ls.stderr).toContain(`offrun: warning: ${record} is not valid JSON`);
+  expect(ls.stderr).toContain("The agent 'broken' is left out until then.");
+
+  expect(await offrun("send", "--wait", "kept", "again")).toSucceed();
+  const log = await fs.readFile(path.join(oh, "companion.log"), "utf8");
+  expect(log).toContain(`state: ${record} is not valid JSON`);
+  expect(log).toContain(`state: ${quota} is not valid JSON`);
+  // The built-in CLIs go on (the turn above); the listing of every CLI names the bad file and the fix.
+  const harnesses = await offrun("harnesses");
+  expect(harnesses.stderr).toContain(`${path.join(oh, "harnesses.json")} is not valid`);
+  expect(harnesses.stderr).toContain("or move it aside");
+}, 90_000);

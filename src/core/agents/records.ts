@@ -3,6 +3,7 @@ import { OffrunError } from "../foundation/errors.js";
 import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import { agentRecordSchema, type AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlReadResult } from "../foundation/store.js";
 
 /** Reads one agent record; throws not_found with the names that do exist. */
@@ -49,6 +50,11 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
       } else if (record) listing.agents.push(record);
     } catch (error) {
       listing.unreadable.push({ file: full, problem: (error as Error).message });
+      // Left on disk, and said: the other agents of the project go on.
+      reportStateProblem({
+        file: full,
+        message: `${(error as Error).message.split("\n").join(" ")} The agent '${file.slice(0, -".json".length)}' is left out until then.`,
+      });
     }
   }
   listing.agents.sort((a, b) => b.createdAt.localeCompare(a.createdAt));

@@ -1,7 +1,9 @@
 import path from "node:path";
 import * as z from "zod";
 import { quotaWindowSchema, type QuotaWindow } from "../foundation/events.js";
+import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { blockingWindow } from "./blocking.js";
 import { addReading, paceReadingSchema, paceSchema, readingOf, type PaceReading } from "./pace.js";
@@ -72,7 +74,12 @@ function ledgerFile(): string {
 
 export async function readLedger(): Promise<Ledger> {
   const ledger = await readJsonFile(ledgerFile(), ledgerSchema, "Delete it; Offrun rebuilds its quota cache.").catch(
-    () => undefined, // a cache: a damaged one is rebuilt, never a reason to fail
+    (error: unknown) => {
+      // A cache: a damaged one is rebuilt, never a reason to fail; but said, once.
+      const problem = `${describeError(error).split("\n")[0]} Offrun starts the quota cache afresh; readings come back with the next turn or refresh.`;
+      reportStateProblem({ file: ledgerFile(), message: problem });
+      return undefined;
+    },
   );
   return ledger ?? { version: 1, accounts: {} };
 }
