@@ -60,10 +60,12 @@ export class Supervisor {
     });
     trace.mark("repository, config and harness");
     // Independent file reads and a PATH search: done together, since each start pays for them.
+    // Known before its record exists: recovery finds agents via projects.json (a kill mid-start left one working).
     const [binary, login] = await Promise.all([
       this.requireBinary(harness),
       this.logins.choose(harness, { label: request.account, force: request.force }),
       ensureProjectDirs(root),
+      rememberProject(root),
     ]);
     trace.mark("binary, login pick, folders");
 
@@ -87,8 +89,6 @@ export class Supervisor {
     trace.finish(record.name);
     const warnings = login.warning ? [login.warning] : [];
     for (const message of warnings) await this.journal.log(record, 1, { type: "notice", level: "warning", message });
-    // Off the path to the spawn: only the dashboard and recovery read the list of projects.
-    await rememberProject(root);
     return { agent: record, warnings, firstTurn };
   }
 
