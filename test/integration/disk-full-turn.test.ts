@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 import { itWithTmpfs, mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
 
@@ -44,7 +44,10 @@ itWithTmpfs(
     const bin = await writeStubCli(path.join(box.dir, "stub", "claude"), {
       replay,
       // The agent's own command fills the disk, as a build writing artifacts would.
-      before: [`if [ -f '${flag}' ]; then dd if=/dev/zero of="$PWD/artifact" bs=4k 2>/dev/null; fi`],
+      // Topped up a few times: a write under way when dd ended (a record's rename) frees a page.
+      before: [
+        `if [ -f '${flag}' ]; then for i in 1 2 3 4 5; do dd if=/dev/zero of="$PWD/artifact-$i" bs=4k 2>/dev/null; sleep 0.05; done; fi`,
+      ],
     });
     const env = { ...box.env, OFFRUN_CLAUDE_BIN: bin };
     const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
@@ -62,8 +65,14 @@ itWithTmpfs(
     );
     expect(shown.agent.status).toBe("failed");
     expect(shown.agent.lastError).toBe(ends[1]?.reason);
+    // The agent's reply is in the log or named as lost, never both; words the CLI printed after
+    // Offrun stopped it (at the first write that found no room) are not the turn's, as after a stop.
     const lost = shown.events.find((e) => e.type === "notice" && e.message?.startsWith("Lost while the disk was full"));
-    expect(lost?.message).toMatch(/the agent's words "/);
+    const named = lost?.message?.includes("the agent's words \"Hello from far away") ?? false;
+    const kept = shown.events.some((e) => e.type === "text" && e.turn === 2);
+    expect(named && kept).toBe(false);
+    if (lost)
+      expect(lost.message).toMatch(/^Lost while the disk was full \(\d+ events? of this turn could not be written\): /);
     expect(shown.corruptLines).toEqual([]);
     expect(shown.events.filter((e) => e.type === "user_message").map((e) => e.text)).toEqual([
       "the first message",
@@ -74,7 +83,7 @@ itWithTmpfs(
     // Room again: the same session goes on.
     await fs.rm(flag);
     const worktree = path.join(repo, ".worktrees", "filler");
-    await fs.rm(path.join(worktree, "artifact"));
+    for (let i = 1; i <= 5; i += 1) await fs.rm(path.join(worktree, `artifact-${i}`), { force: true });
     expect(await offrun("send", "--wait", "filler", "go on")).toSucceed();
     const after = await show();
     expect(after.agent.status).toBe("idle");
@@ -84,3 +93,38 @@ itWithTmpfs(
   },
   90_000,
 );
+
+test("when not even the reserve lets the chat log be written, the turn still ends failed and companion.log says what was lost", async () => {
+  // Where no tmpfs can be mounted too: the fault point fails every append to the chat log.
+  const repo = await makeRepo(path.join(box.dir, "no-room"), box.env);
+  const bin = await writeStubCli(path.join(box.dir, "stub-no-room", "claude"), {
+    replay: fixture("claude", "2.1.332", "text-reply"),
+  });
+  const oh = path.join(box.dir, "oh-no-room");
+  const env = { ...box.env, OFFRUN_HOME: oh, OFFRUN_CLAUDE_BIN: bin };
+  const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
+  expect(
+    await runOffrun(["companion", "start"], { env: { ...env, OFFRUN_FAULT: "append:ENOSPC:chats/" } }),
+  ).toSucceed();
+  await offrun("start", "--wait", "--name", "mute", "say something");
+  const record = await eventually(
+    async () => {
+      const ls = JSON.parse((await offrun("ls", "--json")).stdout) as {
+        agents: { status: string; lastError?: string }[];
+      };
+      return ls.agents[0]?.status === "failed" ? ls.agents[0] : undefined;
+    },
+    20_000,
+    "the turn to end failed",
+  );
+  expect(record.lastError).toMatch(
+    /^The disk holding .* is full \(\d+ KB free\): free space, then send a message to go on\.$/,
+  );
+  const log = await fs.readFile(path.join(oh, "companion.log"), "utf8");
+  expect(log).toMatch(
+    /state: Lost while the disk was full \(\d+ events of this turn could not be written\): your message "say something"/,
+  );
+  expect(log).toContain("could not be written to the chat log either");
+  expect(log).toMatch(/state: The end of turn 1 could not be written/);
+  expect((await offrun("companion", "status")).stdout).toMatch(/running/);
+}, 60_000);

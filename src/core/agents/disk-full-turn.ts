@@ -1,6 +1,8 @@
 import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import { diskFullMessage, isDiskFull, keepReserve, releaseReserve } from "../foundation/disk-full.js";
+import { describeError } from "../foundation/errors.js";
 import { projectPaths } from "../foundation/paths.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 
 type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
 /** How much of each lost event the report quotes. */
@@ -36,6 +38,12 @@ export class DiskFullTurn {
 
   /** `log`, with a write the disk has no room for kept as lost instead of failing the turn. */
   async log(write: () => Promise<void>, event: ParsedEvent): Promise<void> {
+    // Once the disk was found full the turn's one end is the one finish() writes: a CLI's own end
+    // that landed on a page freed meanwhile would say "completed" over lost lines.
+    if (this.error && event.type === "turn_end") {
+      this.lost.push(event);
+      return;
+    }
     try {
       await write();
       if (event.type === "turn_end") this.endWritten = true;
@@ -70,13 +78,20 @@ export class DiskFullTurn {
     const reason = await diskFullMessage(this.project, this.error);
     await releaseReserve(projectPaths(this.project).chats);
     const lost = this.lost.filter((e) => e.type !== "turn_end");
+    // Even the reserve may not be enough (or be gone): then companion.log says it, never nothing.
+    const unsaid = (what: string) => (error: unknown) =>
+      reportStateProblem({
+        file: projectPaths(this.project).chats,
+        message: `${what} could not be written to the chat log either (${describeError(error)}). ${reason}`,
+      });
     if (lost.length > 0) {
-      await log({ type: "notice", level: "warning", message: describeLost(lost) }).catch(() => undefined);
+      const message = describeLost(lost);
+      await log({ type: "notice", level: "warning", message }).catch(unsaid(message));
     }
     // An end already on disk stays the turn's one end (the disk filled after it, at the record's write).
     if (this.endWritten) return final;
     const end: TurnEndEvent = { ...final, outcome: "failed", reason };
-    await log(end).catch(() => undefined);
+    await log(end).catch(unsaid(`The end of turn ${final.turn}`));
     return end;
   }
 

@@ -1,8 +1,9 @@
 /**
- * Offrun's own state files that were found corrupt (not JSON, the wrong shape) and what was done
- * about them. The reader that finds one goes on with what it can (a corrupt file must not stop the
- * companion, nor any project it does not concern) and reports it here; each face says it: the
- * companion in companion.log, the CLI on stderr. Core never prints.
+ * Problems with Offrun's own files that were worked around, not thrown: a state file found corrupt
+ * (not JSON, the wrong shape) and what was done about it, or lines a full disk kept out of a chat
+ * log. The code that finds one goes on with what it can (it must not stop the companion, nor any
+ * project it does not concern) and reports it here; each face says it: the companion in
+ * companion.log, the CLI on stderr. Core never prints.
  */
 export interface StateProblem {
   file: string;
