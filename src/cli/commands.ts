@@ -180,6 +180,16 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       .option("--purge", "also delete its home, if Offrun created it")
       .action(lazy(() => import("./account-actions.js"), "rm"));
   },
+  trust: (program) => {
+    withGlobals(
+      program
+        .command("trust")
+        .description("show this repository's settings that run or widen anything; --yes trusts them as they are"),
+    )
+      .option("--yes", "trust them (asked again when any of them changes)")
+      .option("--revoke", "take the trust back")
+      .action(lazy(() => import("./trust-actions.js"), "trust"));
+  },
   harnesses: (program) => {
     withGlobals(
       program.command("harnesses").description("the agent CLIs Offrun can run: installed?, version, logins, support"),

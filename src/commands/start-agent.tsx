@@ -24,6 +24,7 @@ import {
 import { withCompanion } from "./lib/companion.js";
 import { appendText, type StartAgentContext } from "./lib/dictate.js";
 import { DictateAction } from "./lib/dictate-action.js";
+import { TrustRepository } from "./lib/trust-repository.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
@@ -157,6 +158,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   // Submit is the form's primary action (⌘↵, Raycast's own binding for a form's first action); Dictate
   // has a key of its own, so neither shadows the other.
+  const untrusted = data?.untrusted;
   const localProjects = (data?.projects ?? []).map((p) => (
     <Form.Dropdown.Item key={p.root} value={p.root} title={p.name} keywords={[p.root]} />
   ));
@@ -176,6 +178,15 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         <ActionPanel>
           <Action.SubmitForm title="Start Agent" icon={Icon.Play} onSubmit={handleSubmit} />
           {dictateAction}
+          {untrusted ? (
+            <Action.Push
+              title="Review Repository Settings"
+              icon={Icon.Shield}
+              target={
+                <TrustRepository root={selectedProject} settings={untrusted.settings} onTrusted={options.revalidate} />
+              }
+            />
+          ) : null}
         </ActionPanel>
       }
     >
@@ -216,6 +227,12 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
           </Form.Dropdown.Section>
         ))}
       </Form.Dropdown>
+      {untrusted ? (
+        <Form.Description
+          title="Not Trusted"
+          text={`This repository's settings (${untrusted.settings.map((s) => s.key).join(", ")}) ${untrusted.changedSince ? "changed since you trusted them" : "are not trusted yet"}: agents start without them. Review Repository Settings (in the actions) shows what they would run.`}
+        />
+      ) : null}
       <Form.Dropdown
         {...itemProps.harness}
         title="Agent CLI"

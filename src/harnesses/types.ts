@@ -43,6 +43,11 @@ export interface TurnInput {
   /** Extra folders the agent may write (memory). */
   addDirs?: string[];
   /**
+   * The user trusted the repository in Offrun (`offrun trust`): a CLI with a folder trust of its
+   * own (Gemini CLI) is told to skip it only then, and keeps its own check otherwise.
+   */
+  workspaceTrusted?: boolean;
+  /**
    * The CLI runs inside Offrun's sandbox, which already enforces the mode (a Planner's worktree
    * is read-only there): an adapter whose CLI has a sandbox of its own that cannot nest inside
    * it (Codex's bubblewrap) turns that one off.

@@ -57,7 +57,8 @@ async function diffedWorktrees(): Promise<Set<string>> {
   return new Set(
     lines
       .map((line) => line.split("\t"))
-      .filter(([, args]) => args?.startsWith("diff --cached") && args.includes("--name-status"))
+      // Offrun's git calls start with the settings that switch off fsmonitor and hooks (`-c ...`).
+      .filter(([, args]) => /^(?:-c \S+ )*diff --cached/.test(args ?? "") && args!.includes("--name-status"))
       .map(([cwd]) => cwd!),
   );
 }

@@ -79,7 +79,7 @@ describe("Claude Code", () => {
     expect(after.events.find((e) => e.type === "decision")).toMatchObject({ decision: "deny" });
   });
 
-  test("--always is saved in the project config, and the next identical request is allowed without asking", async () => {
+  test("--always is saved for this user, not in the committed config, and the next identical request is allowed without asking", async () => {
     const command = writeWith("always.txt");
     world.server.script({ kind: "shell", command });
     expect(await offrun("start", "--name", "always1", "first")).toSucceed();
@@ -88,11 +88,13 @@ describe("Claude Code", () => {
     expect(key).toMatch(/^Bash\(/);
     expect(await offrun("approve", "always1", "--always")).toSucceed();
     await waitFor("always1", "idle");
-    const config = JSON.parse(await fs.readFile(path.join(world.repo, ".offrun", "config.json"), "utf8")) as {
-      alwaysAllow: string[];
-      idleTimeoutMinutes: number;
+    // Issue 24: an "always" in the committed file would change what the repository asks others to trust.
+    const config = JSON.parse(await fs.readFile(path.join(world.repo, ".offrun", "config.json"), "utf8")) as unknown;
+    expect(config).toEqual({ idleTimeoutMinutes: 5 });
+    const trust = JSON.parse(await fs.readFile(path.join(world.box.offrunHome, "trust.json"), "utf8")) as {
+      repositories: Record<string, { alwaysAllow: string[] }>;
     };
-    expect(config).toEqual({ idleTimeoutMinutes: 5, alwaysAllow: [key] });
+    expect(Object.values(trust.repositories).map((entry) => entry.alwaysAllow)).toEqual([[key]]);
 
     world.server.script({ kind: "shell", command });
     const second = await offrun("start", "--wait", "--name", "always2", "second");

@@ -43,6 +43,16 @@ async function shown(agent: string): Promise<Shown> {
   return JSON.parse((await offrun("show", agent, "--json")).stdout) as Shown;
 }
 
+// Issue 24: Gemini CLI keeps its own folder trust unless the user trusted the repository in Offrun.
+test("in a repository not trusted yet, Gemini CLI keeps its folder trust, and the turn says how to trust", async () => {
+  const started = await offrun("start", "--harness", "gemini", "--wait", "--name", "untrusted", "say hello");
+  expect(started.exitCode).not.toBe(0);
+  expect(started.stdout).toContain(
+    "does not run in a folder it does not trust. Trust this repository with `offrun trust`",
+  );
+  expect(await offrun("trust", "--yes")).toSucceed();
+});
+
 test("a Build turn writes a file in the worktree only, and merge brings it to the main checkout", async () => {
   const worktree = path.join(repo, ".worktrees", "notes");
   server.script({ kind: "write_file", path: path.join(worktree, "notes.md"), content: "gemini was here\n" });

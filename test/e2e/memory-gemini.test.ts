@@ -26,6 +26,8 @@ beforeAll(async () => {
     GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
     GIT_CONFIG_NOSYSTEM: "1",
   };
+  // Gemini CLI runs only in a folder it trusts: the user trusted this repository in Offrun.
+  expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed();
 });
 
 afterAll(async () => {

@@ -36,6 +36,8 @@ async function geminiDefaultWorld(): Promise<World> {
     GIT_CONFIG_NOSYSTEM: "1",
   };
   delete env.GEMINI_CLI_HOME;
+  // Gemini CLI runs only in a folder it trusts: the user trusted this repository in Offrun.
+  expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed();
   return {
     server,
     box,

@@ -111,6 +111,7 @@ maybeTest(
       replay: fixture("claude", "2.1.332", "text-reply"),
     });
     const env = { ...box.env, OFFRUN_CLAUDE_BIN: bin };
+    expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed(); // its setup runs (issue 24)
     expect(await runOffrun(["start", "--wait", "--name", "fin", "say hi"], { env, cwd: repo })).toSucceed();
     await writeDraft(repo, "fin", "fix the typo\n");
     const state = path.join(box.offrunHome, "state.json");

@@ -1,13 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import {
-  askUser,
-  PendingRequests,
-  pendingFromLog,
-  rememberAlwaysAllow,
-  type AskContext,
-} from "../../src/core/agents/approvals.js";
+import { askUser, PendingRequests, pendingFromLog, type AskContext } from "../../src/core/agents/approvals.js";
+import { loadProjectConfig } from "../../src/core/foundation/project.js";
+import { rememberAlwaysAllow } from "../../src/core/foundation/trust.js";
 import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
 import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
 import type { PendingRequest } from "../../src/harnesses/types.js";
@@ -148,19 +144,17 @@ describe("askUser", () => {
   });
 });
 
-test("rememberAlwaysAllow keeps the other settings and adds each rule once", async () => {
+test("an always rule is the user's, kept once per repository outside it: the committed config is not touched", async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-always-"));
   const file = path.join(root, ".offrun", "config.json");
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, JSON.stringify({ setup: [["npm", "ci"]], custom: { kept: true } }));
+  const committed = JSON.stringify({ custom: { kept: true } });
+  await fs.writeFile(file, committed);
   await rememberAlwaysAllow(root, "Bash(npm install *)");
   await rememberAlwaysAllow(root, "Bash(npm install *)");
   await rememberAlwaysAllow(root, "shell(make)");
-  expect(JSON.parse(await fs.readFile(file, "utf8"))).toEqual({
-    setup: [["npm", "ci"]],
-    custom: { kept: true },
-    alwaysAllow: ["Bash(npm install *)", "shell(make)"],
-  });
+  expect(await fs.readFile(file, "utf8")).toBe(committed);
+  expect((await loadProjectConfig(root)).alwaysAllow).toEqual(["Bash(npm install *)", "shell(make)"]);
   await fs.rm(root, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { loadCustomHarnessDefinitions } from "../../src/harnesses/acp/custom.js";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { findHarness, listHarnesses } from "../../src/harnesses/registry.js";
+import { trustRepository } from "../../src/core/foundation/trust.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -23,6 +24,11 @@ afterEach(async () => {
 });
 
 const write = (file: string, value: unknown) => writeFile(file, JSON.stringify(value));
+/** The project's config, as its owner wrote it and trusted it (`offrun trust --yes`). */
+const writeTrusted = async (value: Record<string, unknown>) => {
+  await write(projectFile(), value);
+  await trustRepository(project, value);
+};
 const load = () => loadCustomHarnessDefinitions({ projectRoot: project, env, builtinIds: ["claude", "grok"] });
 
 async function failure(): Promise<string> {
@@ -51,7 +57,7 @@ test("entries from both files become ACP definitions with Offrun's defaults, use
       },
     ],
   });
-  await write(projectFile(), {
+  await writeTrusted({
     branchPrefix: "x/",
     harnesses: [
       { id: "team-agent", displayName: "Team Agent", command: "/opt/team/agent", initializeTimeoutSeconds: 5 },
@@ -93,7 +99,7 @@ test("an id taken by a built-in or by the other file is refused with both places
   expect(await failure()).toMatch(/harnesses\.0\.id: 'grok' is already taken by Offrun's built-in harnesses/);
 
   await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli" }] });
-  await write(projectFile(), { harnesses: [{ id: "kiro", command: "other" }] });
+  await writeTrusted({ harnesses: [{ id: "kiro", command: "other" }] });
   const message = await failure();
   expect(message).toContain(projectFile());
   expect(message).toContain(`'kiro' is already taken by ${userFile()}`);
@@ -123,7 +129,7 @@ test("invalid JSON names the file", async () => {
 });
 
 test("the registry lists built-ins and custom agents, and resolves a custom id to a live-only ACP harness", async () => {
-  await write(projectFile(), { harnesses: [{ id: "kiro", displayName: "Kiro", command: "kiro-cli", args: ["acp"] }] });
+  await writeTrusted({ harnesses: [{ id: "kiro", displayName: "Kiro", command: "kiro-cli", args: ["acp"] }] });
   const all = await listHarnesses({ project, env });
   expect(all.map((h) => h.id)).toEqual(expect.arrayContaining(["claude", "codex", "grok", "kiro"]));
   const kiro = await findHarness("kiro", { project, env });
@@ -143,4 +149,15 @@ test("an agent's state folders are what its sandboxed turn writes of its login's
     await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli", stateFolders: [outside] }] });
     expect(await failure()).toMatch(/stateFolders\.0: must be a folder inside the login's home/);
   }
+});
+
+// Issue 24: a repository's agents are commands it would run as "the agent".
+test("a project's agents are left out until the user trusts the repository, and again after they change", async () => {
+  const agents = { harnesses: [{ id: "team-agent", command: "/opt/team/agent" }] };
+  await write(projectFile(), agents);
+  expect(await load()).toEqual([]);
+  await trustRepository(project, agents);
+  expect((await load()).map((definition) => definition.id)).toEqual(["team-agent"]);
+  await write(projectFile(), { harnesses: [{ id: "team-agent", command: "/tmp/other" }] });
+  expect(await load()).toEqual([]);
 });

@@ -30,15 +30,28 @@ test.each(HOSTILE)("a record named %j is refused", (name) => {
   expect(() => mirrorFile("devbox", "/work/app", name)).toThrow(/named an agent/);
 });
 
-test("a committed record whose name is not its file's is reported unreadable, not used", async () => {
+test("a committed record that is not what Offrun would have written for its file is reported unreadable, not used", async () => {
   const project = path.join(dir, "repo");
   const agents = path.join(project, ".offrun", "agents");
   await fs.mkdir(agents, { recursive: true });
   await fs.writeFile(path.join(agents, "x.json"), JSON.stringify(agentRecord(project, "other")));
   await fs.writeFile(path.join(agents, "y.json"), JSON.stringify(agentRecord(project, "../../owned")));
+  // Issue 24, item 2: a worktree elsewhere (`discard --force` deleted it), or another checkout's record.
+  await fs.writeFile(path.join(agents, "z.json"), JSON.stringify(agentRecord(project, "z", { worktree: "../.." })));
+  await fs.writeFile(path.join(agents, "w.json"), JSON.stringify(agentRecord("/home/someone/repo", "w")));
+  await fs.writeFile(path.join(agents, "ok.json"), JSON.stringify(agentRecord(project, "ok")));
   const listing = await listAgentsDetailed(project);
-  expect(listing.agents).toEqual([]);
-  expect(listing.unreadable.map((entry) => path.basename(entry.file)).sort()).toEqual(["x.json", "y.json"]);
+  expect(listing.agents.map((agent) => agent.name)).toEqual(["ok"]);
+  expect(listing.unreadable.map((entry) => path.basename(entry.file)).sort()).toEqual([
+    "w.json",
+    "x.json",
+    "y.json",
+    "z.json",
+  ]);
+  expect(listing.unreadable.find((entry) => entry.file.endsWith("z.json"))?.problem).toMatch(
+    /is not inside .*\.worktrees/,
+  );
+  await expect(readAgent(project, "z")).rejects.toThrow(/No agent named 'z'/);
   await expect(readAgent(project, "x")).rejects.toThrow(/No agent named 'x'/);
 });
 

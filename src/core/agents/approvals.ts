@@ -2,9 +2,7 @@ import type { Decision, PendingRequest } from "../../harnesses/types.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentEvent, ParsedEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
-import { projectPaths } from "../foundation/paths.js";
-import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
-import * as z from "zod";
+import { loadProjectConfig } from "../foundation/project.js";
 
 /** A request as the user sees it: the harness's request with the id Offrun gave it. */
 export interface PendingEntry {
@@ -155,7 +153,7 @@ export async function askUser(ctx: AskContext, request: PendingRequest): Promise
   if (
     request.kind === "approval" &&
     request.alwaysKey &&
-    (await alwaysAllowed(record.project, ctx.config)).includes(request.alwaysKey)
+    (await alwaysAllowed(record.project)).includes(request.alwaysKey)
   ) {
     await ctx.log(turn, requested);
     await ctx.log(turn, { type: "decision", id: request.id, decision: "allow", by: "always_allow" });
@@ -205,24 +203,9 @@ function decisionEvent(id: string, decision: Decision): ParsedEvent {
   }
 }
 
-/** The rules on disk win over the config the turn started with: `--always` may have added one since. */
-async function alwaysAllowed(root: string, config: ProjectConfig): Promise<string[]> {
-  const onDisk = await readJsonFile(projectPaths(root).config, rawConfigSchema).catch(() => undefined);
-  const rules = z.array(z.string()).safeParse(onDisk?.alwaysAllow);
-  return rules.success ? rules.data : config.alwaysAllow;
-}
-
-const rawConfigSchema = z.record(z.string(), z.unknown());
-
-/** Adds an alwaysAllow rule to .offrun/config.json, keeping every other field as it was. */
-export async function rememberAlwaysAllow(root: string, key: string): Promise<void> {
-  const file = projectPaths(root).config;
-  const current = (await readJsonFile(file, rawConfigSchema)) ?? {};
-  const rules = z.array(z.string()).safeParse(current.alwaysAllow);
-  const list = rules.success ? rules.data : [];
-  if (list.includes(key)) return;
-  // The project's settings are the user's to commit: not made private like Offrun's own files.
-  await writeJsonAtomic(file, { ...current, alwaysAllow: [...list, key] }, { shared: true });
+/** The rules as they stand now win over the config the turn started with: `--always` may have added one since. */
+async function alwaysAllowed(root: string): Promise<string[]> {
+  return (await loadProjectConfig(root)).alwaysAllow;
 }
 
 /**

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import path from "node:path";
 import { OffrunError } from "../foundation/errors.js";
 import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
 import { agentRecordSchema, type AgentRecord } from "../foundation/model.js";
@@ -9,7 +10,7 @@ import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlRea
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {
   const record = await readJsonFile(projectPaths(root).agent(name), agentRecordSchema);
-  if (!record || record.name !== name) {
+  if (!record || foreignRecord(root, name, record)) {
     const names = (await listAgents(root)).map((a) => a.name);
     const hint = names.length > 0 ? `Agents here: ${names.join(", ")}.` : "This project has no agents yet.";
     throw new OffrunError("not_found", `No agent named '${name}' in ${root}. ${hint}`);
@@ -41,13 +42,9 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
     const full = `${dir}/${file}`;
     try {
       const record = await readJsonFile(full, agentRecordSchema);
-      // A record is the agent its file names: another name would point Offrun at another agent's files.
-      if (record && record.name !== file.slice(0, -".json".length)) {
-        listing.unreadable.push({
-          file: full,
-          problem: `it says it is agent '${record.name}', but its file names another`,
-        });
-      } else if (record) listing.agents.push(record);
+      const problem = record && foreignRecord(root, file.slice(0, -".json".length), record);
+      if (problem) listing.unreadable.push({ file: full, problem });
+      else if (record) listing.agents.push(record);
     } catch (error) {
       listing.unreadable.push({ file: full, problem: (error as Error).message });
       // Left on disk, and said: the other agents of the project go on.
@@ -59,6 +56,25 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
   }
   listing.agents.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   return listing;
+}
+
+/**
+ * Why a record is not this checkout's own agent, or undefined when it is. A record is input (a
+ * repository can commit one, a crafted one can be left there): its name, project and worktree
+ * are what Offrun itself would have written for the file it was read from, or nothing is done
+ * with it (a foreign worktree would be deleted by `discard`, a foreign name read as another agent).
+ */
+function foreignRecord(root: string, fileName: string, record: AgentRecord): string | undefined {
+  if (record.name !== fileName) return `it says it is agent '${record.name}', but its file names another`;
+  if (path.resolve(record.project) !== path.resolve(root)) {
+    return `it belongs to a checkout at ${record.project}, not this one (a record committed or copied from elsewhere)`;
+  }
+  const worktrees = projectPaths(root).worktrees;
+  const relative = path.relative(worktrees, path.resolve(root, record.worktree));
+  if (!path.isAbsolute(record.worktree) || relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
+    return `its worktree ${record.worktree} is not inside ${worktrees}, where Offrun puts agents' worktrees`;
+  }
+  return undefined;
 }
 
 export async function listAgents(root: string): Promise<AgentRecord[]> {

@@ -4,6 +4,7 @@ import type { ParsedEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { isAlive, signalGroup } from "../foundation/pids.js";
+import { isSameProcess, NO_PROCESS } from "../foundation/process-identity.js";
 import { knownProjects } from "../foundation/project.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../review/scratch.js";
@@ -31,10 +32,14 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
       if (record.resume && record.status === "limited") hooks.scheduleWait(root, record.name, record.resume.at);
       if ((record.status !== "working" && record.status !== "needs-you") || hooks.isRunning(root, record.name))
         continue;
-      if (record.pid !== undefined && isAlive(record.pid)) signalGroup(record.pid, "SIGTERM");
+      // Only the CLI this record started: a pid from a crafted or committed record, or one the
+      // system has given to another process since, is left alone.
+      if (record.pid !== undefined && isAlive(record.pid) && (await isSameProcess(record.pid, record.pidStartTime))) {
+        signalGroup(record.pid, "SIGTERM");
+      }
       const reason = "The companion stopped during this turn. Send a message to continue the same session.";
       await hooks.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });
-      await hooks.update(record, { status: "failed", lastError: reason, pid: undefined });
+      await hooks.update(record, { status: "failed", lastError: reason, ...NO_PROCESS });
       recovered.push(`${root}:${record.name}`);
     }
     // Reviews run only in a companion and requests wait for recovery: a scratch left now is the last one's.

@@ -4,10 +4,10 @@ import { OffrunError } from "../foundation/errors.js";
 import type { TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { validateAgentName } from "../foundation/names.js";
-import { ensureProjectDirs, loadProjectConfig, rememberProject } from "../foundation/project.js";
+import { ensureProjectDirs, loadProjectConfig, loadProjectSettings, rememberProject } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "../logins/picker.js";
-import { rememberAlwaysAllow } from "./approvals.js";
+import { rememberAlwaysAllow, untrustedWarning } from "../foundation/trust.js";
 import { requireAgentBinary } from "./binary.js";
 import { handOver } from "./handoff.js";
 import { AgentJournal, agentKey } from "./journal.js";
@@ -53,7 +53,7 @@ export class Supervisor {
     checkPrompt(request.prompt);
     if (request.name !== undefined) validateAgentName(request.name);
     const root = await findRepoRoot(request.project);
-    const config = await loadProjectConfig(root);
+    const { config, trust } = await loadProjectSettings(root);
     const harness = await findHarness(request.harness ?? config.defaultHarness ?? DEFAULT_HARNESS_ID, {
       project: root,
       env: this.env,
@@ -87,7 +87,7 @@ export class Supervisor {
     const firstTurn = record.turns + 1;
     this.turns.begin(record, request.prompt, binary, config, firstMemory ? { firstMemory } : {});
     trace.finish(record.name);
-    const warnings = login.warning ? [login.warning] : [];
+    const warnings = [login.warning, untrustedWarning(trust)].filter((warning) => warning !== undefined);
     for (const message of warnings) await this.journal.log(record, 1, { type: "notice", level: "warning", message });
     return { agent: record, warnings, firstTurn };
   }

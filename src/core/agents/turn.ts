@@ -12,6 +12,8 @@ import { liveRunner } from "./live-turn.js";
 import { trailingQuestion } from "../foundation/question.js";
 import { DiskFullStop, DiskFullTurn } from "./disk-full-turn.js";
 import { CompanionStop } from "./turn-stop.js";
+import { repositoryTrusted } from "../foundation/project.js";
+import { NO_PROCESS, spawned } from "../foundation/process-identity.js";
 
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
 export const ARGV_PROMPT_BYTES = 100_000;
@@ -132,6 +134,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     newSessionId,
     model: record.model,
     ...(record.sandbox ? { sandboxed: true } : {}),
+    ...((await repositoryTrusted(record.project)) ? { workspaceTrusted: true } : {}),
     env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
   };
 
@@ -195,7 +198,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
         ...(record.sandbox ? { sandbox: true } : {}),
       }),
     );
-    write(update({ pid }));
+    write(spawned(pid).then(update));
   };
 
   // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
@@ -234,7 +237,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   // step (a failover's pick) reads the limit this turn recorded.
   await Promise.all(writes);
   final = await disk.finish(final, (event) => ctx.log(turn, event));
-  await update({ pid: undefined, lastError: final.outcome === "completed" ? undefined : final.reason });
+  await update({ ...NO_PROCESS, lastError: final.outcome === "completed" ? undefined : final.reason });
   if (writeError !== undefined) throw writeError;
   return {
     end: final,
@@ -292,8 +295,6 @@ function killedEnd(
 }
 
 /** The turn failed because its login is not signed in (or its sign-in expired). */
-export function isSignedOut(result: TurnResult): boolean {
-  return (
-    result.end.outcome === "failed" && (result.errorKind === "not_logged_in" || result.errorKind === "auth_expired")
-  );
-}
+const SIGNED_OUT: readonly (ErrorKind | undefined)[] = ["not_logged_in", "auth_expired"];
+export const isSignedOut = (result: TurnResult) =>
+  result.end.outcome === "failed" && SIGNED_OUT.includes(result.errorKind);

@@ -36,6 +36,8 @@ export const agentRecordSchema = z.object({
   status: z.enum(AGENT_STATUSES),
   turns: z.number().int().nonnegative(),
   pid: z.number().int().optional(),
+  /** When that process started (process-identity.ts): Offrun signals the pid only while it is that process. */
+  pidStartTime: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   turnStartedAt: z.string().optional(),

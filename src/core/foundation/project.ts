@@ -6,16 +6,38 @@ import { projectPaths, userPaths } from "./paths.js";
 import { makePrivateDir } from "./private-files.js";
 import { reportStateProblem } from "./state-problems.js";
 import { readJsonFile, writeJsonAtomic, writeTextAtomic } from "./store.js";
+import { repositoryTrust, withoutUntrusted, type RepositoryTrust } from "./trust.js";
+import * as z from "zod";
 
-/** Reads `.offrun/config.json`; a missing file means defaults. Errors name the file, the field and the fix. */
+const CONFIG_FIX = "Fix the field named above (see README: Project settings), or delete the file to use the defaults.";
+const rawConfigSchema = z.record(z.string(), z.unknown());
+
+/**
+ * Reads `.offrun/config.json` as it takes effect: a missing file means defaults, and the settings
+ * that run or widen anything (trust.ts `GATED_KEYS`) only once the user trusted them. Every
+ * consumer (start, send, review, handoff, the harness list, the sandbox) reads it here. Errors
+ * name the file, the field and the fix.
+ */
 export async function loadProjectConfig(root: string): Promise<ProjectConfig> {
+  return (await loadProjectSettings(root)).config;
+}
+
+/** Whether the user trusted the repository's settings as they stand (`offrun trust`). */
+export async function repositoryTrusted(root: string): Promise<boolean> {
+  return (await loadProjectSettings(root)).trust.trusted;
+}
+
+/** The config as it takes effect, and what of it waits for the user's trust. */
+export async function loadProjectSettings(
+  root: string,
+): Promise<{ config: ProjectConfig; trust: RepositoryTrust; raw: Record<string, unknown> }> {
   const file = projectPaths(root).config;
-  const config = await readJsonFile(
-    file,
-    projectConfigSchema,
-    "Fix the field named above (see README: Project settings), or delete the file to use the defaults.",
-  );
-  return config ?? projectConfigSchema.parse({});
+  // The whole file is checked first, so that a mistake is named whether or not it is trusted.
+  const full = await readJsonFile(file, projectConfigSchema, CONFIG_FIX);
+  const raw = full === undefined ? {} : ((await readJsonFile(file, rawConfigSchema, CONFIG_FIX)) ?? {});
+  const trust = await repositoryTrust(root, raw);
+  const config = trust.trusted && full ? full : projectConfigSchema.parse(withoutUntrusted(raw, trust));
+  return { config: { ...config, alwaysAllow: [...trust.alwaysAllow, ...config.alwaysAllow] }, trust, raw };
 }
 
 /** Remembers a project in `~/.offrun/projects.json` so the dashboard and the companion find it. */

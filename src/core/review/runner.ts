@@ -39,6 +39,8 @@ export interface ReviewerRequest {
   runner: ProcessRunner;
   /** Run inside the sandbox (the author is sandboxed): the project, and a name for its folder. */
   sandbox?: { project: string; name: string };
+  /** The user trusted the repository (`TurnInput.workspaceTrusted`). */
+  workspaceTrusted?: boolean;
   /** Every event of every attempt, as it arrives (the reviewer's transcript). */
   record(account: Account, event: ParsedEvent): Promise<void>;
 }
@@ -120,6 +122,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
     ...(request.model ? { model: request.model } : {}),
     outputSchema: request.outputSchema,
     ...(request.sandbox ? { sandboxed: true } : {}),
+    ...(request.workspaceTrusted ? { workspaceTrusted: true } : {}),
     env: request.logins.processEnv(account, harness),
   };
   // The scratch worktree is the reviewer's whole world, read-only; its login's home opens for it.

@@ -12,7 +12,7 @@ import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir } from "../foundation/private-files.js";
 import { isAlive } from "../foundation/pids.js";
-import { loadProjectConfig } from "../foundation/project.js";
+import { loadProjectConfig, repositoryTrusted } from "../foundation/project.js";
 import { appendJsonLine } from "../foundation/store.js";
 import { checkFindings, touchedLines } from "./findings.js";
 import { fixRequest } from "./fixes.js";
@@ -201,6 +201,7 @@ async function runInScratch(
       outputSchema: { schema: REVIEW_JSON_SCHEMA, file: schemaFile },
       // A sandboxed agent's reviewer runs in the sandbox too, its scratch worktree read-only.
       ...(record.sandbox ? { sandbox: { project: record.project, name: `${record.name}-review` } } : {}),
+      ...((await repositoryTrusted(record.project)) ? { workspaceTrusted: true } : {}),
       ...using,
       record: (account, event: ParsedEvent) =>
         appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: account.label }),

@@ -32,6 +32,9 @@ export const COMMON_VARIABLES = [
   "GIT_CONFIG_NOSYSTEM",
   "GIT_AUTHOR_*",
   "GIT_COMMITTER_*",
+  // Offrun's own, for the CLI's hooks to tell the agent's session from the user's (no secret).
+  "OFFRUN_AGENT",
+  "OFFRUN_PORT",
 ] as const;
 
 /** `env` with only the variables `allowed` names (a name, or a prefix ending in `*`) and the common ones. */

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import type { GuardedJsonKeys } from "../../harnesses/types.js";
+import { replaceFile } from "../foundation/atomic-write.js";
 
 /**
  * What a sandboxed turn must leave as it found it, checked by the companion, outside the
@@ -133,10 +134,9 @@ async function readIfThere(file: string): Promise<Buffer | undefined> {
   });
 }
 
-/** Temp file and rename, keeping the file's mode and owner (write-file-atomic copies them from the old file). */
+/** Temp file and rename, keeping the file's mode (replaceFile writes every byte, or leaves the file as it was). */
 async function writeFileAtomically(file: string, content: Buffer | string): Promise<void> {
-  const { default: writeFileAtomic } = await import("write-file-atomic");
-  await writeFileAtomic(file, content);
+  await replaceFile(file, Buffer.isBuffer(content) ? content : Buffer.from(content, "utf8"), { fsync: true });
 }
 
 function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {

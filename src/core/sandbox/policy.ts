@@ -172,6 +172,24 @@ export function runtimeSettings(scope: SandboxScope): Policy {
   };
 }
 
+/** Files in the home that a shell, git or npm reads at every start: never written by a turn. */
+const SHELL_AND_TOOL_DOTFILES = new Set([
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".inputrc",
+  ".gitconfig",
+  ".npmrc",
+  ".yarnrc",
+  ".pypirc",
+]);
+
 /** Why a write entry would open the user's home or Offrun's folder as a whole, or undefined. */
 function holdsTheHome(entry: string, scope: SandboxScope): string | undefined {
   if (isInside(scope.userHome, entry)) return "it is the user's home or holds it: every dotfile would be writable";
@@ -188,6 +206,9 @@ function tooWide(
 ): string | undefined {
   const home = holdsTheHome(entry, scope);
   if (home) return home;
+  if (path.dirname(entry) === scope.userHome && SHELL_AND_TOOL_DOTFILES.has(path.basename(entry))) {
+    return "it is a dotfile that your shell or git runs or obeys outside the sandbox";
+  }
   if (isInside(entry, scope.offrunHome) && !own.some((mine) => isInside(entry, mine))) {
     return "it is inside Offrun's own folder, which is not the turn's";
   }
@@ -206,6 +227,15 @@ function allowedEntries(host: string): string[] {
   if (!isLoopbackName(name)) return [host];
   const literal = name === "::1" || name === "[::1]" ? "[::1]" : "127.0.0.1";
   return port ? [`${literal}:${port}`, `localhost:${port}`] : [literal, "localhost"];
+}
+
+/**
+ * A loopback host a project names must say its port: `localhost` alone would open every service
+ * of this machine (a database, another agent's companion) to the sandbox.
+ */
+export function portlessLoopback(host: string): boolean {
+  const { name, port } = splitHost(host);
+  return isLoopbackName(name) && port === undefined;
 }
 
 /** Whether any of the hosts is on this machine's loopback (the CLI then needs the proxy for it). */

@@ -10,21 +10,19 @@ import { projectPaths, userPaths } from "../foundation/paths.js";
 import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
 import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
-import { OffrunError } from "../foundation/errors.js";
-import { git } from "../git/repo.js";
 import { listAccounts } from "../logins/accounts.js";
 import { RefusalWatch } from "./refusals.js";
 import {
   hostsInEnvironment,
-  isInside,
+  portlessLoopback,
   reachesLoopback,
   runtimeSettings,
   type AllowedHost,
-  type GitScope,
   type SandboxScope,
 } from "./policy.js";
 import { sandboxCommands, type SandboxedCommands } from "./host.js";
 import { keepAsFound } from "./kept.js";
+import { gitScope, linksOf } from "./git-scope.js";
 import { sandboxEnvironment } from "./environment.js";
 import { assertSandboxAvailable } from "./support.js";
 
@@ -79,6 +77,9 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
     [...(scope.git ? linksOf(scope.git, record.worktree) : []), ...absentExecutable],
     harness.sandbox.guardedKeys?.(account.home, request.env) ?? [],
   );
+  for (const host of request.config.sandbox.allowHosts.filter(portlessLoopback)) {
+    await request.warn(`The sandbox did not open ${host}: a loopback host needs its port (${host}:8080, say).`);
+  }
   for (const { path: entry, why } of refusedWrites) {
     await request.warn(`The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`);
   }
@@ -165,7 +166,9 @@ async function sandboxScope(
     ...harness.sandbox.hosts.map((host) => ({ host, setting: `${harness.displayName}'s own hosts` })),
     ...hostsInEnvironment({ ...env, ...account.env }),
     ...(configured?.hosts ?? []).map((entry) => ({ ...entry, own: true })),
-    ...config.sandbox.allowHosts.map((host) => ({ host, setting: "the project's sandbox.allowHosts" })),
+    ...config.sandbox.allowHosts
+      .filter((host) => !portlessLoopback(host))
+      .map((host) => ({ host, setting: "the project's sandbox.allowHosts" })),
   ];
   const scope: SandboxScope = {
     userHome,
@@ -231,55 +234,6 @@ async function loginStateOf(harness: Harness, home: string, env: NodeJS.ProcessE
 
 function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): { folders: string[]; files: string[] } {
   return harness.sandbox.state?.(home, env) ?? { folders: [home], files: [] };
-}
-
-/**
- * The git folder as the agent's branch needs it (policy.ts `GitScope`). The branch's ref folder
- * and its log folder are made if missing (a repository whose refs were packed has neither): a
- * commit writes its lock file there.
- */
-async function gitScope(worktree: string, branch: string | undefined): Promise<GitScope> {
-  const found = await git(worktree, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir"], {
-    timeoutMs: 10_000,
-  }).catch((error: unknown) => {
-    throw new OffrunError(
-      "not_found",
-      `The sandbox needs the worktree's git folder, and \`git rev-parse\` failed in ${worktree}: ${error instanceof Error ? error.message : String(error)}. Check that the worktree still exists (\`git worktree list\`).`,
-    );
-  });
-  const [commonDir, gitDir] = found.stdout.trim().split("\n");
-  if (!commonDir || !gitDir)
-    throw new OffrunError("not_found", `git did not say where the git folder of ${worktree} is.`);
-  const heads = path.join(commonDir, "refs", "heads");
-  const branchRef = path.join(heads, ...(branch ?? "").split("/"));
-  if (!branch || !isInside(branchRef, heads) || branchRef === heads) {
-    throw new OffrunError(
-      "invalid_input",
-      `The sandbox needs the agent's branch, and ${JSON.stringify(branch)} is not one.`,
-    );
-  }
-  const refFolder = path.dirname(branchRef);
-  const logFolder = path.join(commonDir, "logs", path.relative(commonDir, refFolder));
-  await Promise.all([fs.mkdir(refFolder, { recursive: true }), fs.mkdir(logFolder, { recursive: true })]);
-  const own = new Set([branchRef, path.join(logFolder, path.basename(branchRef))]);
-  const others = [...(await filesUnder(refFolder)), ...(await filesUnder(logFolder))].filter((file) => !own.has(file));
-  return { commonDir, gitDir, branchRef, otherRefs: others };
-}
-
-/** The files that tell git where a worktree's repository is, and the object store's alternates. */
-function linksOf(scope: GitScope, worktree: string): string[] {
-  return [
-    path.join(worktree, ".git"),
-    path.join(scope.gitDir, "commondir"),
-    path.join(scope.gitDir, "gitdir"),
-    path.join(scope.gitDir, "config.worktree"),
-    path.join(scope.commonDir, "objects", "info", "alternates"),
-  ];
-}
-
-async function filesUnder(folder: string): Promise<string[]> {
-  const entries = await fs.readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 /** Every other login's state, of every CLI (the Default logins included): closed to this turn. */

@@ -4,7 +4,8 @@ import { locateBinary } from "../foundation/binaries.js";
 import { pickAccount } from "../logins/ranking.js";
 import { git } from "../git/repo.js";
 import type { Mode } from "../foundation/model.js";
-import { knownProjects, loadProjectConfig } from "../foundation/project.js";
+import { knownProjects, loadProjectSettings } from "../foundation/project.js";
+import { describeGated } from "../foundation/trust.js";
 import type { AccountQuota } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
 import { listHarnesses } from "../../harnesses/registry.js";
@@ -44,6 +45,8 @@ export interface StartOptions {
   /** The project's `sandbox.enabled`: whether its agents run in the sandbox unless the form says otherwise. */
   sandbox: boolean;
   branches: string[];
+  /** The project's settings that wait for the user's trust (none: nothing to trust, or trusted). */
+  untrusted?: { settings: ReturnType<typeof describeGated>; changedSince: boolean };
 }
 
 /** Pure: the logins of one harness as the form lists them, and the one Offrun would pick. */
@@ -116,7 +119,9 @@ export async function loadStartOptions(
       return harnessChoice(harness, binary !== undefined, candidates, now, defaults[harness.id]);
     }),
   );
-  const config = project ? await loadProjectConfig(project).catch(() => undefined) : undefined;
+  const settings = project ? await loadProjectSettings(project).catch(() => undefined) : undefined;
+  const config = settings?.config;
+  const untrusted = settings && settings.trust.withheld.length > 0 ? settings : undefined;
   return {
     projects,
     project,
@@ -125,5 +130,13 @@ export async function loadStartOptions(
     defaultMode: config?.defaultMode ?? "build",
     sandbox: config?.sandbox.enabled ?? false,
     branches: project ? await localBranches(project) : [],
+    ...(untrusted
+      ? {
+          untrusted: {
+            settings: describeGated(untrusted.raw).filter(({ key }) => untrusted.trust.withheld.includes(key)),
+            changedSince: untrusted.trust.changedSince,
+          },
+        }
+      : {}),
   };
 }

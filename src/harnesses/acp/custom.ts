@@ -4,6 +4,7 @@ import { DEFAULT_INITIALIZE_TIMEOUT_MS, type AcpAgentDefinition } from "./defini
 import { OffrunError } from "../../core/foundation/errors.js";
 import { offrunHome, projectPaths } from "../../core/foundation/paths.js";
 import { readJsonFile } from "../../core/foundation/store.js";
+import { repositoryTrust } from "../../core/foundation/trust.js";
 
 /**
  * Custom ACP agents, declared by the user in `~/.offrun/harnesses.json` ({"harnesses": [...]})
@@ -151,8 +152,15 @@ function checkIds(sources: Source[], builtinIds: readonly string[]): void {
   }
 }
 
+/** Whether the user trusted the repository's settings as the file has them (its raw JSON, as `offrun trust` hashed it). */
+async function projectTrusted(root: string, file: string): Promise<boolean> {
+  const raw = await readJsonFile(file, z.record(z.string(), z.unknown()));
+  return raw !== undefined && (await repositoryTrust(root, raw)).trusted;
+}
+
 /**
- * The custom ACP agents of this user and (when given) this project, user's first. Missing files
+ * The custom ACP agents of this user and (when given) this project, user's first; a project's only
+ * when the user trusted the repository's settings (`offrun trust`). Missing files
  * mean none; an invalid file throws `invalid_file` naming the file, the field and the fix.
  */
 export async function loadCustomHarnessDefinitions(options: {
@@ -171,7 +179,10 @@ export async function loadCustomHarnessDefinitions(options: {
   if (options.projectRoot !== undefined) {
     const projectFile = projectPaths(options.projectRoot).config;
     const project = await readJsonFile(projectFile, projectFileSchema, "Fix the `harnesses` entries of this file.");
-    if (project?.harnesses) sources.push({ file: projectFile, entries: project.harnesses });
+    // A repository's agents are commands it would run: only once the user trusted its settings.
+    if (project?.harnesses && (await projectTrusted(options.projectRoot, projectFile))) {
+      sources.push({ file: projectFile, entries: project.harnesses });
+    }
   }
   checkIds(sources, options.builtinIds);
   return sources.flatMap((source) => source.entries.map(toAcpDefinition));

@@ -17,25 +17,28 @@ export { copyGeminiSession, findGeminiSession, geminiSessionRoots } from "./sess
 
 /**
  * argv for one headless turn (checked against 0.61.0 with `--help` and real runs):
- *   gemini --prompt=PROMPT -o stream-json --approval-mode auto_edit|plan --skip-trust
+ *   gemini --prompt=PROMPT -o stream-json --approval-mode auto_edit|plan [--skip-trust]
  *          [-m MODEL] [--session-id <uuid> | -r <session id>] [--include-directories D]...
  * `--prompt=` keeps a prompt that starts with "-" a prompt (yargs reads `-p -x` as a flag and
  * prints its help); an empty `--prompt=` makes the CLI read the prompt from stdin. Under -p the
  * CLI never asks: auto_edit registers the edit tools but not run_shell_command, plan refuses
- * writes by policy (both logged as denials). `--skip-trust` trusts the worktree for this run only.
+ * writes by policy (both logged as denials). `--skip-trust` (only for a repository trusted in Offrun) trusts the worktree for this run only.
  * With `plannerPolicy` (a Planner that keeps memory, see planner-policy.ts) the mode is `default`
  * with that policy file instead of `plan`.
  */
 export function geminiTurnArgs(
   input: Pick<
     TurnInput,
-    "prompt" | "mode" | "model" | "addDirs" | "resumeSessionId" | "newSessionId" | "promptViaStdin"
+    "prompt" | "mode" | "model" | "addDirs" | "resumeSessionId" | "newSessionId" | "promptViaStdin" | "workspaceTrusted"
   >,
   plannerPolicy?: string,
 ): string[] {
   const args = [`--prompt=${input.promptViaStdin ? "" : input.prompt}`, "-o", "stream-json"];
   const mode = input.mode === "build" ? "auto_edit" : plannerPolicy ? "default" : "plan";
-  args.push("--approval-mode", mode, "--skip-trust");
+  args.push("--approval-mode", mode);
+  // 0.61.0 refuses a folder it does not trust (a repository's .gemini/settings.json can start MCP
+  // servers and hooks): Offrun tells it to skip that only where the user trusted the repository.
+  if (input.workspaceTrusted) args.push("--skip-trust");
   // At the user tier; 0.61.0 then skips the login's own policies folder for this run.
   if (input.mode === "plan" && plannerPolicy) args.push("--policy", plannerPolicy);
   if (input.model) args.push("-m", input.model);

@@ -150,6 +150,10 @@ export function createGeminiParser(options: GeminiParserOptions = {}): StreamPar
           ...end("failed", notLoggedIn, exitCode),
         ];
       }
+      if (UNTRUSTED_FOLDER_PATTERN.test(stderr)) {
+        const message = `${cli} does not run in a folder it does not trust. Trust this repository with \`offrun trust\` (Offrun then tells ${cli} to skip its own check), or trust the folder in ${cli} itself.`;
+        return [...events, { type: "error", kind: "process_failed", message }, ...end("failed", message, exitCode)];
+      }
       const reason = lastError ?? (stderr || `${cli} exited with code ${String(exit.exitCode)} without a result.`);
       events.push(...(lastError === undefined ? [] : failure(lastError)));
       if (limited) return [...events, ...end("limited", limited, exitCode)];
@@ -158,6 +162,9 @@ export function createGeminiParser(options: GeminiParserOptions = {}): StreamPar
     },
   };
 }
+
+/** 0.61.0, headless, in a folder it does not trust: "Gemini CLI is not running in a trusted directory. To proceed, ..." */
+const UNTRUSTED_FOLDER_PATTERN = /not running in a trusted directory/i;
 
 /** Sorts a Gemini failure text into our fixed kinds. */
 export function classifyGeminiFailure(message: string): ErrorKind {
