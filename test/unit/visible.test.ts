@@ -1,0 +1,37 @@
+import { visible } from "../../src/core/foundation/visible.js";
+import { conversationMarkdown, numberedDiff } from "../../src/core/views/agent-detail.js";
+import { agentRecord } from "../helpers/records.js";
+
+test("a carriage return and an erase-line sequence are spelled out, so the command reads as it runs", () => {
+  expect(visible("rm -rf ~ \r\x1b[2Kls")).toBe("rm -rf ~ \\r\\x1b[2Kls");
+});
+
+test("C0, DEL, C1 and bidi controls are spelled out; printable text and backslashes are left as they are", () => {
+  expect(visible("\x00\x07\x08\x7f\x9b31m")).toBe("\\x00\\x07\\x08\\x7f\\x9b31m");
+  expect(visible("access\u202e\u2066 level")).toBe("access\\u202e\\u2066 level");
+  expect(visible("C:\\Users\\me  grep 'a\\|b'  «ünïcode» ✓")).toBe("C:\\Users\\me  grep 'a\\|b'  «ünïcode» ✓");
+});
+
+test("multi-line text keeps its line breaks (also CRLF) and tabs; one line spells them out", () => {
+  expect(visible("one\r\ntwo\n\tthree")).toBe("one\r\ntwo\n\tthree");
+  expect(visible("one\r\ntwo\n\tthree", "line")).toBe("one\\r\\ntwo\\n\\tthree");
+});
+
+test("the Raycast conversation and diff show an agent's control characters instead of hiding text with them", () => {
+  const markdown = conversationMarkdown(agentRecord("/p", "a"), [
+    {
+      type: "tool_call",
+      name: "Bash",
+      input: { command: "rm -rf ~ \r\x1b[2Kls" },
+      at: "2026-12-04T00:00:00Z",
+      turn: 1,
+    },
+    { type: "text", text: "done\u202e.txt", at: "2026-12-04T00:00:00Z", turn: 1 },
+  ]);
+  expect(markdown).toContain("rm -rf ~ \\r\\x1b[2Kls");
+  expect(markdown).toContain("done\\u202e.txt");
+  expect(markdown).not.toMatch(/[\r\x1b\u202e]/);
+  const diff = numberedDiff("diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new\x1b[2K\r\n");
+  expect(diff).toContain("new\\x1b[2K");
+  expect(diff).not.toMatch(/\x1b/);
+});
