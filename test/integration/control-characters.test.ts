@@ -1,0 +1,173 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { execa } from "execa";
+import {
+  eventually,
+  makeRepo,
+  makeSandbox,
+  OFFRUN_BIN,
+  runOffrun,
+  startOffrun,
+  type Sandbox,
+} from "../helpers/offrun.js";
+import { recordingNotifySend, withNotifySend } from "../helpers/notify-send.js";
+import { agentRecord } from "../helpers/records.js";
+
+// An agent's text can carry terminal sequences: `rm -rf ~ \r\x1b[2Kls` printed raw shows as `ls`
+// (CR goes back to the line's start, ESC[2K erases it). Each face must show them, not obey them.
+const HIDDEN = "rm -rf ~ \r\x1b[2Kls";
+const SPELLED = "rm -rf ~ \\r\\x1b[2Kls";
+/** What a terminal would obey in `text`: C0 controls but tab and newline, DEL, C1, bidi overrides and isolates. */
+function obeyed(text: string): string[] {
+  return [...text].filter((char) => {
+    const code = char.codePointAt(0) ?? 0;
+    const c0 = code < 0x20 && char !== "\t" && char !== "\n";
+    return (
+      c0 || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
+    );
+  });
+}
+
+const at = "2026-12-04T04:00:00.000Z";
+const line = (event: Record<string, unknown>) => JSON.stringify({ at, turn: 1, ...event });
+
+let box: Sandbox;
+let repo: string;
+
+beforeAll(async () => {
+  box = await makeSandbox("offrun-ctl-");
+  repo = await makeRepo(path.join(box.dir, "shop"), box.env);
+  await fs.mkdir(path.join(repo, ".offrun", "agents"), { recursive: true });
+  await fs.mkdir(path.join(repo, ".offrun", "chats"), { recursive: true });
+  await fs.writeFile(
+    path.join(box.offrunHome, "projects.json"),
+    JSON.stringify({ version: 1, projects: [{ root: repo, lastUsedAt: new Date().toISOString() }] }),
+  );
+});
+afterAll(async () => {
+  await box.cleanup();
+});
+
+/** An agent on disk, as a companion leaves it, whose chat log holds `events`; returns `offrun show`'s stdout. */
+async function showAgent(name: string, events: Record<string, unknown>[], changes = {}): Promise<string> {
+  await fs.writeFile(
+    path.join(repo, ".offrun", "agents", `${name}.json`),
+    JSON.stringify(agentRecord(repo, name, changes)),
+  );
+  const chat = [{ type: "user_message", text: "tidy up" }, ...events].map(line).join("\n") + "\n";
+  await fs.writeFile(path.join(repo, ".offrun", "chats", `${name}.jsonl`), chat);
+  const shown = await runOffrun(["show", name], { env: box.env, cwd: repo });
+  expect(shown).toSucceed();
+  return shown.stdout;
+}
+
+test("offrun show spells out the control characters of a tool call's command, so it reads as it would run", async () => {
+  const stdout = await showAgent("cmd", [{ type: "tool_call", id: "t1", name: "Bash", input: { command: HIDDEN } }]);
+  expect(stdout).toContain(`⚙ Bash ${SPELLED}`);
+  expect(obeyed(stdout)).toEqual([]);
+});
+
+test("offrun show spells out control characters in a question, in the agent's text and in a tool's name", async () => {
+  const stdout = await showAgent("words", [
+    { type: "text", text: `I will run only ls.\r\x1b[2KAll done.` },
+    { type: "tool_call", id: "t1", name: "Bash\x1b]0;owned\x07\r", input: { command: "ls" } },
+    { type: "question", id: "q1", text: `May I delete the cache?\r\x1b[1A\x1b[2K` },
+  ]);
+  expect(stdout).toContain("I will run only ls.\\r\\x1b[2KAll done.");
+  expect(stdout).toContain("⚙ Bash\\x1b]0;owned\\x07\\r ls");
+  expect(stdout).toContain("May I delete the cache?\\r\\x1b[1A\\x1b[2K");
+  expect(obeyed(stdout)).toEqual([]);
+  // The reply stays on its lines: only what could hide text is spelled out.
+  expect(stdout).toContain("‹ agent\nI will run only ls.");
+});
+
+test("offrun ls spells out a control character in a record's field", async () => {
+  await fs.writeFile(
+    path.join(repo, ".offrun", "agents", "branchy.json"),
+    JSON.stringify(agentRecord(repo, "branchy", { branch: "offrun/ok\r\x1b[2Kmain" })),
+  );
+  const listed = await runOffrun(["ls"], { env: box.env, cwd: repo });
+  expect(listed).toSucceed();
+  expect(listed.stdout).toContain("offrun/ok\\r\\x1b[2Kmain");
+  expect(obeyed(listed.stdout)).toEqual([]);
+});
+
+test("offrun watch spells out the control characters of a tool call appended to a chat", async () => {
+  const watcher = startOffrun(["watch", "--project", repo], { env: box.env, timeoutMs: 60_000 });
+  try {
+    await eventually(
+      async () => (watcher.output.stderr.includes("Watching") ? true : undefined),
+      20_000,
+      "watch ready",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await fs.appendFile(
+      path.join(repo, ".offrun", "chats", "cmd.jsonl"),
+      line({ type: "tool_call", id: "t2", name: "Bash", input: { command: HIDDEN } }) + "\n",
+    );
+    const out = await eventually(
+      async () => (watcher.output.stdout.includes("ls") ? watcher.output.stdout : undefined),
+      20_000,
+      "the tool call",
+    );
+    expect(out).toContain(`cmd: ⚙ Bash ${SPELLED}`);
+    expect(obeyed(out)).toEqual([]);
+  } finally {
+    await watcher.stop();
+  }
+});
+
+test("a notification spells out the control characters of an approval's command and of a finished turn's text", async () => {
+  const home = path.join(box.dir, "notify-home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.copyFile(path.join(box.offrunHome, "projects.json"), path.join(home, "projects.json"));
+  // Both must reach notify-send: a finished turn just after an approval is rate-limited by default.
+  await fs.writeFile(path.join(home, "config.json"), JSON.stringify({ notifications: { minIntervalSeconds: 0 } }));
+  const notifySend = await recordingNotifySend(path.join(box.dir, "notify"));
+  const env = withNotifySend({ ...box.env, OFFRUN_HOME: home }, notifySend);
+  const companion = execa(process.execPath, [OFFRUN_BIN, "companion", "run"], {
+    env,
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false,
+    timeout: 60_000,
+  });
+  const log = path.join(home, "companion.log");
+  try {
+    await eventually(async () =>
+      (await fs.readFile(log, "utf8").catch(() => "")).includes("listening") ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // the chat watcher starts after recovery
+    await fs.writeFile(path.join(repo, ".offrun", "agents", "ask.json"), JSON.stringify(agentRecord(repo, "ask")));
+    await fs.appendFile(
+      path.join(repo, ".offrun", "chats", "ask.jsonl"),
+      [
+        { type: "approval_request", id: "1.1", tool: "Bash\x1b[8m", input: { command: HIDDEN } },
+        { type: "text", text: "Nothing to see.\r\x1b[2KDone" },
+        { type: "turn_end", outcome: "completed" },
+      ]
+        .map(line)
+        .join("\n") + "\n",
+    );
+    const calls = await eventually(
+      async () => {
+        const recorded = await notifySend.calls();
+        return recorded.length >= 2 ? recorded : undefined;
+      },
+      15_000,
+      "two notifications",
+    ).catch(async (error: unknown) => {
+      throw new Error(
+        `${String(error)}\n${JSON.stringify(await notifySend.calls())}\n${await fs.readFile(log, "utf8")}`,
+      );
+    });
+    const [approval, finished] = calls.map((call) => call.slice(0, 2));
+    // A body is one line: the CR went with the other whitespace (classify's cut), the ESC is spelled out.
+    expect(approval).toEqual(["claude · shop: needs approval (Bash\\x1b[8m)", "rm -rf ~ \\x1b[2Kls"]);
+    expect(finished?.[1]).toBe("Nothing to see. \\x1b[2KDone");
+    expect(obeyed(calls.flat().join("\n"))).toEqual([]);
+  } finally {
+    companion.kill("SIGTERM");
+    await companion;
+  }
+});
