@@ -1,5 +1,6 @@
 import { visible } from "../../src/core/foundation/visible.js";
-import { conversationMarkdown, numberedDiff } from "../../src/core/views/agent-detail.js";
+import { conversationMarkdown, filePreviewMarkdown, numberedDiff } from "../../src/core/views/agent-detail.js";
+import { memoryChangeMarkdown } from "../../src/core/views/memory-view.js";
 import { agentRecord } from "../helpers/records.js";
 
 test("a carriage return and an erase-line sequence are spelled out, so the command reads as it runs", () => {
@@ -21,6 +22,7 @@ test("the Raycast conversation and diff show an agent's control characters inste
   const markdown = conversationMarkdown(agentRecord("/p", "a"), [
     {
       type: "tool_call",
+      id: "t1",
       name: "Bash",
       input: { command: "rm -rf ~ \r\x1b[2Kls" },
       at: "2026-12-04T00:00:00Z",
@@ -34,4 +36,29 @@ test("the Raycast conversation and diff show an agent's control characters inste
   const diff = numberedDiff("diff --git a/x b/x\n@@ -1 +1 @@\n-old\n+new\x1b[2K\r\n");
   expect(diff).toContain("new\\x1b[2K");
   expect(diff).not.toContain("\x1b");
+});
+
+test("a changed file's preview and a memory change in Raycast spell out the control characters the agent wrote", () => {
+  const file = {
+    path: "notes.md",
+    absolute: "/p/notes.md",
+    kind: "markdown" as const,
+    status: "modified" as const,
+    stat: "+1 −0",
+  };
+  expect(filePreviewMarkdown(file, "# Notes\nsafe\u202e\x1b[8mhidden\n")).toBe("# Notes\nsafe\\u202e\\x1b[8mhidden\n");
+  const memory = memoryChangeMarkdown({
+    agent: "a",
+    event: {
+      type: "memory_change",
+      id: "m1",
+      file: "conventions.md",
+      who: "own",
+      diff: "+use pnpm\r\x1b[2Kuse npm\n",
+      at: "2026-12-04T00:00:00Z",
+      turn: 1,
+    },
+  });
+  expect(memory).toContain("+use pnpm\\r\\x1b[2Kuse npm");
+  expect(memory).not.toContain("\x1b");
 });

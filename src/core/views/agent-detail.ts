@@ -206,7 +206,7 @@ export function previewFiles(worktree: string, files: ChangedFile[]): PreviewFil
 export function filePreviewMarkdown(file: PreviewFile, content: string | undefined, host?: string): string {
   switch (file.kind) {
     case "markdown":
-      return content === undefined ? `*${file.path} could not be read.*` : clip(content);
+      return content === undefined ? `*${file.path} could not be read.*` : visible(clip(content));
     case "image":
       if (host) return `**${file.path}** is an image on ${host}: open it there.`;
       return `![${file.path}](${encodeURI(`file://${file.absolute}`)})`;
@@ -214,7 +214,7 @@ export function filePreviewMarkdown(file: PreviewFile, content: string | undefin
       if (host) return `**${file.path}** is a PDF on ${host}: open it there.`;
       return `**${file.path}** is a PDF: press Quick Look (⌘Y) to read it.`;
     case "other":
-      return content === undefined ? `**${file.path}** (${file.status})` : fence(clip(content));
+      return content === undefined ? `**${file.path}** (${file.status})` : visible(fence(clip(content)));
   }
 }
 
