@@ -10,7 +10,7 @@ import {
   startOffrun,
   type Sandbox,
 } from "../helpers/offrun.js";
-import { recordingNotifySend, withNotifySend } from "../helpers/notify-send.js";
+import { recordingNotifySend } from "../helpers/notify-send.js";
 import { agentRecord } from "../helpers/records.js";
 
 // An agent's text can carry terminal sequences: `rm -rf ~ \r\x1b[2Kls` printed raw shows as `ls`
@@ -117,14 +117,14 @@ test("offrun watch spells out the control characters of a tool call appended to 
   }
 });
 
-test("a notification spells out the control characters of an approval's command and of a finished turn's text", async () => {
-  const home = path.join(box.dir, "notify-home");
+/** A real companion of its own OFFRUN_HOME (`folder`) with `bin` first on its PATH, ready once its chat watcher runs. */
+async function startCompanion(folder: string, bin: string) {
+  const home = path.join(box.dir, folder);
   await fs.mkdir(home, { recursive: true });
   await fs.copyFile(path.join(box.offrunHome, "projects.json"), path.join(home, "projects.json"));
-  // Both must reach notify-send: a finished turn just after an approval is rate-limited by default.
+  // Every notification must reach notify-send: a finished turn just after an approval is rate-limited by default.
   await fs.writeFile(path.join(home, "config.json"), JSON.stringify({ notifications: { minIntervalSeconds: 0 } }));
-  const notifySend = await recordingNotifySend(path.join(box.dir, "notify"));
-  const env = withNotifySend({ ...box.env, OFFRUN_HOME: home }, notifySend);
+  const env = { ...box.env, OFFRUN_HOME: home, PATH: `${bin}${path.delimiter}${box.env.PATH ?? ""}` };
   const companion = execa(process.execPath, [OFFRUN_BIN, "companion", "run"], {
     env,
     extendEnv: false,
@@ -133,22 +133,33 @@ test("a notification spells out the control characters of an approval's command 
     timeout: 60_000,
   });
   const log = path.join(home, "companion.log");
+  const readLog = () => fs.readFile(log, "utf8").catch(() => "");
+  await eventually(async () => ((await readLog()).includes("listening") ? true : undefined));
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the chat watcher starts after recovery
+  return {
+    readLog,
+    stop: async () => {
+      companion.kill("SIGTERM");
+      await companion;
+    },
+  };
+}
+
+/** Appends `events` to the chat of a new agent `name`, as its running CLI would. */
+async function appendToNewAgent(name: string, events: Record<string, unknown>[]): Promise<void> {
+  await fs.writeFile(path.join(repo, ".offrun", "agents", `${name}.json`), JSON.stringify(agentRecord(repo, name)));
+  await fs.appendFile(path.join(repo, ".offrun", "chats", `${name}.jsonl`), events.map(line).join("\n") + "\n");
+}
+
+test("a notification spells out the control characters of an approval's command and of a finished turn's text", async () => {
+  const notifySend = await recordingNotifySend(path.join(box.dir, "notify"));
+  const companion = await startCompanion("notify-home", notifySend.bin);
   try {
-    await eventually(async () =>
-      (await fs.readFile(log, "utf8").catch(() => "")).includes("listening") ? true : undefined,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the chat watcher starts after recovery
-    await fs.writeFile(path.join(repo, ".offrun", "agents", "ask.json"), JSON.stringify(agentRecord(repo, "ask")));
-    await fs.appendFile(
-      path.join(repo, ".offrun", "chats", "ask.jsonl"),
-      [
-        { type: "approval_request", id: "1.1", tool: "Bash\x1b[8m", input: { command: HIDDEN } },
-        { type: "text", text: "Nothing to see.\r\x1b[2KDone" },
-        { type: "turn_end", outcome: "completed" },
-      ]
-        .map(line)
-        .join("\n") + "\n",
-    );
+    await appendToNewAgent("ask", [
+      { type: "approval_request", id: "1.1", tool: "Bash\x1b[8m", input: { command: HIDDEN } },
+      { type: "text", text: "Nothing to see.\r\x1b[2KDone" },
+      { type: "turn_end", outcome: "completed" },
+    ]);
     const calls = await eventually(
       async () => {
         const recorded = await notifySend.calls();
@@ -157,9 +168,7 @@ test("a notification spells out the control characters of an approval's command 
       15_000,
       "two notifications",
     ).catch(async (error: unknown) => {
-      throw new Error(
-        `${String(error)}\n${JSON.stringify(await notifySend.calls())}\n${await fs.readFile(log, "utf8")}`,
-      );
+      throw new Error(`${String(error)}\n${JSON.stringify(await notifySend.calls())}\n${await companion.readLog()}`);
     });
     const [approval, finished] = calls.map((call) => call.slice(0, 2));
     // A body is one line: the CR went with the other whitespace (classify's cut), the ESC is spelled out.
@@ -167,7 +176,33 @@ test("a notification spells out the control characters of an approval's command 
     expect(finished?.[1]).toBe("Nothing to see. \\x1b[2KDone");
     expect(obeyed(calls.flat().join("\n"))).toEqual([]);
   } finally {
-    companion.kill("SIGTERM");
-    await companion;
+    await companion.stop();
+  }
+});
+
+test("the companion's log spells out the control characters of what it quotes", async () => {
+  // A notify-send that fails: the companion logs the notification's title, which names the agent's tool.
+  const bin = path.join(box.dir, "failing-notify", "bin");
+  await fs.mkdir(bin, { recursive: true });
+  await fs.writeFile(path.join(bin, "notify-send"), "#!/bin/sh\necho 'no notification daemon' >&2\nexit 1\n", {
+    mode: 0o755,
+  });
+  const companion = await startCompanion("log-home", bin);
+  try {
+    await appendToNewAgent("logged", [
+      { type: "approval_request", id: "1.1", tool: "Bash\r\x1b[2K", input: { command: "ls" } },
+    ]);
+    const log = await eventually(
+      async () => {
+        const text = await companion.readLog();
+        return text.includes("could not be shown") ? text : undefined;
+      },
+      15_000,
+      "the failed notification in the log",
+    );
+    expect(log).toContain("needs approval (Bash\\r\\x1b[2K)");
+    expect(obeyed(log)).toEqual([]);
+  } finally {
+    await companion.stop();
   }
 });
