@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeError, OffrunError } from "../core/foundation/errors.js";
-import { visible } from "../core/foundation/visible.js";
+import { visible, visibleJson } from "../core/foundation/visible.js";
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -47,7 +47,7 @@ export function print(stream: NodeJS.WritableStream, text: string): void {
 
 /** Prints data as JSON for scripts, or as text for people. */
 export function output(options: GlobalOptions, data: unknown, text: () => string): void {
-  if (options.json) process.stdout.write(JSON.stringify(data, null, 2) + "\n");
+  if (options.json) process.stdout.write(visibleJson(data, 2) + "\n");
   else {
     const rendered = text();
     if (rendered !== "") print(process.stdout, rendered.endsWith("\n") ? rendered : rendered + "\n");
@@ -58,7 +58,7 @@ export function output(options: GlobalOptions, data: unknown, text: () => string
 export function fail(error: unknown, json: boolean | undefined): never {
   const kind = error instanceof OffrunError ? error.kind : "process_failed";
   const message = describeError(error);
-  if (json) process.stdout.write(JSON.stringify({ error: { kind, message } }, null, 2) + "\n");
+  if (json) process.stdout.write(visibleJson({ error: { kind, message } }, 2) + "\n");
   else print(process.stderr, `offrun: ${message}\n`);
   if (!(error instanceof OffrunError) && process.env.OFFRUN_DEBUG)
     print(process.stderr, `${(error as Error)?.stack}\n`);

@@ -3,6 +3,7 @@ import { findRepoRoot } from "../core/git/repo.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { renderEvent } from "./format.js";
 import { print, type GlobalOptions } from "./output.js";
+import { visibleJson } from "../core/foundation/visible.js";
 import { readHosts } from "../core/remote/hosts-file.js";
 import { watchHostCopies } from "./watch-hosts.js";
 
@@ -17,7 +18,7 @@ export async function watch(options: GlobalOptions): Promise<void> {
   const several = projects.length + hosts.length > 1;
   const showEvent = ({ project, agent, host, event }: TailedEvent) => {
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ ...(host ? { host } : {}), project, agent, event })}\n`);
+      process.stdout.write(`${visibleJson({ ...(host ? { host } : {}), project, agent, event })}\n`);
       return;
     }
     const text = renderEvent(event);

@@ -81,6 +81,17 @@ test("offrun show spells out control characters in a question, in the agent's te
   expect(stdout).toContain("‹ agent\nI will run only ls.");
 });
 
+test("offrun show --json escapes what JSON.stringify leaves raw (C1, bidi), and scripts read the same text", async () => {
+  const text = "ok\u009b2K\u202etxt.exe\u007f";
+  await showAgent("json", [{ type: "text", text }]);
+  const shown = await runOffrun(["show", "json", "--json"], { env: box.env, cwd: repo });
+  expect(shown).toSucceed();
+  expect(obeyed(shown.stdout)).toEqual([]);
+  expect(shown.stdout).toContain("ok\\u009b2K\\u202etxt.exe\\u007f");
+  const parsed = JSON.parse(shown.stdout) as { events: { type: string; text?: string }[] };
+  expect(parsed.events.find((e) => e.type === "text")?.text).toBe(text);
+});
+
 test("offrun ls spells out a control character in a record's field", async () => {
   await fs.writeFile(
     path.join(repo, ".offrun", "agents", "branchy.json"),

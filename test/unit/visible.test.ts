@@ -1,4 +1,4 @@
-import { visible } from "../../src/core/foundation/visible.js";
+import { visible, visibleJson } from "../../src/core/foundation/visible.js";
 import { conversationMarkdown, filePreviewMarkdown, numberedDiff } from "../../src/core/views/agent-detail.js";
 import { memoryChangeMarkdown } from "../../src/core/views/memory-view.js";
 import { agentRecord } from "../helpers/records.js";
@@ -61,4 +61,11 @@ test("a changed file's preview and a memory change in Raycast spell out the cont
   });
   expect(memory).toContain("+use pnpm\\r\\x1b[2Kuse npm");
   expect(memory).not.toContain("\x1b");
+});
+
+test("JSON for the terminal escapes DEL, C1 and bidi controls and reads back as the same value", () => {
+  const value = { text: "a\\x41\\\u009bb\u202e\u2028\u001b\u007f" };
+  const json = visibleJson(value, 2);
+  expect(json).toBe('{\n  "text": "a\\\\x41\\\\\\u009bb\\u202e\\u2028\\u001b\\u007f"\n}');
+  expect(JSON.parse(json)).toEqual(value);
 });

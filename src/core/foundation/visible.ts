@@ -37,3 +37,13 @@ export function visible(text: string, shape: VisibleShape = "lines"): string {
   if (!HIDING.test(text)) return text;
   return text.replace(HIDING_IN_LINES, (match) => (match === "\r\n" ? match : spell(match)));
 }
+
+// JSON.stringify escapes C0 controls (and so ESC and CR) but writes DEL, C1 and the bidi controls
+// as they are; inside a JSON string the \u form means the same character, so scripts read the same.
+const RAW_IN_JSON = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** `JSON.stringify(data, null, indent)`, with nothing left in it that a terminal would obey. */
+export function visibleJson(data: unknown, indent?: number): string {
+  const json = JSON.stringify(data, null, indent) ?? "null";
+  return json.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
