@@ -181,7 +181,9 @@ test("a notification spells out the control characters of an approval's command 
     ).catch(async (error: unknown) => {
       throw new Error(`${String(error)}\n${JSON.stringify(await notifySend.calls())}\n${await companion.readLog()}`);
     });
-    const [approval, finished] = calls.map((call) => call.slice(0, 2));
+    // Matched by title: the two may reach notify-send in either order.
+    const approval = calls.find((call) => call[0]?.includes("needs approval"))?.slice(0, 2);
+    const finished = calls.find((call) => call[0]?.endsWith("finished"));
     // A body is one line: the CR went with the other whitespace (classify's cut), the ESC is spelled out.
     expect(approval).toEqual(["claude · shop: needs approval (Bash\\x1b[8m)", "rm -rf ~ \\x1b[2Kls"]);
     expect(finished?.[1]).toBe("Nothing to see. \\x1b[2KDone");
