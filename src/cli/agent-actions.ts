@@ -4,7 +4,7 @@ import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";
 import { withCompanion } from "./context.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output, print, projectDir, type GlobalOptions } from "./output.js";
 import { remoteProject, withAgent, type AgentTarget, type HostOptions } from "./target.js";
 
 /** start, send and stop: the commands that act through the companion. */
@@ -52,7 +52,7 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       force: options.force,
       sandbox: options.sandbox,
     });
-    if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+    if (!options.json) for (const warning of warnings) print(process.stderr, `offrun: warning: ${warning}\n`);
     const shown = host ? `${host}:${record.name}` : record.name;
     const target = { name: record.name, project: project!, caller, shown, ...(host ? { host } : {}) };
     if (options.wait) return waitAndReport(target, options, firstTurn);
@@ -107,7 +107,7 @@ export async function handoff(
       model: options.model,
       message: words.length > 0 ? words.join(" ") : undefined,
     });
-    if (!options.json) for (const warning of warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+    if (!options.json) for (const warning of warnings) print(process.stderr, `offrun: warning: ${warning}\n`);
     if (options.wait) return waitAndReport(target, options, firstTurn);
     output(
       options,
@@ -163,7 +163,7 @@ async function applyVocabulary(prompt: string, options: GlobalOptions): Promise<
   const { vocabulary } = await loadProjectVocabulary(await findRepoRoot(projectDir(options)));
   const { text, rewrites } = rewriteDictation(prompt, vocabulary);
   if (!options.json) {
-    for (const r of rewrites) process.stderr.write(`offrun: dictation: "${r.spoken}" -> ${r.spelling}\n`);
+    for (const r of rewrites) print(process.stderr, `offrun: dictation: "${r.spoken}" -> ${r.spelling}\n`);
   }
   return text;
 }

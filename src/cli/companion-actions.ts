@@ -6,7 +6,7 @@ import { userPaths } from "../core/foundation/paths.js";
 import { isAlive } from "../core/foundation/pids.js";
 import { readSnapshot, type Snapshot } from "../core/companion/snapshot.js";
 import { companion } from "./context.js";
-import { offrunVersion, output, type GlobalOptions } from "./output.js";
+import { offrunVersion, output, print, type GlobalOptions } from "./output.js";
 
 /** offrun companion run|start|status|stop */
 
@@ -35,7 +35,7 @@ export async function run(options: { verbose?: boolean }): Promise<void> {
 export async function stdio(): Promise<void> {
   (await companion()).close();
   const { bridgeStdio } = await import("../core/remote/bridge.js");
-  await bridgeStdio(process.stdin, process.stdout, (line) => process.stderr.write(`${line}\n`));
+  await bridgeStdio(process.stdin, process.stdout, (line) => print(process.stderr, `${line}\n`));
   process.exit(0);
 }
 

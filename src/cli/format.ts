@@ -3,6 +3,7 @@ import { renderReview } from "./review-format.js";
 import { renderMemoryChange } from "./memory-format.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";
+import { visible } from "../core/foundation/visible.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -17,8 +18,9 @@ export function elapsed(fromIso: string | undefined, now = Date.now()): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-/** A fixed-width table; the last column may run long. */
-export function table(header: string[], rows: string[][]): string {
+/** A fixed-width table; the last column may run long. A cell is one line: a break or a tab in one is spelled out. */
+export function table(header: string[], given: string[][]): string {
+  const rows = given.map((row) => row.map((cell) => visible(cell, "line")));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells

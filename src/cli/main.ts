@@ -1,6 +1,6 @@
 import { Command, type CommanderError } from "commander";
 import * as z from "zod";
-import { offrunVersion, type GlobalOptions } from "./output.js";
+import { offrunVersion, print, type GlobalOptions } from "./output.js";
 import { COMMANDS } from "./commands.js";
 import { lazy, withGlobals } from "./define.js";
 import { unknownCommand } from "./did-you-mean.js";
@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<void> {
   } finally {
     // Offrun's own files it found corrupt and worked around: said once, after the command's output.
     const { stateProblems } = await import("../core/foundation/state-problems.js");
-    for (const problem of stateProblems()) process.stderr.write(`offrun: warning: ${problem.message}\n`);
+    for (const problem of stateProblems()) print(process.stderr, `offrun: warning: ${problem.message}\n`);
   }
 }
 

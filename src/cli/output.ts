@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeError, OffrunError } from "../core/foundation/errors.js";
+import { visible, visibleJson } from "../core/foundation/visible.js";
 
 /** Options every command takes. */
 export interface GlobalOptions {
@@ -35,12 +36,21 @@ export function projectDir(options: GlobalOptions): string {
   return path.resolve(options.project ?? process.cwd());
 }
 
+/**
+ * Writes text for a person to the terminal. Every line the CLI prints goes through here, since
+ * most carry text an agent, a CLI or a host wrote: its control characters are shown, never obeyed.
+ * (JSON needs no help: JSON.stringify already escapes them.)
+ */
+export function print(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(visible(text));
+}
+
 /** Prints data as JSON for scripts, or as text for people. */
 export function output(options: GlobalOptions, data: unknown, text: () => string): void {
-  if (options.json) process.stdout.write(JSON.stringify(data, null, 2) + "\n");
+  if (options.json) process.stdout.write(visibleJson(data, 2) + "\n");
   else {
     const rendered = text();
-    if (rendered !== "") process.stdout.write(rendered.endsWith("\n") ? rendered : rendered + "\n");
+    if (rendered !== "") print(process.stdout, rendered.endsWith("\n") ? rendered : rendered + "\n");
   }
 }
 
@@ -48,8 +58,9 @@ export function output(options: GlobalOptions, data: unknown, text: () => string
 export function fail(error: unknown, json: boolean | undefined): never {
   const kind = error instanceof OffrunError ? error.kind : "process_failed";
   const message = describeError(error);
-  if (json) process.stdout.write(JSON.stringify({ error: { kind, message } }, null, 2) + "\n");
-  else process.stderr.write(`offrun: ${message}\n`);
-  if (!(error instanceof OffrunError) && process.env.OFFRUN_DEBUG) process.stderr.write(`${(error as Error)?.stack}\n`);
+  if (json) process.stdout.write(visibleJson({ error: { kind, message } }, 2) + "\n");
+  else print(process.stderr, `offrun: ${message}\n`);
+  if (!(error instanceof OffrunError) && process.env.OFFRUN_DEBUG)
+    print(process.stderr, `${(error as Error)?.stack}\n`);
   process.exit(kind === "invalid_input" || kind === "not_found" ? 2 : 1);
 }

@@ -4,7 +4,7 @@ import { readHosts } from "../core/remote/hosts-file.js";
 import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
 import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output, print, projectDir, type GlobalOptions } from "./output.js";
 
 /**
  * offrun quota: per login, its sign-in, each window with used %, reset time, pace, source and age;
@@ -13,9 +13,9 @@ import { output, projectDir, type GlobalOptions } from "./output.js";
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {
   const { rows, customError } = await quotaReport({ fresh: options.refresh, projectRoot: projectDir(options) });
   // The built-ins are listed all the same; the bad file is named so it can be fixed.
-  if (customError) process.stderr.write(`offrun: custom agents left out: ${customError}\n`);
+  if (customError) print(process.stderr, `offrun: custom agents left out: ${customError}\n`);
   const remote = (await readHosts()).length > 0 ? await remoteQuota() : { rows: [], silent: [] };
-  for (const s of remote.silent) process.stderr.write(`offrun: ${s.host} did not answer: ${s.message}\n`);
+  for (const s of remote.silent) print(process.stderr, `offrun: ${s.host} did not answer: ${s.message}\n`);
   const now = new Date();
   const data = [...rows, ...remote.rows];
   output(options, data, () =>

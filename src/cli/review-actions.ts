@@ -1,7 +1,7 @@
 import { readAgent } from "../core/agents/records.js";
 import { draftFile, readDraft } from "../core/agents/draft.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import { output, projectDir, type GlobalOptions } from "./output.js";
+import { output, print, projectDir, type GlobalOptions } from "./output.js";
 import { withAgent, type HostOptions } from "./target.js";
 import { renderReview } from "./review-format.js";
 
@@ -37,14 +37,14 @@ export async function review(name: string, options: ReviewOptions): Promise<void
   );
   if (!("review" in answer)) {
     const started = answer;
-    if (!options.json) for (const warning of started.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+    if (!options.json) for (const warning of started.warnings) print(process.stderr, `offrun: warning: ${warning}\n`);
     const who = `${started.reviewer.harness} · ${started.reviewer.account}`;
     output(options, started, () => `Reviewing ${name} with ${who}. The review appears in: offrun show ${name}`);
     return;
   }
   const finished = answer;
   const event = finished.review;
-  if (!options.json) for (const warning of finished.warnings) process.stderr.write(`offrun: warning: ${warning}\n`);
+  if (!options.json) for (const warning of finished.warnings) print(process.stderr, `offrun: warning: ${warning}\n`);
   output(options, finished, () =>
     [
       renderReview(event).trimStart(),

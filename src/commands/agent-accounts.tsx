@@ -3,6 +3,7 @@ import { useCachedPromise } from "@raycast/utils";
 import { withCompanion } from "./lib/companion.js";
 import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./accounts/login-forms.js";
 import type { Account } from "../core/foundation/account-model.js";
+import { visible } from "../core/foundation/visible.js";
 import { loadAccountsView, refreshSignIn, type HarnessLogins, type LoginRow } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "../core/views/host-logins.js";
@@ -162,7 +163,7 @@ function HostLoginItem({ host, group, login }: { host: string; group: HostHarnes
       ]}
       detail={
         <List.Item.Detail
-          markdown={`## ${titleCase(login.label)} on ${host}\n\n${login.home}`}
+          markdown={visible(`## ${titleCase(login.label)} on ${host}\n\n${login.home}`)}
           metadata={
             <List.Item.Detail.Metadata>
               <List.Item.Detail.Metadata.Label title="Signed In" text={SIGN_IN_TITLES[login.signIn.state]} />

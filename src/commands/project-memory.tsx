@@ -1,6 +1,7 @@
 import { Action, ActionPanel, Alert, Icon, Keyboard, List, Toast, confirmAlert, showToast } from "@raycast/api";
 import { useCachedPromise, useCachedState } from "@raycast/utils";
 import { knownProjects } from "../core/foundation/project.js";
+import { visible } from "../core/foundation/visible.js";
 import { loadMemoryView, memoryChangeMarkdown } from "../core/views/memory-view.js";
 import { withCompanion } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
@@ -46,7 +47,9 @@ export default function ProjectMemory() {
             icon={row.agent ? Icon.Document : Icon.Book}
             title={row.title}
             detail={
-              <List.Item.Detail markdown={row.text ?? "*Not written yet. Agents create it at their first turn.*"} />
+              <List.Item.Detail
+                markdown={visible(row.text ?? "*Not written yet. Agents create it at their first turn.*")}
+              />
             }
             actions={
               <ActionPanel>

@@ -1,6 +1,7 @@
 import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigation } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { fixRequest } from "../core/review/fixes.js";
+import { visible } from "../core/foundation/visible.js";
 import { eventMarkdown } from "../core/views/agent-detail.js";
 import { loadAgentsOverview } from "../core/views/agents-overview.js";
 import { STATUS_LOOK } from "./agents.js";
@@ -18,7 +19,7 @@ function Findings({ target, outcome }: { target: AgentTarget; outcome: ReviewOut
   return (
     <Detail
       navigationTitle={`Review of ${shownName(target)}`}
-      markdown={[eventMarkdown(review) ?? "", ...outcome.warnings.map((w) => `⚠ ${w}`)].join("\n\n")}
+      markdown={visible([eventMarkdown(review) ?? "", ...outcome.warnings.map((w) => `⚠ ${w}`)].join("\n\n"))}
       actions={
         <ActionPanel>
           {fixes ? (

@@ -87,6 +87,24 @@ test("when an agent needs the user the title is the count and the agent comes fi
   ]);
 });
 
+test("what an agent waits for is shown with its control characters spelled out, in one line", () => {
+  const model = buildMenuBar(
+    snapshot({
+      quota: [],
+      agents: [
+        {
+          ...agent,
+          name: "upload",
+          status: "needs-you",
+          pending: [{ kind: "approval", tool: "Bash", text: "rm -rf ~ \r\x1b[2Kls\nnpm install" }],
+        },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  expect(model.needsYou[0]?.waitingFor).toBe("rm -rf ~ \\r\\x1b[2Kls\\nnpm install");
+});
+
 test("with the companion gone (kill -9), nothing shows as working or waiting: those turns are interrupted", () => {
   const agents = [
     { ...agent, name: "upload", status: "needs-you" as const, pending: [{ kind: "approval" as const, text: "npm i" }] },

@@ -1,5 +1,6 @@
 import { Action, ActionPanel, Icon, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
+import { visible } from "../../core/foundation/visible.js";
 import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
 import type { AgentRow } from "../../core/views/agents-overview.js";
 import { hostHarnessChoices } from "../../core/views/host-start.js";
@@ -56,7 +57,7 @@ export function AgentActions({
             />
             {first.alwaysKey ? (
               <Action
-                title={`Always Allow ${first.alwaysKey}`}
+                title={`Always Allow ${visible(first.alwaysKey, "line")}`}
                 icon={Icon.CheckCircle}
                 onAction={() => after(ops.approve(row, requestId, { always: true }))}
               />

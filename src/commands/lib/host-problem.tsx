@@ -1,5 +1,6 @@
 import { Action, ActionPanel, Color, Icon, List } from "@raycast/api";
 import type { HostProblem } from "../../core/views/agents-overview.js";
+import { visible } from "../../core/foundation/visible.js";
 import { START_COMPANION_COMMAND } from "./companion.js";
 
 /** A host that did not answer: why, and what to run to find out more (or to start the companion). */
@@ -13,8 +14,10 @@ export function HostProblemItem({ problem, onRetry }: { problem: HostProblem; on
       id={`unreachable:${problem.host}`}
       icon={{ source: Icon.Warning, tintColor: Color.Orange }}
       title={`${problem.host} did not answer`}
-      subtitle={problem.message}
-      detail={<List.Item.Detail markdown={`## ${problem.host} did not answer\n\n${problem.message}\n\n${hint}`} />}
+      subtitle={visible(problem.message, "line")}
+      detail={
+        <List.Item.Detail markdown={visible(`## ${problem.host} did not answer\n\n${problem.message}\n\n${hint}`)} />
+      }
       actions={
         <ActionPanel>
           <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={onRetry} />

@@ -20,6 +20,7 @@ import { watchSignIns } from "../logins/sign-in-watch.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
 import { CompanionStop } from "../agents/turn-stop.js";
 import { onStateProblem, stateProblems } from "../foundation/state-problems.js";
+import { visible } from "../foundation/visible.js";
 
 /**
  * The companion's main loop: recover agents left working by a companion that died, serve the
@@ -30,7 +31,8 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const paths = userPaths();
   fs.mkdirSync(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
   const log = (line: string) => {
-    const text = `${new Date().toISOString()} [${process.pid}] ${line}\n`;
+    // Lines quote agents and hosts; someone reads this log with `tail -f` in a terminal.
+    const text = `${new Date().toISOString()} [${process.pid}] ${visible(line)}\n`;
     try {
       fs.appendFileSync(paths.companionLog, text, { mode: PRIVATE_FILE_MODE });
     } catch (error) {

@@ -5,6 +5,7 @@ import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { KeyedQueue } from "../foundation/queue.js";
 import { readJsonFile } from "../foundation/store.js";
+import { visible } from "../foundation/visible.js";
 import { NOTIFICATION_KINDS, type AgentNotification, type NotificationKind } from "./classify.js";
 import { agentDeeplink, raycastIsInstalled } from "./deeplink.js";
 
@@ -171,7 +172,8 @@ function deliver(notification: AgentNotification): Promise<string | undefined> {
   return new Promise((resolve) => {
     try {
       notifier.notify(
-        { title: notification.title, message: notification.body, wait: false, ...open },
+        // The body is an agent's words: shown, never obeyed (a bidi override reorders a banner too).
+        { title: visible(notification.title, "line"), message: visible(notification.body), wait: false, ...open },
         (error: unknown) => {
           // node-notifier passes notify-send's stderr as the "error" on success: empty means fine.
           resolve(error ? describeError(error) : undefined);

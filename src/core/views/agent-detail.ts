@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ChangedFile } from "../git/diff.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
+import { visible } from "../foundation/visible.js";
 
 /** The Agents view's detail: the conversation as markdown, the diff with line numbers, the preview. */
 
@@ -107,7 +108,9 @@ export function conversationMarkdown(record: AgentRecord, events: AgentEvent[], 
   const head = [`# ${record.name}`, "", quoteBlock(record.task.split("\n")[0] ?? "")];
   if (shown.length < blocks.length) head.push("", `*${blocks.length - shown.length} earlier entries not shown.*`);
   if (record.lastError) head.push("", `⚠ ${record.lastError}`);
-  return [...head, "", ...shown.flatMap((b) => [b, ""])].join("\n").trimEnd();
+  // What the agent sent is what the user reads, here as in the terminal: a bidi override or a
+  // control character in its text must not reorder or hide the rest.
+  return visible([...head, "", ...shown.flatMap((b) => [b, ""])].join("\n").trimEnd());
 }
 
 /**
@@ -128,7 +131,7 @@ export function numberedDiff(patch: string, maxLines = 2_000): string {
     if (count++ >= maxLines) {
       close();
       out.push(`*Diff cut at ${maxLines} lines; \`offrun diff\` shows all of it.*`);
-      return out.join("\n");
+      return visible(out.join("\n"));
     }
     if (line.startsWith("diff --git ")) {
       close();
@@ -161,7 +164,7 @@ export function numberedDiff(patch: string, maxLines = 2_000): string {
     else if (line.startsWith("\\")) out.push(line);
   }
   close();
-  return out.join("\n");
+  return visible(out.join("\n"));
 }
 
 export type PreviewKind = "markdown" | "image" | "pdf" | "other";
@@ -203,7 +206,7 @@ export function previewFiles(worktree: string, files: ChangedFile[]): PreviewFil
 export function filePreviewMarkdown(file: PreviewFile, content: string | undefined, host?: string): string {
   switch (file.kind) {
     case "markdown":
-      return content === undefined ? `*${file.path} could not be read.*` : clip(content);
+      return content === undefined ? `*${file.path} could not be read.*` : visible(clip(content));
     case "image":
       if (host) return `**${file.path}** is an image on ${host}: open it there.`;
       return `![${file.path}](${encodeURI(`file://${file.absolute}`)})`;
@@ -211,7 +214,7 @@ export function filePreviewMarkdown(file: PreviewFile, content: string | undefin
       if (host) return `**${file.path}** is a PDF on ${host}: open it there.`;
       return `**${file.path}** is a PDF: press Quick Look (⌘Y) to read it.`;
     case "other":
-      return content === undefined ? `**${file.path}** (${file.status})` : fence(clip(content));
+      return content === undefined ? `**${file.path}** (${file.status})` : visible(fence(clip(content)));
   }
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { listAgents } from "../agents/records.js";
 import { memoryFiles } from "../memory/files.js";
 import { memoryHistory, type MemoryHistoryEntry } from "../memory/history.js";
+import { visible } from "../foundation/visible.js";
 
 /** Project Memory: conventions.md, each agent's plan and dead ends, and the recent memory changes. */
 
@@ -42,11 +43,13 @@ export async function loadMemoryView(root: string, recent = 30): Promise<MemoryV
 /** A memory change as markdown: who, when, and the diff. */
 export function memoryChangeMarkdown(entry: MemoryHistoryEntry): string {
   const fence = "`".repeat(Math.max(3, ...[...entry.event.diff.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return [
-    `**${entry.event.file}** · turn ${entry.event.turn} of ${entry.agent} · ${entry.event.at}`,
-    "",
-    `${fence}diff`,
-    entry.event.diff.trimEnd(),
-    fence,
-  ].join("\n");
+  return visible(
+    [
+      `**${entry.event.file}** · turn ${entry.event.turn} of ${entry.agent} · ${entry.event.at}`,
+      "",
+      `${fence}diff`,
+      entry.event.diff.trimEnd(),
+      fence,
+    ].join("\n"),
+  );
 }

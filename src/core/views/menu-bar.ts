@@ -3,6 +3,7 @@ import { countStatuses, type Snapshot, type SnapshotQuota } from "../companion/s
 import { expireWindow } from "../quota/pipeline.js";
 import { clockTime, elapsedShort, titleCase } from "./format.js";
 import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";
+import { visible } from "../foundation/visible.js";
 
 /**
  * Agent Quota (menu bar) as data: the title, who needs the user, and each login's windows.
@@ -135,7 +136,8 @@ export function buildMenuBar(
       agent: a.name,
       ...(a.host ? { host: a.host } : {}),
       harness: a.harness,
-      waitingFor: a.pending[0]?.text ?? "waiting for you",
+      // The agent's own words, in a menu item of one line: shown, never obeyed.
+      waitingFor: visible(a.pending[0]?.text ?? "waiting for you", "line"),
     }));
   // Grouped by CLI, and by machine: another host's logins are their own group ("Claude Code on devbox").
   const byHarness = new Map<string, { name: string; logins: MenuLogin[] }>();
