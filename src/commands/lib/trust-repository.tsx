@@ -2,6 +2,7 @@ import { Action, ActionPanel, Detail, Icon, showToast, Toast, useNavigation } fr
 import path from "node:path";
 import { loadProjectSettings } from "../../core/foundation/project.js";
 import { describeGated, trustRepository } from "../../core/foundation/trust.js";
+import { visibleJson } from "../../core/foundation/visible.js";
 import { showFailure } from "./failure.js";
 
 /**
@@ -20,7 +21,7 @@ export function TrustRepository(props: {
     `\`${props.root}/.offrun/config.json\` names settings that run or widen something. They take effect only once you trust them, and are asked again when they change.`,
     ...settings.map(
       ({ key, value, effect }) =>
-        `## ${key}\n${effect}:\n\n\`\`\`json\n${JSON.stringify(value, null, 2).replace(/```/g, "'''")}\n\`\`\``,
+        `## ${key}\n${effect}:\n\n\`\`\`json\n${visibleJson(value, 2).replace(/```/g, "'''")}\n\`\`\``,
     ),
   ].join("\n\n");
   return (
