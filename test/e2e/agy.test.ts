@@ -108,6 +108,61 @@ test("a Build turn writes in its worktree through agy's write_to_file, in accept
   expect(ends).toEqual(["completed"]);
 });
 
+// Issue 26, item 4: a sandboxed agy turn, with Google's hosts open; only agy's own state folder of
+// the login's home is written, and its settings (permissions.allow) stay read-only.
+test("a sandboxed agy turn runs inside the sandbox, writing only its state folder, with Google's hosts open", async () => {
+  // A login of its own, whose fake script (and the calls the fake logs beside it) lives in agy's
+  // state folder: inside the sandbox nothing else of the test's folders may be written.
+  const home = path.join(box.dir, "agy-home-boxed");
+  const state = path.join(home, ".gemini", "antigravity-cli");
+  await fs.mkdir(state, { recursive: true });
+  const boxed = await agyScript(path.join(state, "fake-script.json"));
+  const login = [
+    "accounts",
+    "add",
+    "agy",
+    "boxed",
+    "--home",
+    home,
+    "--no-login",
+    "--env",
+    `FAKE_AGY_SCRIPT=${boxed.file}`,
+  ];
+  expect(await offrun(...login)).toSucceed();
+  const worktree = path.join(repo, ".worktrees", "boxed");
+  await boxed.set([
+    { scenario: "write-file", path: path.join(worktree, "boxed.md"), content: "inside\n", text: "Wrote boxed.md." },
+  ]);
+  const started = await offrun(
+    "start",
+    "--harness",
+    "agy",
+    "--account",
+    "boxed",
+    "--sandbox",
+    "--wait",
+    "--name",
+    "boxed",
+    "write",
+  );
+  expect(started).toSucceed();
+  expect(await fs.readFile(path.join(worktree, "boxed.md"), "utf8")).toBe("inside\n");
+  const folder = path.join(box.offrunHome, "sandbox");
+  const [project] = await fs.readdir(folder);
+  const policy = JSON.parse(await fs.readFile(path.join(folder, project!, "boxed", "settings.json"), "utf8")) as {
+    network: { allowedDomains: string[] };
+    filesystem: { allowWrite: string[]; denyWrite: string[] };
+  };
+  expect(policy.network.allowedDomains).toEqual(
+    expect.arrayContaining(["cloudcode-pa.googleapis.com", "oauth2.googleapis.com"]),
+  );
+  expect(policy.filesystem.allowWrite).toContain(state);
+  expect(policy.filesystem.allowWrite).not.toContain(home);
+  expect(policy.filesystem.denyWrite).toContain(path.join(state, ".agents"));
+  // The failover test below moves from alpha to beta: no third login to pick instead.
+  expect(await offrun("accounts", "rm", "agy", "boxed")).toSucceed();
+});
+
 test("send resumes the same agy conversation, which holds the first message", async () => {
   await script.alpha.set([{ scenario: "text", text: "It says agy was here." }]);
   const sent = await offrun("send", "--wait", "notes", "what does notes.md say?");

@@ -178,3 +178,33 @@ test("a Grok session started outside Offrun notifies through the stop hook Offru
     await companion;
   }
 }, 90_000);
+
+// Issue 26, item 10: a sandboxed Grok turn reaches its real API and sign-in hosts (through the
+// sandbox's proxy), and its executable configuration stays read-only.
+test("a sandboxed Grok turn runs inside the sandbox, with xAI's hosts open and its config.toml read-only", async () => {
+  const result = await offrun(
+    "start",
+    "--wait",
+    "--sandbox",
+    "--harness",
+    "grok",
+    "--account",
+    "beta",
+    "--name",
+    "gbox",
+    "hi",
+  );
+  expect(result).toSucceed();
+  expect(result.stdout).toContain("sandboxed");
+  const folder = path.join(box.offrunHome, "sandbox");
+  const [project] = await fs.readdir(folder);
+  const policy = JSON.parse(await fs.readFile(path.join(folder, project!, "gbox", "settings.json"), "utf8")) as {
+    network: { allowedDomains: string[] };
+    filesystem: { allowWrite: string[]; denyWrite: string[] };
+  };
+  expect(policy.network.allowedDomains).toEqual(expect.arrayContaining(["cli-chat-proxy.grok.com", "auth.x.ai"]));
+  expect(policy.filesystem.allowWrite).toContain(homes.beta);
+  expect(policy.filesystem.denyWrite).toEqual(
+    expect.arrayContaining([path.join(homes.beta!, "hooks"), path.join(homes.beta!, "plugins")]),
+  );
+});
