@@ -8,11 +8,12 @@ import { piWorld } from "../helpers/pi-env.js";
 import { shown } from "../helpers/sandbox-turns.js";
 import type { World } from "../helpers/e2e.js";
 
-// Issue 23: Gemini CLI and Pi in the real sandbox, against the fake model server. The model
-// asks the CLI's own file tool (approved by the CLI in Build mode) to write the CLI's executable
-// configuration and a dotfile of the user's home; both stay as they were, the write to the worktree
-// goes in, and the CLI still keeps its session. Gemini's Default login has the user's home itself as
-// its home: only its ~/.gemini is open to the turn, and of that, not settings.json.
+// Issue 23: Gemini CLI and Pi in the real sandbox, against the fake model server. The model asks
+// the CLI's own file tool to write the CLI's executable configuration and a dotfile of the user's
+// home; both stay as they were, the write to the worktree goes in, and the CLI still keeps its
+// session. For Pi the sandbox is what refuses (on the code before, models.json was overwritten).
+// Gemini CLI's file tool refuses paths outside its workspace by itself, so for Gemini this shows
+// that a Default login (home = HOME) works with only ~/.gemini open: its state, sessions and resume.
 
 interface Case {
   label: string;
