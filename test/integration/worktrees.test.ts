@@ -154,6 +154,24 @@ describe("createWorktree", () => {
     expect(created.baseRef).toBeUndefined();
   });
 
+  // Issue 24: a repository can commit a link that leads out of it; copied, the agent reads through it.
+  test("copyFiles leaves out a link that leads out of the project, itself or inside a copied folder", async () => {
+    const root = await makeRepo();
+    const secret = path.join(path.dirname(root), "outside-secret.txt");
+    await fs.writeFile(secret, "AWS_SECRET=1\n");
+    await fs.symlink(secret, path.join(root, "creds.env"));
+    await fs.mkdir(path.join(root, "conf"));
+    await fs.writeFile(path.join(root, "conf", "app.env"), "PORT=1\n");
+    await fs.symlink(secret, path.join(root, "conf", "linked.env"));
+    const created = await createWorktree(
+      request(root, "links", { config: config({ copyFiles: ["creds.env", "conf"] }) }),
+    );
+    await expect(fs.lstat(path.join(created.path, "creds.env"))).rejects.toThrow();
+    expect(await fs.readFile(path.join(created.path, "conf", "app.env"), "utf8")).toBe("PORT=1\n");
+    await expect(fs.lstat(path.join(created.path, "conf", "linked.env"))).rejects.toThrow();
+    expect(await fs.readFile(projectPaths(root).log("links"), "utf8")).toContain(`creds.env is a link to ${secret}`);
+  });
+
   test("copyFiles entries outside the project are refused before anything is created", async () => {
     const root = await makeRepo();
     const error = await rejection(

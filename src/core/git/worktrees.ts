@@ -8,6 +8,7 @@ import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.j
 import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
 import { addExcludes, cleanEnv, ensureExcludes, git, resolveCommit } from "./repo.js";
+import { isInsideReal } from "../foundation/inside.js";
 
 // Diffing, merging and discarding moved to their own modules; re-exported so older imports keep working.
 export { diffWorktree, type ChangedFile, type WorktreeDiff } from "./diff.js";
@@ -161,9 +162,17 @@ async function copyConfiguredFiles(root: string, worktree: string, files: string
       await appendLog(logFile, `[offrun] copyFiles: ${relative} does not exist in ${root}; skipped.`);
       continue;
     }
+    const real = await fs.realpath(source);
+    if (!(await isInsideReal(root, real))) {
+      await appendLog(logFile, `[offrun] copyFiles: ${relative} is a link to ${real}, outside ${root}; not copied.`);
+      continue;
+    }
     const target = path.join(worktree, relative);
     await fs.mkdir(path.dirname(target), { recursive: true });
-    await fs.cp(source, target, { recursive: true, force: true });
+    // A link inside a copied folder that leads out of the repository is left out: the agent
+    // would read through it what the repository chose (~/.ssh).
+    const leadsOut = async (from: string) => !(await isInsideReal(root, await fs.realpath(from).catch(() => from)));
+    await fs.cp(real, target, { recursive: true, force: true, filter: async (from) => !(await leadsOut(from)) });
     await appendLog(logFile, `[offrun] copyFiles: copied ${relative}`);
     await keepOutOfCommits(root, worktree, relative, logFile);
   }

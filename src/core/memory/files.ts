@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { readInside, readTextInside } from "../foundation/inside.js";
 import { projectPaths } from "../foundation/paths.js";
 
 /**
@@ -73,7 +74,7 @@ export async function readAgentMemory(root: string, agent: string): Promise<{ pa
   const files = memoryFiles(root, agent);
   const found: { path: string; text: string }[] = [];
   for (const file of [files.conventions, files.plan, files.deadEnds]) {
-    const text = await fs.readFile(file, "utf8").catch(() => undefined);
+    const text = await readTextInside(root, file);
     if (text !== undefined) found.push({ path: path.relative(root, file), text });
   }
   return found;
@@ -105,7 +106,12 @@ const BRIEFING_CHARS = 15_000;
  */
 export async function memoryBriefing(root: string, agent: string, canWrite = true): Promise<string> {
   const files = memoryFiles(root, agent);
-  const read = async (file: string) => (await fs.readFile(file, "utf8").catch(() => "")).trim() || "(empty)";
+  // A memory file that links out of the repository is not read: its target could be a secret.
+  const read = async (file: string) => {
+    const found = await readInside(root, file);
+    if (found && "outside" in found) return `(not read: it is a link to ${found.outside}, outside the repository)`;
+    return found?.text.trim() || "(empty)";
+  };
   const sections = [
     `### Conventions (${files.conventions}, shared by every agent of this project; read it, change it only when the user asks)\n${await read(files.conventions)}`,
     `### Your plan (${files.plan})\n${await read(files.plan)}`,

@@ -69,6 +69,22 @@ export async function revertMemoryChange(root: string, agent: string, id: string
     );
   }
   const rel = memoryRel(event.file);
+  // The event is read back from a log a repository could have committed: its file must be a
+  // memory file and its snapshots Offrun's own, or nothing is written.
+  const unsafe = [
+    path.isAbsolute(rel) || rel.split(/[\\/]/).some((part) => part === ".." || part === "")
+      ? `its file ${event.file} is not inside the memory folder`
+      : undefined,
+    ...[event.before, event.after].map((sha) =>
+      sha === undefined || /^[0-9a-f]{64}$/.test(sha) ? undefined : `its snapshot id ${sha} is not one`,
+    ),
+  ].filter((problem) => problem !== undefined);
+  if (unsafe.length > 0) {
+    throw new OffrunError(
+      "invalid_input",
+      `Memory change ${id} of ${agent} cannot be reverted: ${unsafe.join("; ")}. Edit the file by hand (\`offrun memory edit\`).`,
+    );
+  }
   const outcome = await updateRecorded(root, async (recorded) => {
     const current = await readMemoryFile(root, rel);
     const before = event.before === undefined ? undefined : await readBlob(root, event.before);

@@ -7,6 +7,7 @@ import { addExcludes } from "../git/repo.js";
 import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
+import { readTextInside } from "../foundation/inside.js";
 
 /**
  * Snapshots of `.offrun/memory`, kept in `.offrun/memory-snapshots/` of the project: content
@@ -85,7 +86,7 @@ async function shaOf(root: string, full: string): Promise<string | undefined> {
   const seen = known.get(full);
   // Same size, mtime and inode: the same bytes (an editor's rename-into-place changes the inode).
   if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs && seen.ino === stat.ino) return seen.sha;
-  const text = await fs.readFile(full, "utf8").catch(() => undefined);
+  const text = await readTextInside(root, full);
   if (text === undefined) return undefined;
   const sha = sha256(text);
   await storeBlob(root, sha, text);
@@ -144,5 +145,5 @@ export async function updateRecorded<T>(root: string, fn: (recorded: Recorded) =
 
 /** The current text of a memory file (relative to `.offrun/memory`), or undefined when absent. */
 export async function readMemoryFile(root: string, rel: string): Promise<string | undefined> {
-  return fs.readFile(path.join(projectPaths(root).memory, rel), "utf8").catch(() => undefined);
+  return readTextInside(root, path.join(projectPaths(root).memory, rel));
 }
