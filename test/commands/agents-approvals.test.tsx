@@ -64,7 +64,11 @@ test("Approve lets the waiting command run in the live turn", async () => {
   const screen = render(<Agents />);
   const item = await agentItem(screen, "yes", "Approve");
   expect(screen.find("List.Section").props.subtitle).toBe("1 need you");
+  // Issue 25, item 4: ↵ is Send Message whatever has loaded; Approve asks first, showing the command.
+  expect(screen.actionsOf(item)[0]!.props.title).toBe("Send Message");
   await screen.press(screen.action(item, "Approve"));
+  expect(runtime.alerts.at(-1)).toMatchObject({ title: "Approve for yes?" });
+  expect(runtime.alerts.at(-1)!.message).toContain("approved.txt");
   await untilIdle("yes");
   const record = await readAgent(world.repo, "yes");
   expect(await fs.readFile(path.join(record.worktree, "approved.txt"), "utf8")).toBe("yes");

@@ -1,4 +1,4 @@
-import { Action, ActionPanel, Icon, Keyboard } from "@raycast/api";
+import { Action, ActionPanel, confirmAlert, Icon, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { visible } from "../../core/foundation/visible.js";
 import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
@@ -47,23 +47,6 @@ export function AgentActions({
   return (
     <ActionPanel>
       <ActionPanel.Section>
-        {first?.type === "approval_request" ? (
-          <>
-            <Action title="Approve" icon={Icon.Check} onAction={() => after(ops.approve(row, requestId, {}))} />
-            <Action
-              title="Deny"
-              icon={Icon.XMarkCircle}
-              onAction={() => after(ops.approve(row, requestId, { deny: true }))}
-            />
-            {first.alwaysKey ? (
-              <Action
-                title={`Always Allow ${visible(first.alwaysKey, "line")}`}
-                icon={Icon.CheckCircle}
-                onAction={() => after(ops.approve(row, requestId, { always: true }))}
-              />
-            ) : null}
-          </>
-        ) : null}
         {first?.type === "question" ? (
           <Action.Push
             title="Answer"
@@ -92,6 +75,36 @@ export function AgentActions({
             />
           }
         />
+        {first?.type === "approval_request" ? (
+          <>
+            <Action
+              title="Approve"
+              icon={Icon.Check}
+              onAction={async () => {
+                // The command is shown before it runs: the request may have arrived since the row was read.
+                // Whole, not the row's shortened text: what is approved is the command itself.
+                const input = first.input as { command?: unknown } | undefined;
+                const whole = typeof input?.command === "string" ? input.command : JSON.stringify(first.input, null, 2);
+                const command = visible(`${first.tool}: ${whole}`);
+                if (await confirmAlert({ title: `Approve for ${record.name}?`, message: command })) {
+                  after(ops.approve(row, requestId, {}));
+                }
+              }}
+            />
+            <Action
+              title="Deny"
+              icon={Icon.XMarkCircle}
+              onAction={() => after(ops.approve(row, requestId, { deny: true }))}
+            />
+            {first.alwaysKey ? (
+              <Action
+                title={`Always Allow ${visible(first.alwaysKey, "line")}`}
+                icon={Icon.CheckCircle}
+                onAction={() => after(ops.approve(row, requestId, { always: true }))}
+              />
+            ) : null}
+          </>
+        ) : null}
         <Action.Push
           title="Show Diff"
           icon={Icon.Document}
