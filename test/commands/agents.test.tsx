@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import { readAgent, writeAgent, appendChat } from "../../src/core/agents/records.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { AGENT_STATUSES } from "../../src/core/foundation/model.js";
@@ -108,5 +110,26 @@ test("discard shows the refusal when work would be lost", async () => {
   await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Discard Refused"));
   expect(runtime.alerts[0]!.title).toBe("Discard upload?");
   expect((await fs.stat(record.worktree)).isDirectory()).toBe(true);
+  screen.unmount();
+});
+
+// Issue 25, item 5: Show Diff and Show Changed Files read the worktree when they open, not the
+// row's detail (which may not have loaded, or be a poll old): no blank page, no "No Changes" where
+// there are changes.
+test("Show Diff and Show Changed Files show the worktree as it is when they open", async () => {
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
+  expect(await runOffrun(["start", "--wait", "--name", "late", "a task"], { env, cwd: sandbox.repo })).toSucceed();
+  const screen = render(<Agents />);
+  await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "late"), "Show Diff"));
+  await screen.settle(300);
+  // A change after the row's detail was read.
+  const record = await readAgent(sandbox.repo, "late");
+  await fs.writeFile(path.join(record.worktree, "late.txt"), "written later\n");
+  await screen.press(screen.action(screen.byTitle("List.Item", "late"), "Show Diff"));
+  await screen.waitFor(() => expect(String(screen.find("Detail").props.markdown)).toContain("late.txt"));
+  runtime.navigation!.pop();
+  await screen.settle();
+  await screen.press(screen.action(screen.byTitle("List.Item", "late"), "Show Changed Files"));
+  await screen.waitFor(() => expect(screen.findAll("List.Item").map((item) => item.props.title)).toEqual(["late.txt"]));
   screen.unmount();
 });

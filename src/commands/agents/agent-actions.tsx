@@ -4,6 +4,8 @@ import { visible } from "../../core/foundation/visible.js";
 import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
 import type { AgentRow } from "../../core/views/agents-overview.js";
 import { hostHarnessChoices } from "../../core/views/host-start.js";
+import { loadAgentDetail } from "../../core/views/agent-detail-load.js";
+import { loadHostAgentDetail } from "../../core/views/host-agents.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
@@ -37,6 +39,8 @@ export function AgentActions({
     { execute: false },
   );
   const after = (done: Promise<unknown>) => void done.then(reload);
+  const loadDetail = () =>
+    row.host ? loadHostAgentDetail(row.host, record) : loadAgentDetail(record.project, record.name);
   const prefs = preferences();
   const first = detail?.pending[0];
   const requestId = first && "id" in first ? first.id : undefined;
@@ -109,12 +113,12 @@ export function AgentActions({
           title="Show Diff"
           icon={Icon.Document}
           shortcut={{ modifiers: ["cmd"], key: "d" }}
-          target={<DiffView record={record} markdown={detail?.diffMarkdown ?? ""} />}
+          target={<DiffView record={record} load={loadDetail} />}
         />
         <Action.Push
           title="Show Changed Files"
           icon={Icon.List}
-          target={<ChangedFiles record={record} files={detail?.files ?? []} host={row.host} />}
+          target={<ChangedFiles record={record} load={loadDetail} host={row.host} />}
         />
       </ActionPanel.Section>
       <ActionPanel.Section>

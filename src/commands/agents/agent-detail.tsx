@@ -1,16 +1,31 @@
 import { Action, ActionPanel, Detail, Icon, List } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
-import { devServerUrl, filePreviewMarkdown, type PreviewFile } from "../../core/views/agent-detail.js";
+import {
+  devServerUrl,
+  filePreviewMarkdown,
+  type AgentDetailData,
+  type PreviewFile,
+} from "../../core/views/agent-detail.js";
 import { readPreviewText } from "../../core/views/agent-detail-load.js";
 import { readHostFile } from "../../core/views/host-agents.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 
+/**
+ * The agent's diff and changed files, read when the screen opens (and read again, not taken
+ * from the row, which may not have loaded yet: a blank page, or "No Changes" where there are).
+ */
+function useDetail(load: () => Promise<AgentDetailData>) {
+  return useCachedPromise(load, [], { keepPreviousData: false });
+}
+
 /** The diff with line numbers, full screen. */
-export function DiffView({ record, markdown }: { record: AgentRecord; markdown: string }) {
+export function DiffView({ record, load }: { record: AgentRecord; load: () => Promise<AgentDetailData> }) {
+  const { data, isLoading } = useDetail(load);
   return (
     <Detail
       navigationTitle={`Diff of ${record.name}`}
-      markdown={markdown}
+      isLoading={isLoading}
+      markdown={data?.diffMarkdown ?? ""}
       actions={
         <ActionPanel>
           <Action.CopyToClipboard title="Copy Branch" content={record.branch} />
@@ -33,14 +48,20 @@ function FilePreview({ record, file, host }: { record: AgentRecord; file: Previe
  * The changed files of a worktree: markdown rendered, images inline, everything in Quick Look. A
  * host's worktree (`host`) is read through its companion, text only: nothing there opens here.
  */
-export function ChangedFiles({ record, files, host }: { record: AgentRecord; files: PreviewFile[]; host?: string }) {
+export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<AgentDetailData>; host?: string }) {
+  const { record, host } = props;
+  const { data, isLoading } = useDetail(props.load);
+  const files = data?.files ?? [];
   return (
     <List
       navigationTitle={`Changes of ${host ? `${host}:` : ""}${record.name}`}
+      isLoading={isLoading}
       isShowingDetail={files.length > 0}
       searchBarPlaceholder="Filter changed files"
     >
-      <List.EmptyView title="No Changes" description={`${record.name} has changed nothing since its base.`} />
+      {isLoading ? null : (
+        <List.EmptyView title="No Changes" description={`${record.name} has changed nothing since its base.`} />
+      )}
       {files.map((file) => (
         <List.Item
           key={file.path}
