@@ -14,7 +14,7 @@ const TITLES: Record<ErrorKind, string> = {
   rate_limited: "Rate Limited",
   usage_limit: "Usage Limit Reached",
   timed_out: "Timed Out",
-  cancelled: "Cancelled",
+  cancelled: "Canceled",
   unreadable_output: "Unexpected Output",
   invalid_input: "Cannot Do That",
   invalid_file: "Invalid Settings File",
