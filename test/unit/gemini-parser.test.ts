@@ -211,19 +211,21 @@ describe("argv", () => {
   const base = { prompt: "-x", mode: "build" as const };
 
   test("gemini: first turn chooses the session id; resume passes -r; Planner uses plan mode; stdin leaves --prompt= empty", () => {
+    // --skip-trust only for a repository the user trusted in Offrun (issue 24).
     expect(geminiTurnArgs({ ...base, newSessionId: "u1", model: "gemini-2.5-flash" })).toEqual([
       "--prompt=-x",
       "-o",
       "stream-json",
       "--approval-mode",
       "auto_edit",
-      "--skip-trust",
       "-m",
       "gemini-2.5-flash",
       "--session-id",
       "u1",
     ]);
-    expect(geminiTurnArgs({ ...base, mode: "plan", resumeSessionId: "s1", addDirs: ["/m"] })).toEqual([
+    expect(
+      geminiTurnArgs({ ...base, mode: "plan", resumeSessionId: "s1", addDirs: ["/m"], workspaceTrusted: true }),
+    ).toEqual([
       "--prompt=-x",
       "-o",
       "stream-json",
