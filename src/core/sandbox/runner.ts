@@ -118,7 +118,7 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
         .catch((error: unknown) => [
           `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
         ]);
-      for (const message of said) await request.warn(message);
+      for (const message of said) await request.warn(message).catch(() => undefined);
     },
   };
 }
@@ -126,7 +126,7 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
 /**
  * Each command the runtime wrapped is released when its process is over, so that the runtime
  * removes the placeholders it made on this machine for paths that must not be created (an empty
- * `.bashrc` in the worktree, `settings.json` in a login's home) once no sandbox needs them.
+ * `.bashrc` in the turn's temp folder, where each wrap runs) once no sandbox needs them.
  */
 function releasingRunner(runner: ProcessRunner, commands: SandboxedCommands): ProcessRunner {
   return {
