@@ -1,5 +1,5 @@
 import { describeError } from "../foundation/errors.js";
-import type { TurnEndEvent } from "../foundation/events.js";
+import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProcessRunner } from "../foundation/runner.js";
@@ -86,6 +86,10 @@ export class RunningTurns {
     const agent = agentKey(record.project, record.name);
     const log = journal.log.bind(journal, record);
     const update = journal.update.bind(journal, record);
+    const turnsBefore = record.turns;
+    const unsent: ParsedEvent = resume.resumed
+      ? { type: "notice", level: "info", message: `Offrun asked the agent to go on: "${prompt}"` }
+      : { type: "user_message", text: prompt };
     setLiveHooks(record, {
       ask: (turn, request, signal) =>
         askUser({ pending: this.pending, agent, record, turn, config, signal, log, update }, request),
@@ -107,7 +111,8 @@ export class RunningTurns {
       },
       ...resume,
     })
-      .catch((error: unknown) => this.failTurn(record, error))
+      // Before its turn began (the sandbox refused to open), the message is not in the log yet.
+      .catch((error: unknown) => this.failTurn(record, error, record.turns === turnsBefore ? unsent : undefined))
       .finally(() => {
         this.running.delete(agent);
         // The chain planned a wait for the reset: arm it here, where it can be cancelled.
@@ -144,17 +149,17 @@ export class RunningTurns {
    * A turn that failed inside Offrun (a log write on a full disk, a spawn error) still ends with
    * one terminal event where that can be written, and never takes the companion down.
    */
-  private async failTurn(record: AgentRecord, error: unknown): Promise<TurnEndEvent> {
+  private async failTurn(record: AgentRecord, error: unknown, unsent?: ParsedEvent): Promise<TurnEndEvent> {
     const { journal } = this.options;
     const reason = `Offrun could not run this turn: ${describeError(error)}`;
-    const end: TurnEndEvent = {
-      type: "turn_end",
-      outcome: "failed",
-      reason,
-      at: new Date().toISOString(),
-      turn: record.turns,
-    };
-    await journal.log(record, record.turns, end).catch(() => undefined);
+    // A turn that never began is still one: the user's message and its end go in under its number.
+    const turn = unsent === undefined ? record.turns : record.turns + 1;
+    const end: TurnEndEvent = { type: "turn_end", outcome: "failed", reason, at: new Date().toISOString(), turn };
+    if (unsent !== undefined) {
+      await journal.update(record, { turns: turn }).catch(() => undefined);
+      await journal.log(record, turn, unsent).catch(() => undefined);
+    }
+    await journal.log(record, turn, end).catch(() => undefined);
     await journal.update(record, { status: "failed", pid: undefined, lastError: reason }).catch(() => undefined);
     return end;
   }
