@@ -37,6 +37,12 @@ export interface HarnessSandbox {
    */
   configured?(home: string, env: NodeJS.ProcessEnv, worktree: string): Promise<LoginConfiguration>;
   /**
+   * What the CLI must first do outside the sandbox on this login, if anything (OpenCode installs
+   * its plugin package into its config folder on its first run, which a turn may not write): the
+   * turn does not run, and this says what to do. Undefined when the CLI can run sandboxed.
+   */
+  unready?(home: string, env: NodeJS.ProcessEnv): Promise<string | undefined>;
+  /**
    * Variables the CLI reads (names, or prefixes ending in `*`): with the login's own, its home
    * variable and the common ones (policy.ts), the only ones that enter a sandboxed turn.
    */

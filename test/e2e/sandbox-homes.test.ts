@@ -1,9 +1,11 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { geminiProtocol } from "../fake-server/gemini.js";
+import type { Step } from "../fake-server/script.js";
 import { startFakeServer } from "../fake-server/server.js";
 import { GEMINI_BIN, geminiTestEnv, prepareGeminiHome } from "../helpers/gemini-env.js";
 import { makeRepo, makeSandbox, runOffrun } from "../helpers/offrun.js";
+import { opencodeDirs, opencodeWorld } from "../helpers/opencode-env.js";
 import { piWorld } from "../helpers/pi-env.js";
 import { shown } from "../helpers/sandbox-turns.js";
 import type { World } from "../helpers/e2e.js";
@@ -21,6 +23,10 @@ interface Case {
   world: () => Promise<World>;
   /** The CLI's executable configuration in the login's home, which the turn aims at. */
   config: (world: World) => string;
+  /** Aim with one shell command rather than the CLI's file tool (which refuses outside paths itself). */
+  viaShell?: boolean;
+  /** The user ran the CLI before, outside the sandbox (OpenCode installs its plugin package then). */
+  usedBefore?: boolean;
 }
 
 async function geminiDefaultWorld(): Promise<World> {
@@ -66,9 +72,17 @@ const cases: Case[] = [
     world: async () => ({ ...(await piWorld("offrun-sbx-pi-", { "README.md": "# demo\n" })) }) as World,
     config: (world) => path.join(world.box.home, ".pi", "agent", "models.json"),
   },
+  {
+    label: "OpenCode",
+    harness: "opencode",
+    world: async () => ({ ...(await opencodeWorld("offrun-sbx-opencode-", { "README.md": "# demo\n" })) }) as World,
+    config: (world) => path.join(opencodeDirs(world.box.home).configHome, "opencode", "opencode.json"),
+    viaShell: true,
+    usedBefore: true,
+  },
 ];
 
-describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, config }) => {
+describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, config, viaShell, usedBefore }) => {
   let world: World;
   beforeAll(async () => {
     world = await makeWorld();
@@ -80,13 +94,24 @@ describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, conf
   test("writes its worktree and its session, never its executable config nor the home's dotfiles", async () => {
     const worktree = path.join(world.repo, ".worktrees", "homes");
     const bashrc = path.join(world.box.home, ".bashrc");
+    if (usedBefore) {
+      world.server.script({ kind: "text", text: "Used before." });
+      expect(await world.offrun(["start", "--harness", harness, "--wait", "--name", "before", "go"])).toSucceed();
+    }
     const before = await fs.readFile(config(world), "utf8");
-    world.server.script(
-      { kind: "write_file", path: config(world), content: '{"planted": true}\n' },
-      { kind: "write_file", path: bashrc, content: "touch ~/PWNED\n" },
-      { kind: "write_file", path: path.join(worktree, "work.txt"), content: "the agent's work\n" },
-      { kind: "text", text: "Done in the sandbox." },
-    );
+    const attack: Step[] = viaShell
+      ? [
+          {
+            kind: "shell",
+            command: `echo '{"planted": true}' > '${config(world)}'; echo 'touch ~/PWNED' > '${bashrc}'; echo "the agent's work" > work.txt`,
+          },
+        ]
+      : [
+          { kind: "write_file", path: config(world), content: '{"planted": true}\n' },
+          { kind: "write_file", path: bashrc, content: "touch ~/PWNED\n" },
+          { kind: "write_file", path: path.join(worktree, "work.txt"), content: "the agent's work\n" },
+        ];
+    world.server.script(...attack, { kind: "text", text: "Done in the sandbox." });
     const started = await world.offrun(["start", "--harness", harness, "--sandbox", "--wait", "--name", "homes", "go"]);
     expect(started).toSucceed();
     expect(started.stdout).toContain("Done in the sandbox.");
@@ -100,5 +125,37 @@ describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, conf
     const again = await world.offrun(["send", "homes", "--wait", "and again"]);
     expect(again).toSucceed();
     expect(again.stdout).toContain("Resumed in the sandbox.");
+  });
+});
+
+describe("OpenCode's first run in the sandbox", () => {
+  let world: World;
+  beforeAll(async () => {
+    world = (await opencodeWorld("offrun-sbx-opencode-first-", { "README.md": "# demo\n" })) as World;
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  test("is refused with what to do, since OpenCode would install its plugin package into its config", async () => {
+    const folder = path.join(opencodeDirs(world.box.home).configHome, "opencode");
+    const before = await fs.readdir(folder);
+    world.server.script({ kind: "text", text: "never asked" });
+    const started = await world.offrun([
+      "start",
+      "--harness",
+      "opencode",
+      "--sandbox",
+      "--wait",
+      "--name",
+      "first",
+      "go",
+    ]);
+    // The message stays in the conversation, with why its turn did not run.
+    expect(started.stdout).toContain("› you (turn 1)");
+    expect(started.stdout + started.stderr).toContain(`OpenCode has not set up its config folder (${folder}) yet`);
+    expect(started.stdout + started.stderr).toContain("without --sandbox");
+    expect(await fs.readdir(folder)).toEqual(before);
+    expect(world.server.requests).toHaveLength(0);
   });
 });

@@ -8,6 +8,7 @@ import type { Account } from "../foundation/account-model.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
+import { OffrunError } from "../foundation/errors.js";
 import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
 import { listAccounts } from "../logins/accounts.js";
@@ -68,6 +69,8 @@ export interface SandboxTurn {
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
   const { record, harness, account } = request;
+  const unready = await harness.sandbox.unready?.(account.home, request.env);
+  if (unready) throw new OffrunError("not_installed", unready);
   const { scope, variables, absentExecutable } = await sandboxScope(request);
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });

@@ -1,7 +1,9 @@
+import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { PROVIDER_VARIABLES } from "../shared/provider-env.js";
 import type { HarnessSandbox } from "../types.js";
+import { opencodeConfigFolder, opencodeConfiguration } from "./config-hosts.js";
 
 /** OpenCode 1.18.33 in a sandboxed turn (what it writes: docs/sandbox.md). */
 export const opencodeSandbox: HarnessSandbox = {
@@ -28,5 +30,29 @@ export const opencodeSandbox: HarnessSandbox = {
       files: [],
     };
   },
+  // A provider's baseURL in the login's config (a gateway, a local model server) is opened too.
+  configured: (home, env) => opencodeConfiguration(home, env),
   env: ["OPENCODE_*", ...PROVIDER_VARIABLES],
+  unready: async (home, env) => {
+    const folder = opencodeConfigFolder(home, env);
+    if (await firstRunDone(folder)) return undefined;
+    return (
+      `OpenCode has not set up its config folder (${folder}) yet: on its first run it installs its plugin ` +
+      "package there, which a sandboxed turn may not write (the folder holds what OpenCode runs). Run one " +
+      "turn of this login without --sandbox, or `opencode` itself once, then try again."
+    );
+  },
 };
+
+/**
+ * Whether OpenCode's first run already set up the config folder. 1.18.33 writes `.gitignore`
+ * there first and stops when it cannot ("Unexpected error … FileSystem.writeFile"); the plugin
+ * install that follows (package.json, node_modules) runs in the background, and a turn goes on
+ * without it. On a later run it writes nothing there (seen with strace and file times).
+ */
+async function firstRunDone(folder: string): Promise<boolean> {
+  return fs.access(path.join(folder, ".gitignore")).then(
+    () => true,
+    () => false,
+  );
+}
