@@ -3,6 +3,7 @@ import path from "node:path";
 import { diffWorktree } from "../../src/core/git/diff.js";
 import { headCommit } from "../../src/core/git/repo.js";
 import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
+import { addHost } from "../../src/core/remote/hosts-file.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 
 // The Agents view polls every 3 s and aborts the read before when the next starts or the view
@@ -39,4 +40,24 @@ test("an overview asked for with an aborted signal reads nothing and says AbortE
   await expect(loadAgentsOverview({ projects: [box.dir], signal: call.signal })).rejects.toMatchObject({
     name: "AbortError",
   });
+});
+
+test("an overview aborted while a host is asked leaves no rejection behind unhandled", async () => {
+  // The hosts are asked while this machine's files are read: an abort ends both, and the one not
+  // awaited first must not surface later as an unhandled rejection (Jest fails whatever test runs then).
+  await addHost({ name: "devbox", destination: "ssh://nobody@127.0.0.1:1" }, box.env);
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", record);
+  try {
+    const call = new AbortController();
+    call.abort();
+    await expect(loadAgentsOverview({ projects: [box.dir], signal: call.signal })).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", record);
+  }
 });

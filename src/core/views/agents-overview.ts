@@ -175,9 +175,35 @@ export async function loadAgentsOverview(
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now();
   const running = (await runningCompanionPid()) !== undefined;
-  // The hosts answer over the companion while this machine's files are read.
-  const remote = options.hosts === false ? undefined : readHostAgents({ companionRunning: running, signal });
-  const roots = options.projects ?? (await knownProjects());
+  // The hosts answer over the companion while this machine's files are read. Both are awaited
+  // together: an abort that ends one must not leave the other's rejection unhandled.
+  const [hosts, { projects, quotas, context }] = await Promise.all([
+    options.hosts === false ? undefined : readHostAgents({ companionRunning: running, signal }),
+    readThisMachine(options.projects, env, now, running, signal),
+  ]);
+  signal?.throwIfAborted();
+  for (const { host, record, use } of hosts?.context ?? []) context.set(agentKey(record, host), use);
+  return buildAgentsOverview(
+    {
+      projects: [...projects, ...(hosts?.projects ?? [])],
+      quotas: [...quotas, ...(hosts?.quotas ?? [])],
+      context,
+      contextWindow: harnessContextWindow,
+      unreachable: hosts?.unreachable ?? [],
+    },
+    now,
+  );
+}
+
+/** This machine's projects, the logins their agents use (cached quota) and each agent's context use. */
+async function readThisMachine(
+  only: string[] | undefined,
+  env: NodeJS.ProcessEnv,
+  now: number,
+  running: boolean,
+  signal: AbortSignal | undefined,
+) {
+  const roots = only ?? (await knownProjects());
   signal?.throwIfAborted();
   const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
   signal?.throwIfAborted();
@@ -195,17 +221,5 @@ export async function loadAgentsOverview(
       if (use) context.set(agentKey(record), use);
     }),
   );
-  const hosts = await remote;
-  signal?.throwIfAborted();
-  for (const { host, record, use } of hosts?.context ?? []) context.set(agentKey(record, host), use);
-  return buildAgentsOverview(
-    {
-      projects: [...projects, ...(hosts?.projects ?? [])],
-      quotas: [...quotas, ...(hosts?.quotas ?? [])],
-      context,
-      contextWindow: harnessContextWindow,
-      unreachable: hosts?.unreachable ?? [],
-    },
-    now,
-  );
+  return { projects, quotas, context };
 }
