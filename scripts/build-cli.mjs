@@ -67,6 +67,7 @@ await build({
     "bench/menu-bar.ts",
     "bench/failover.ts",
     "bench/remote-ls.ts",
+    "bench/ls-trust.ts",
     // Under build/bench with the benchmarks, so that pack-cli leaves it out of the package too.
     { in: "scripts/dictation-accuracy.ts", out: "bench/dictation-accuracy" },
   ],

@@ -6,11 +6,13 @@ import { agentRecordSchema, type AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";
 import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlReadResult } from "../foundation/store.js";
+import { isTracked, trackedStateFiles } from "../git/tracked-state.js";
 
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {
-  const record = await readJsonFile(projectPaths(root).agent(name), agentRecordSchema);
-  if (!record || foreignRecord(root, name, record)) {
+  const file = projectPaths(root).agent(name);
+  const record = await readJsonFile(file, agentRecordSchema);
+  if (!record || foreignRecord(root, name, record) || isTracked(await trackedStateFiles(root), root, file)) {
     const names = (await listAgents(root)).map((a) => a.name);
     const hint = names.length > 0 ? `Agents here: ${names.join(", ")}.` : "This project has no agents yet.";
     throw new OffrunError("not_found", `No agent named '${name}' in ${root}. ${hint}`);
@@ -38,8 +40,13 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
     return { agents: [], unreadable: [] };
   }
   const listing: AgentListing = { agents: [], unreadable: [] };
+  const tracked = await trackedStateFiles(root);
   for (const file of files) {
     const full = `${dir}/${file}`;
+    if (isTracked(tracked, root, full)) {
+      listing.unreadable.push({ file: full, problem: COMMITTED });
+      continue;
+    }
     try {
       const record = await readJsonFile(full, agentRecordSchema);
       const problem = record && foreignRecord(root, file.slice(0, -".json".length), record);
@@ -57,6 +64,9 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
   listing.agents.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   return listing;
 }
+
+const COMMITTED =
+  "git tracks it: it came with the repository (committed by someone), so it is no agent of this machine and is left alone";
 
 /**
  * Why a record is not this checkout's own agent, or undefined when it is. A record is input (a
@@ -85,6 +95,12 @@ export async function appendChat(root: string, agent: string, event: AgentEvent)
   await appendJsonLine(projectPaths(root).chat(agent), event);
 }
 
+/** An agent's chat log; one git tracks came with the repository and reads as empty (see trackedStateFiles). */
 export async function readChat(root: string, agent: string): Promise<JsonlReadResult<AgentEvent>> {
-  return readJsonl(projectPaths(root).chat(agent), agentEventSchema);
+  const file = projectPaths(root).chat(agent);
+  if (isTracked(await trackedStateFiles(root), root, file)) {
+    reportStateProblem({ file, message: `${agent}'s chat log: ${COMMITTED}.` });
+    return { entries: [], corrupt: [] };
+  }
+  return readJsonl(file, agentEventSchema);
 }

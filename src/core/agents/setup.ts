@@ -5,6 +5,7 @@ import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { allocatePort } from "../foundation/ports.js";
+import { trackedStateFiles } from "../git/tracked-state.js";
 import { createWorktree } from "../git/worktrees.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
@@ -29,8 +30,17 @@ export async function reserveAgent(options: {
   // Never unsandboxed by surprise: an agent that asked for the sandbox starts in it or not at all.
   if (sandbox) await assertSandboxAvailable();
   const agents = await listAgents(root);
-  const existing = new Set(agents.map((a) => a.name));
+  // A name whose record or chat log the repository commits is taken too: the new agent's chat
+  // would otherwise be appended to a file that is ignored (and the commit's own lines read as its).
+  const committed = committedNames(await trackedStateFiles(root));
+  const existing = new Set([...agents.map((a) => a.name), ...committed]);
   const name = request.name ?? slugFromPrompt(request.prompt, existing);
+  if (committed.has(name)) {
+    throw new OffrunError(
+      "invalid_input",
+      `The repository commits a record or chat log named '${name}' under .offrun/; pick another --name.`,
+    );
+  }
   if (existing.has(name)) {
     throw new OffrunError("invalid_input", `An agent named '${name}' already exists here. Pick another --name.`);
   }
@@ -58,6 +68,16 @@ export async function reserveAgent(options: {
   };
   await writeAgent(record);
   return record;
+}
+
+/** The agent names that the tracked state files (`.offrun/agents/x.json`, `.offrun/chats/x.jsonl`) use. */
+function committedNames(tracked: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>();
+  for (const file of tracked) {
+    const name = /^\.offrun\/(?:agents\/([^/]+)\.json|chats\/([^/]+)\.jsonl)$/.exec(file);
+    if (name) names.add(name[1] ?? name[2]!);
+  }
+  return names;
 }
 
 /**
