@@ -19,14 +19,35 @@ const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patter
  * `import { z } from "zod"` makes esbuild keep all of zod (every locale) in the chunk each CLI
  * command loads: 756 KB instead of 205 KB, about 25 ms of every `offrun` start (scripts/build-cli.mjs).
  */
+const zodImport = {
+  selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+  message: 'Import zod as `import * as z from "zod"` (see scripts/build-cli.mjs).',
+};
 const zodNamespace = {
   files: ["**/*.ts", "**/*.tsx"],
+  rules: { "no-restricted-syntax": ["error", zodImport] },
+};
+
+/**
+ * A repository's `.offrun/config.json` is input: its settings that run or widen anything apply
+ * only once the user trusted them, and one function reads it for every consumer
+ * (loadProjectSettings in src/core/foundation/project.ts). Anything else that opens the file, or
+ * parses it with the full schema, would read those settings untrusted.
+ */
+const oneSettingsReader = {
+  files: ["src/**/*.ts", "src/**/*.tsx"],
+  ignores: ["src/core/foundation/project.ts", "src/core/foundation/model.ts"],
   rules: {
     "no-restricted-syntax": [
       "error",
+      zodImport,
       {
-        selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-        message: 'Import zod as `import * as z from "zod"` (see scripts/build-cli.mjs).',
+        selector: "MemberExpression[property.name='config'][object.callee.name='projectPaths']",
+        message: "Read a project's settings with loadProjectSettings (foundation/project.ts): it applies trust.",
+      },
+      {
+        selector: "Identifier[name='projectConfigSchema']",
+        message: "Read a project's settings with loadProjectSettings (foundation/project.ts): it applies trust.",
       },
     ],
   },
@@ -87,5 +108,6 @@ export default [
   ...raycastConfig,
   ...layers,
   zodNamespace,
+  oneSettingsReader,
   commonJsEntry,
 ];

@@ -75,7 +75,7 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
     withHost(program.command("approve").description("allow (or --deny) what a running agent waits for"))
       .argument("<agent>")
       .option("--deny", "refuse it; the agent is told, with --reason")
-      .option("--always", "allow it, and requests like it from now on (saved in .offrun/config.json)")
+      .option("--always", "allow it, and requests like it from now on (kept per user in ~/.offrun/trust.json)")
       .option("--reason <text>", "why, for the agent (with --deny)")
       .option("--request <id>", "which request, when several wait (see offrun show)")
       .action(lazy(() => import("./approval-actions.js"), "approve"));

@@ -30,14 +30,14 @@ export async function repositoryTrusted(root: string): Promise<boolean> {
 /** The config as it takes effect, and what of it waits for the user's trust. */
 export async function loadProjectSettings(
   root: string,
-): Promise<{ config: ProjectConfig; trust: RepositoryTrust; raw: Record<string, unknown> }> {
+): Promise<{ config: ProjectConfig; trust: RepositoryTrust; raw: Record<string, unknown>; file: string }> {
   const file = projectPaths(root).config;
   // The whole file is checked first, so that a mistake is named whether or not it is trusted.
   const full = await readJsonFile(file, projectConfigSchema, CONFIG_FIX);
   const raw = full === undefined ? {} : ((await readJsonFile(file, rawConfigSchema, CONFIG_FIX)) ?? {});
   const trust = await repositoryTrust(root, raw);
   const config = trust.trusted && full ? full : projectConfigSchema.parse(withoutUntrusted(raw, trust));
-  return { config: { ...config, alwaysAllow: [...trust.alwaysAllow, ...config.alwaysAllow] }, trust, raw };
+  return { config: { ...config, alwaysAllow: [...trust.alwaysAllow, ...config.alwaysAllow] }, trust, raw, file };
 }
 
 /** Remembers a project in `~/.offrun/projects.json` so the dashboard and the companion find it. */

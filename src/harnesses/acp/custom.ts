@@ -2,9 +2,9 @@ import path from "node:path";
 import * as z from "zod";
 import { DEFAULT_INITIALIZE_TIMEOUT_MS, type AcpAgentDefinition } from "./definition.js";
 import { OffrunError } from "../../core/foundation/errors.js";
-import { offrunHome, projectPaths } from "../../core/foundation/paths.js";
-import { readJsonFile } from "../../core/foundation/store.js";
-import { repositoryTrust } from "../../core/foundation/trust.js";
+import { offrunHome } from "../../core/foundation/paths.js";
+import { loadProjectSettings } from "../../core/foundation/project.js";
+import { explainZodError, readJsonFile } from "../../core/foundation/store.js";
 
 /**
  * Custom ACP agents, declared by the user in `~/.offrun/harnesses.json` ({"harnesses": [...]})
@@ -153,11 +153,6 @@ function checkIds(sources: Source[], builtinIds: readonly string[]): void {
 }
 
 /** Whether the user trusted the repository's settings as the file has them (its raw JSON, as `offrun trust` hashed it). */
-async function projectTrusted(root: string, file: string): Promise<boolean> {
-  const raw = await readJsonFile(file, z.record(z.string(), z.unknown()));
-  return raw !== undefined && (await repositoryTrust(root, raw)).trusted;
-}
-
 /**
  * The custom ACP agents of this user and (when given) this project, user's first; a project's only
  * when the user trusted the repository's settings (`offrun trust`). Missing files
@@ -177,11 +172,16 @@ export async function loadCustomHarnessDefinitions(options: {
   );
   if (user) sources.push({ file: userFile, entries: user.harnesses });
   if (options.projectRoot !== undefined) {
-    const projectFile = projectPaths(options.projectRoot).config;
-    const project = await readJsonFile(projectFile, projectFileSchema, "Fix the `harnesses` entries of this file.");
-    // A repository's agents are commands it would run: only once the user trusted its settings.
-    if (project?.harnesses && (await projectTrusted(options.projectRoot, projectFile))) {
-      sources.push({ file: projectFile, entries: project.harnesses });
+    // A mistake is named whether or not the repository is trusted; its agents are commands it
+    // would run, used only once the user trusted its settings.
+    const settings = await loadProjectSettings(options.projectRoot);
+    if (settings.raw.harnesses !== undefined) {
+      const parsed = projectFileSchema.safeParse(settings.raw);
+      if (!parsed.success) {
+        const fix = "Fix the `harnesses` entries of this file.";
+        throw new OffrunError("invalid_file", explainZodError(settings.file, parsed.error, fix));
+      }
+      if (settings.trust.trusted) sources.push({ file: settings.file, entries: parsed.data.harnesses ?? [] });
     }
   }
   checkIds(sources, options.builtinIds);
