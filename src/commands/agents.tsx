@@ -2,6 +2,7 @@ import { Color, Icon, List, type Image, type LaunchProps } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { useMemo, useRef, useState } from "react";
 import type { AgentStatus } from "../core/foundation/model.js";
+import { visible } from "../core/foundation/visible.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
 import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
 import { loadHostAgentDetail } from "../core/views/host-agents.js";
@@ -130,7 +131,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
                 id={id}
                 icon={STATUS_LOOK[row.record.status].icon}
                 title={row.record.name}
-                subtitle={row.record.task.split("\n")[0]}
+                subtitle={visible(row.record.task.split("\n")[0] ?? "", "line")}
                 keywords={[
                   row.record.harness,
                   row.record.account,

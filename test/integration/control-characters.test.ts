@@ -92,15 +92,22 @@ test("offrun show --json escapes what JSON.stringify leaves raw (C1, bidi), and 
   expect(parsed.events.find((e) => e.type === "text")?.text).toBe(text);
 });
 
-test("offrun ls spells out a control character in a record's field", async () => {
+test("offrun ls spells out a control character in a record's field, and refuses a branch git would not name", async () => {
+  await fs.writeFile(
+    path.join(repo, ".offrun", "agents", "tasky.json"),
+    JSON.stringify(agentRecord(repo, "tasky", { account: "make it ok\r\x1b[2Kmain" })),
+  );
+  // A branch is copied to the clipboard and passed to git: one with a control character is no record of Offrun's.
   await fs.writeFile(
     path.join(repo, ".offrun", "agents", "branchy.json"),
     JSON.stringify(agentRecord(repo, "branchy", { branch: "offrun/ok\r\x1b[2Kmain" })),
   );
   const listed = await runOffrun(["ls"], { env: box.env, cwd: repo });
   expect(listed).toSucceed();
-  expect(listed.stdout).toContain("offrun/ok\\r\\x1b[2Kmain");
-  expect(obeyed(listed.stdout)).toEqual([]);
+  expect(listed.stdout).toContain("make it ok\\r\\x1b[2Kmain");
+  expect(`${listed.stdout}${listed.stderr}`).toMatch(/branchy\.json[\s\S]*branch: is not a branch Offrun would name/);
+  expect(obeyed(listed.stdout + listed.stderr)).toEqual([]);
+  await fs.rm(path.join(repo, ".offrun", "agents", "branchy.json"));
 });
 
 test("offrun watch spells out the control characters of a tool call appended to a chat", async () => {

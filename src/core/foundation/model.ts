@@ -28,9 +28,18 @@ export const agentRecordSchema = z.object({
   model: z.string().optional(),
   project: z.string(),
   worktree: z.string(),
-  branch: z.string(),
+  // The branch prefix and the name (both checked), as Offrun makes it: copied and passed to git, a
+  // control character in a crafted record would reach the user's clipboard and terminal.
+  branch: z
+    .string()
+    .regex(/^[A-Za-z0-9._/-]+$/, "is not a branch Offrun would name (letters, digits, '.', '_', '-', '/')"),
   base: z.string(), // the commit the worktree was created from
-  baseRef: z.string().optional(), // what the user named (branch) or the branch HEAD was on
+  // What the user named (branch) or the branch HEAD was on: git allows no control character or space in it.
+  baseRef: z
+    .string()
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u0020\u007f]+$/, "is not a git branch name")
+    .optional(),
   port: z.number().int(),
   sessionId: z.string().optional(),
   status: z.enum(AGENT_STATUSES),
