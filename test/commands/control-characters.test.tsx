@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { writeAgent } from "../../src/core/agents/records.js";
+import { readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { runOffrun } from "../helpers/offrun.js";
 import { render, collect, type UiNode } from "../helpers/raycast-api-render.js";
 import { agentRecord } from "../helpers/records.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
@@ -51,7 +52,9 @@ afterEach(async () => {
 const at = "2026-12-04T04:00:00.000Z";
 async function agentOnDisk(name: string, events: Record<string, unknown>[], changes = {}): Promise<void> {
   await writeAgent(agentRecord(sandbox.repo, name, { updatedAt: at, ...changes }));
-  const lines = [{ type: "user_message", text: "tidy up" }, ...events].map((e) => JSON.stringify({ at, turn: 1, ...e }));
+  const lines = [{ type: "user_message", text: "tidy up" }, ...events].map((e) =>
+    JSON.stringify({ at, turn: 1, ...e }),
+  );
   await fs.mkdir(path.join(sandbox.repo, ".offrun", "chats"), { recursive: true });
   await fs.writeFile(path.join(sandbox.repo, ".offrun", "chats", `${name}.jsonl`), `${lines.join("\n")}\n`);
 }
@@ -89,4 +92,46 @@ test("Agents spells out control characters of a waiting command, a question, a r
     expect(raw).toEqual([]);
     screen.unmount();
   }
+});
+
+// Issue 24: preview reads refuse links that leave the worktree. An agent (or the repository) can
+// leave `notes.md` as a link to a secret; the changed files' preview read and showed it.
+test("Show Changed Files names a link that leads out of the worktree, and neither reads nor opens it", async () => {
+  const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
+  expect(await runOffrun(["start", "--wait", "--name", "linky", "a task"], { env, cwd: sandbox.repo })).toSucceed();
+  const record = await readAgent(sandbox.repo, "linky");
+  const secret = path.join(sandbox.box.home, "secret.txt");
+  await fs.writeFile(secret, "not for the preview\n");
+  await fs.symlink(secret, path.join(record.worktree, "notes.md"));
+  await fs.symlink(secret, path.join(record.worktree, "leak"));
+  await fs.writeFile(path.join(record.worktree, "plain.md"), "# Plain\n");
+  const screen = render(<Agents launchContext={{ project: sandbox.repo, agent: "linky" }} />);
+  await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "linky"), "Show Changed Files"));
+  await screen.press(screen.action(screen.byTitle("List.Item", "linky"), "Show Changed Files"));
+  await screen.waitFor(() =>
+    expect(
+      screen
+        .findAll("List.Item")
+        .map((item) => item.props.title)
+        .sort(),
+    ).toEqual(["leak", "notes.md", "plain.md"]),
+  );
+  const detailOf = (title: string) =>
+    String(screen.find("List.Item.Detail", undefined, screen.byTitle("List.Item", title).slots.detail).props.markdown);
+  await screen.waitFor(() => expect(detailOf("plain.md")).toContain("# Plain"));
+  for (const item of screen.findAll("List.Item")) {
+    const markdown = detailOf(String(item.props.title));
+    expect(markdown).not.toContain("not for the preview");
+    if (item.props.title === "plain.md") {
+      expect(markdown).toContain("# Plain");
+      expect(item.props.quickLook).toBeDefined();
+      continue;
+    }
+    expect(markdown).toContain(`is a link to ${secret}, outside the worktree: it is not shown.`);
+    expect(item.props.quickLook).toBeUndefined();
+    const titles = screen.actionsOf(item).map((a) => a.props.title);
+    expect(titles).not.toContain("Open File");
+    expect(titles).not.toContain("Quick Look");
+  }
+  screen.unmount();
 });

@@ -37,9 +37,9 @@ export function DiffView({ record, load }: { record: AgentRecord; load: () => Pr
 
 function FilePreview({ record, file, host }: { record: AgentRecord; file: PreviewFile; host?: string }) {
   const { data, isLoading } = useCachedPromise(
-    (absolute: string) => (host ? readHostFile(host, record, file.path) : readPreviewText(absolute)),
+    (absolute: string) => (host ? readHostFile(host, record, file.path) : readPreviewText(absolute, record.worktree)),
     [file.absolute],
-    { execute: file.kind !== "image" && file.kind !== "pdf" && file.status !== "deleted" },
+    { execute: file.kind !== "image" && file.kind !== "pdf" && file.kind !== "outside" && file.status !== "deleted" },
   );
   return <List.Item.Detail isLoading={isLoading} markdown={filePreviewMarkdown(file, data, host)} />;
 }
@@ -62,29 +62,33 @@ export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<A
       {isLoading ? null : (
         <List.EmptyView title="No Changes" description={`${record.name} has changed nothing since its base.`} />
       )}
-      {files.map((file) => (
-        <List.Item
-          key={file.path}
-          title={file.path}
-          accessories={[{ text: file.stat }, { tag: file.status }]}
-          quickLook={file.status === "deleted" || host ? undefined : { path: file.absolute, name: file.path }}
-          detail={<FilePreview record={record} file={file} host={host} />}
-          actions={
-            host ? (
-              <ActionPanel>
-                <Action.CopyToClipboard title="Copy Path" content={file.absolute} />
-              </ActionPanel>
-            ) : (
-              <ActionPanel>
-                {file.status === "deleted" ? null : <Action.ToggleQuickLook title="Quick Look" />}
-                {file.status === "deleted" ? null : <Action.Open title="Open File" target={file.absolute} />}
-                <Action.ShowInFinder path={file.status === "deleted" ? record.worktree : file.absolute} />
-                <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
-              </ActionPanel>
-            )
-          }
-        />
-      ))}
+      {files.map((file) => {
+        // Deleted, or a link out of the worktree: nothing of it is opened here.
+        const openable = file.status !== "deleted" && file.kind !== "outside";
+        return (
+          <List.Item
+            key={file.path}
+            title={file.path}
+            accessories={[{ text: file.stat }, { tag: file.status }]}
+            quickLook={!openable || host ? undefined : { path: file.absolute, name: file.path }}
+            detail={<FilePreview record={record} file={file} host={host} />}
+            actions={
+              host ? (
+                <ActionPanel>
+                  <Action.CopyToClipboard title="Copy Path" content={file.absolute} />
+                </ActionPanel>
+              ) : (
+                <ActionPanel>
+                  {openable ? <Action.ToggleQuickLook title="Quick Look" /> : null}
+                  {openable ? <Action.Open title="Open File" target={file.absolute} /> : null}
+                  <Action.ShowInFinder path={openable ? file.absolute : record.worktree} />
+                  <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
+                </ActionPanel>
+              )
+            }
+          />
+        );
+      })}
     </List>
   );
 }

@@ -100,7 +100,7 @@ async function readWorktreeFile(project: string, name: string, relative: string)
     throw new OffrunError("invalid_input", `${relative} leads outside ${name}'s worktree: it is not shown.`);
   }
   const size = (await fs.stat(real)).size;
-  const text = await readPreviewText(real);
+  const text = await readPreviewText(real, worktree);
   return { size, ...(text === undefined ? {} : { text }) };
 }
 

@@ -167,7 +167,8 @@ export function numberedDiff(patch: string, maxLines = 2_000): string {
   return visible(out.join("\n"));
 }
 
-export type PreviewKind = "markdown" | "image" | "pdf" | "other";
+/** "outside": a link that leads out of the worktree, neither read nor opened. */
+export type PreviewKind = "markdown" | "image" | "pdf" | "other" | "outside";
 
 const IMAGE = new Set([".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".bmp", ".tiff", ".heic"]);
 
@@ -186,6 +187,8 @@ export interface PreviewFile {
   status: ChangedFile["status"];
   /** "+12 −3", or "binary". */
   stat: string;
+  /** Where a link of kind "outside" leads. */
+  leadsTo?: string;
 }
 
 /** The changed files with what each can be previewed as; deleted files have nothing to open. */
@@ -215,6 +218,8 @@ export function filePreviewMarkdown(file: PreviewFile, content: string | undefin
       return `**${file.path}** is a PDF: press Quick Look (⌘Y) to read it.`;
     case "other":
       return content === undefined ? `**${file.path}** (${file.status})` : visible(fence(clip(content)));
+    case "outside":
+      return `**${file.path}** is a link to ${visible(file.leadsTo ?? "a file", "line")}, outside the worktree: it is not shown.`;
   }
 }
 
