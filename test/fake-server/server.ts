@@ -24,6 +24,8 @@ export interface FakeServer {
   turnRequests(): RecordedRequest[];
   /** Appends steps to the queue; when it is empty, requests get a default "Done." reply. */
   script(...steps: Step[]): void;
+  /** Drops the steps not yet answered (a scenario cut short); returns how many there were. */
+  clearScript(): number;
   setQuota(quota: QuotaHeaders | undefined): void;
   close(): Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function startFakeServer(protocols: Protocol[]): Promise<FakeServer
     requests,
     turnRequests: () => requests.filter((r) => r.answeredWith !== "auxiliary"),
     script: (...steps) => queue.push(...steps),
+    clearScript: () => queue.splice(0).length,
     setQuota: (value) => {
       quota = value;
     },

@@ -8,6 +8,7 @@ import { mergeAgent } from "../git/merge.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { isAlive } from "../foundation/pids.js";
+import { injectFault } from "../foundation/fault-points.js";
 
 /** Git-side operations on an agent that do not need the companion: diff, merge, discard. */
 
@@ -52,6 +53,7 @@ export async function agentMerge(project: string, name: string) {
     agent: record.name,
     task: record.task,
   });
+  injectFault("merge", record.worktree);
   const now = new Date().toISOString();
   await writeAgent({ ...record, mergedAt: now, updatedAt: now });
   await appendChat(root, name, {

@@ -3,12 +3,14 @@ import path from "node:path";
 import type { ParsedEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
+import { visible } from "../foundation/visible.js";
 import { isAlive, signalGroup } from "../foundation/pids.js";
 import { isSameProcess, NO_PROCESS } from "../foundation/process-identity.js";
 import { knownProjects } from "../foundation/project.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../review/scratch.js";
 import { listAgents } from "./records.js";
+import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
 
 export interface RecoveryHooks {
   /** True when this companion runs a turn of the agent (it is not orphaned). */
@@ -23,7 +25,8 @@ export interface RecoveryHooks {
  * After a crash or kill -9 of an earlier companion: any agent still marked working has no
  * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted. A wait
  * for a reset outlives the companion that armed it, so it is armed again. Review scratch
- * worktrees that companion left behind are removed. Returns `root:name` of each agent recovered.
+ * worktrees that companion left behind are removed. A start cut short (start-undo.ts) is undone,
+ * as a failed start is. Returns one line for the companion's log per agent recovered.
  */
 export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
   const recovered: string[] = [];
@@ -32,6 +35,14 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
       if (record.resume && record.status === "limited") hooks.scheduleWait(root, record.name, record.resume.at);
       if ((record.status !== "working" && record.status !== "needs-you") || hooks.isRunning(root, record.name))
         continue;
+      if (isUnfinishedStart(record)) {
+        const left = await undoUnfinishedStart(record);
+        const tail = left.length === 0 ? "nothing was left behind" : `could not remove: ${left.join("; ")}`;
+        recovered.push(
+          `undid the start of ${root}:${record.name}: the last companion stopped before its worktree was made (${tail}); its task was: ${visible(record.task, "line")}`,
+        );
+        continue;
+      }
       // Only the CLI this record started: a pid from a crafted or committed record, or one the
       // system has given to another process since, is left alone.
       if (record.pid !== undefined && isAlive(record.pid) && (await isSameProcess(record.pid, record.pidStartTime))) {
@@ -40,7 +51,7 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
       const reason = "The companion stopped during this turn. Send a message to continue the same session.";
       await hooks.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });
       await hooks.update(record, { status: "failed", lastError: reason, ...NO_PROCESS });
-      recovered.push(`${root}:${record.name}`);
+      recovered.push(`marked ${root}:${record.name} interrupted: its turn was running when the last companion stopped`);
     }
     // Reviews run only in a companion and requests wait for recovery: a scratch left now is the last one's.
     await removeLeftoverScratches(root).catch(() => undefined);

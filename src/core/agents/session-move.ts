@@ -4,6 +4,7 @@ import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import { accountKey } from "../quota/ledger.js";
 import type { ChainContext } from "./turn-chain.js";
+import { injectFault } from "../foundation/fault-points.js";
 
 /**
  * Moves the conversation to the next login with room: the CLI's own session file is copied into
@@ -56,6 +57,7 @@ export async function moveSession(
       await ctx.update({ sessionId: undefined });
     }
   } else carried = false;
+  injectFault("session-copy", `${record.project}/${record.name}`);
   await ctx.log(record.turns, {
     type: "account_switch",
     from: from.label,

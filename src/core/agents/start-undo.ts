@@ -74,6 +74,30 @@ export async function undoFailedStart(
   );
 }
 
+/**
+ * A start cut short by a crash (the companion killed between the agent's record and its worktree's
+ * being recorded): the record still has no base and no turn ran. Nothing of it can go on.
+ */
+export function isUnfinishedStart(record: AgentRecord): boolean {
+  return record.turns === 0 && record.base === "";
+}
+
+/**
+ * Undoes a start cut short by a crash, as a failed start is undone (its worktree and folder, the
+ * branch when git registered the worktree with it (`worktree add -b` made both), its record and
+ * logs); the project's `.worktrees/` and the agent's memory folder are kept. Returns what could not
+ * be undone.
+ */
+export async function undoUnfinishedStart(record: AgentRecord): Promise<string[]> {
+  const registered = await isRegistered(record.project, record.worktree);
+  return undo(record, {
+    folderExisted: false,
+    branchExisted: !registered,
+    worktreesDirExisted: true,
+    memoryExisted: true,
+  });
+}
+
 /** Undoes what the start made; returns what could not be undone, said for a person. */
 async function undo(record: AgentRecord, before: BeforeCheckout): Promise<string[]> {
   const root = record.project;

@@ -84,7 +84,14 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   else ctx.signal.addEventListener("abort", forward, { once: true });
   const disk = new DiskFullTurn(record.project, (reason) => stopper.abort(reason));
   await disk.prepare();
-  const log = (at: number, event: ParsedEvent) => disk.log(() => ctx.log(at, event), event);
+  // Nothing of the CLI's turn is logged before its pid and start time are in the record: a
+  // companion killed at that first line would otherwise leave a CLI running that no one can name.
+  let spawnRecorded: Promise<unknown> = Promise.resolve();
+  const log = (at: number, event: ParsedEvent) =>
+    disk.log(async () => {
+      await spawnRecorded;
+      await ctx.log(at, event);
+    }, event);
   const update = (changes: Partial<AgentRecord>) => disk.update(() => ctx.update(changes));
   let writeError: unknown;
   const writes: Promise<unknown>[] = [];
@@ -92,7 +99,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     writes.push(pending.catch((error: unknown) => (writeError ??= error)));
   };
 
-  // Queued ahead of the turn_start event, so the log keeps its order, but the spawn does not wait for them.
+  // Queued ahead of the turn_start event, so the log keeps its order; the spawn waits for them (below).
   write(
     update({
       status: "working",
@@ -100,7 +107,6 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       turnStartedAt: new Date().toISOString(),
       lastError: undefined,
       resume: undefined,
-      sessionId: record.sessionId ?? newSessionId,
     }),
   );
   write(
@@ -188,6 +194,13 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     }
   };
   const onSpawn = (pid: number | undefined) => {
+    // The session Offrun chose exists once its CLI runs: a turn cut before the spawn (a kill, a
+    // full disk that stops it at once) leaves none to resume, and the next message starts anew.
+    const runs = pid !== undefined && !stopper.signal.aborted;
+    const session = runs && newSessionId && !record.sessionId ? { sessionId: newSessionId } : {};
+    const identity = spawned(pid).then((process) => update({ ...process, ...session }));
+    write(identity);
+    spawnRecorded = identity.catch(() => undefined);
     write(
       log(turn, {
         type: "turn_start",
@@ -198,11 +211,13 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
         ...(record.sandbox ? { sandbox: true } : {}),
       }),
     );
-    write(spawned(pid).then(update));
   };
 
   // Build turns of a harness that can ask (approvals, questions) run over its control protocol.
   const runner = liveRunner(harness, record);
+  // What the user said, and that the agent works, are on disk before its CLI runs: a companion
+  // killed at those writes leaves no CLI running that its record does not name.
+  await Promise.all(writes);
   await runCli({
     harness,
     runner: ctx.runner,

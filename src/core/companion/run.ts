@@ -67,9 +67,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   // A corrupt state file is named here, with what was done about it, not only on a face's stderr.
   for (const problem of stateProblems()) log(`state: ${problem.message}`);
   onStateProblem((problem) => log(`state: ${problem.message}`));
-  const recovered = await supervisor.recover();
-  for (const agent of recovered)
-    log(`marked ${agent} interrupted: its turn was running when the last companion stopped`);
+  for (const line of await supervisor.recover()) log(line);
   markReady();
   // One watch of the logins' session folders for quota and transcripts alike.
   const folders = new SessionFolders({ log });

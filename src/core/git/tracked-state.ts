@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { userPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 
 /**
  * Offrun's own state files (agent records, chat logs) that the checkout's git tracks. Offrun writes
@@ -78,9 +79,10 @@ function parseCache(text: string): Cached | undefined {
 
 /** Written whole (a temporary file renamed over it): a torn cache is never read as an answer. */
 async function writeCache(file: string, value: Cached): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  // Private, as everything under ~/.offrun: it names the user's projects' files.
+  await makePrivateDir(path.dirname(file));
   const temporary = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temporary, JSON.stringify(value));
+  await fs.writeFile(temporary, JSON.stringify(value), { mode: PRIVATE_FILE_MODE });
   await fs.rename(temporary, file);
 }
 

@@ -9,6 +9,7 @@ import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
 import { addExcludes, cleanEnv, ensureExcludes, git, resolveCommit } from "./repo.js";
 import { isInsideReal } from "../foundation/inside.js";
+import { injectFault } from "../foundation/fault-points.js";
 
 // Diffing, merging and discarding moved to their own modules; re-exported so older imports keep working.
 export { diffWorktree, type ChangedFile, type WorktreeDiff } from "./diff.js";
@@ -77,6 +78,7 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
       await explainRefusedBranch(root, branch);
       throw error;
     }
+    injectFault("worktree", worktree);
     return {
       path: worktree,
       branch,

@@ -8,6 +8,7 @@ import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { readTextInside } from "../foundation/inside.js";
+import { injectFault } from "../foundation/fault-points.js";
 
 /**
  * Snapshots of `.offrun/memory`, kept in `.offrun/memory-snapshots/` of the project: content
@@ -95,6 +96,7 @@ async function shaOf(root: string, full: string): Promise<string | undefined> {
 }
 
 export async function storeBlob(root: string, sha: string, text: string): Promise<void> {
+  injectFault("snapshot", snapshotPaths(root).blob(sha));
   // "wx": blobs never change once written; an existing one is the same bytes.
   await fs
     .writeFile(snapshotPaths(root).blob(sha), text, { flag: "wx", mode: PRIVATE_FILE_MODE })

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { git } from "../git/repo.js";
 import { withRepoLock } from "../git/lock.js";
+import { injectFault } from "../foundation/fault-points.js";
 
 /** What the reviewer is shown: the agent's work since its base, as git sees it. */
 export interface AuthorChanges {
@@ -57,8 +58,9 @@ export async function readAuthorChanges(worktree: string, base: string): Promise
 export async function createScratch(root: string, base: string, id: string, patch: string): Promise<string> {
   const dir = path.join(root, ".worktrees", `.review-${id}`);
   await withRepoLock(root, () => git(root, ["worktree", "add", "--detach", "--", dir, base]));
-  if (patch.trim() === "") return dir;
   try {
+    injectFault("scratch", dir);
+    if (patch.trim() === "") return dir;
     await git(dir, ["apply", "--binary", "--whitespace=nowarn", "-"], {
       input: patch,
       timeoutMs: 120_000,
