@@ -10,8 +10,14 @@ import { OffrunError } from "../foundation/errors.js";
  * the old one whole, so a companion that is running keeps the files it loaded.
  */
 
-/** The CLI's runtime packages that are not in the bundle (scripts/build-cli.mjs's `external`). */
-export const CLI_EXTERNAL_PACKAGES = ["node-notifier", "@anthropic-ai/sandbox-runtime"] as const;
+/** The CLI's runtime packages that are not in the bundle (scripts/build-cli.mjs's `external`), and what each is for. */
+export const CLI_EXTERNAL_PACKAGES = [
+  // The companion imports it when it starts.
+  { name: "node-notifier", neededFor: "notifications; the companion does not start without it" },
+  // Imported only when a turn runs in the sandbox.
+  { name: "@anthropic-ai/sandbox-runtime", neededFor: "the sandbox (`--sandbox`)" },
+] as const;
+export type CliExternalPackage = (typeof CLI_EXTERNAL_PACKAGES)[number]["name"];
 
 const manifestSchema = z.object({
   version: z.string().optional(),
@@ -71,7 +77,11 @@ async function copyPackages(names: readonly string[], from: string, dest: string
 }
 
 /** Copies the CLI in `source` (a checkout, the installed package, or the extension's copy) to `dest`. */
-export async function copyBundledCli(source: string, dest: string): Promise<CopiedCli> {
+export async function copyBundledCli(
+  source: string,
+  dest: string,
+  packages: readonly string[] = CLI_EXTERNAL_PACKAGES.map((p) => p.name),
+): Promise<CopiedCli> {
   for (const file of ["bin/offrun.js", "build/boot.cjs", "build/cli.cjs", "package.json"]) {
     if (!(await exists(path.join(source, file)))) {
       throw new OffrunError(
@@ -105,7 +115,7 @@ export async function copyBundledCli(source: string, dest: string): Promise<Copi
       `${JSON.stringify({ name: "offrun", version, private: true, type: "module" }, null, 2)}\n`,
     );
     const missing: string[] = [];
-    await copyPackages(CLI_EXTERNAL_PACKAGES, source, fresh, missing);
+    await copyPackages(packages, source, fresh, missing);
     const hadOld = await exists(dest);
     if (hadOld) await fs.rename(dest, old);
     await fs.rename(fresh, dest);

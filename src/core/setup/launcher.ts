@@ -77,7 +77,14 @@ export function launcherScript(packageDir: string, places: readonly string[] = N
     `  "$1" -e ${shellQuote(check)} >/dev/null 2>&1 && offrun_node=$1`,
     "  return 0",
     "}",
-    'offrun_pick "${OFFRUN_NODE:-}"',
+    // A Node the user named and that does not run is an error to see, not one to pass over.
+    'if [ -n "${OFFRUN_NODE:-}" ]; then',
+    '  offrun_pick "$OFFRUN_NODE"',
+    '  if [ -z "$offrun_node" ]; then',
+    `    printf 'OFFRUN_NODE is %s, which is not Node.js ${version} or newer: point it at one, or unset it.\\n' "$OFFRUN_NODE" >&2`,
+    `    exit ${NO_NODE_EXIT}`,
+    "  fi",
+    "fi",
     // Every PATH entry, not only the first `node`: an old Node first on PATH is passed over.
     "offrun_ifs=$IFS",
     "set -f",
