@@ -11,7 +11,7 @@ import {
 } from "../core/companion/service.js";
 import { CompanionClient } from "../core/companion/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
-import { launcherPaths, writeLauncher } from "../core/setup/launcher.js";
+import { launcherPaths, stablePackageDir, writeLauncher } from "../core/setup/launcher.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 /** offrun companion install|uninstall: the companion as a launchd agent or systemd user unit. */
@@ -50,7 +50,7 @@ export async function install(options: GlobalOptions & { print?: boolean }): Pro
     const content = target === "darwin" ? launchdPlist(service) : systemdUnit(service);
     return output(options, { platform: target, file, content }, () => `# ${file}\n${content.trimEnd()}`);
   }
-  await writeLauncher(packageRoot, process.env);
+  await writeLauncher(await stablePackageDir(packageRoot), process.env);
   const result = await installService({ platform: target, options: service, env: process.env });
   // A companion started before the service (by a face or `companion start`) holds the socket: it
   // ends once its running turns have, and the service's companion, waiting for the socket, adopts

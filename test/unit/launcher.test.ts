@@ -2,7 +2,13 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { copyBundledCli } from "../../src/core/setup/bundle.js";
-import { NODE_PLACES, NO_NODE_EXIT, launcherPaths, writeLauncher } from "../../src/core/setup/launcher.js";
+import {
+  NODE_PLACES,
+  NO_NODE_EXIT,
+  launcherPaths,
+  stablePackageDir,
+  writeLauncher,
+} from "../../src/core/setup/launcher.js";
 import { OFFRUN_BIN, PROJECT_ROOT, makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 // The installed `offrun` is a sh launcher that finds a supported Node each time it runs: these run
@@ -136,4 +142,19 @@ test("companion install, run by Raycast's versioned Node, writes a service that 
   // The launcher it runs starts this checkout's offrun with the Node it finds then.
   const started = await runLauncher(launcher, env);
   expect(started.stdout.trim()).toBe(await version());
+});
+
+test("a CLI installed by Homebrew is named by its opt link, which outlives `brew upgrade`", async () => {
+  const prefix = path.join(box.dir, "homebrew");
+  const cellar = path.join(prefix, "Cellar", "offrun", "0.1.0", "libexec", "lib", "node_modules", "offrun");
+  await fs.mkdir(cellar, { recursive: true });
+  await fs.mkdir(path.join(prefix, "opt"));
+  await fs.symlink(path.join(prefix, "Cellar", "offrun", "0.1.0"), path.join(prefix, "opt", "offrun"));
+  expect(await stablePackageDir(cellar)).toBe(
+    path.join(prefix, "opt", "offrun", "libexec", "lib", "node_modules", "offrun"),
+  );
+  // No opt link (not Homebrew's layout after all): the folder as it is.
+  await fs.rm(path.join(prefix, "opt", "offrun"));
+  expect(await stablePackageDir(cellar)).toBe(cellar);
+  expect(await stablePackageDir(PROJECT_ROOT)).toBe(PROJECT_ROOT);
 });

@@ -2,7 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { replaceFile } from "../foundation/atomic-write.js";
 import { OffrunError } from "../foundation/errors.js";
+import { MIN_NODE, NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND } from "../foundation/install-commands.js";
 import { offrunHome } from "../foundation/paths.js";
+
+export { MIN_NODE, NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND };
 
 /**
  * The installed `offrun`: a POSIX sh launcher at ~/.offrun/bin/offrun that finds a supported Node
@@ -11,15 +14,8 @@ import { offrunHome } from "../foundation/paths.js";
  * at the next Raycast update, and so does an nvm or fnm version folder at the next upgrade.
  */
 
-/** The oldest Node the CLI runs on (package.json's engines). */
-export const MIN_NODE = { major: 20, minor: 19 } as const;
-
 /** The launcher's exit code when it finds no supported Node (sysexits' EX_UNAVAILABLE). */
 export const NO_NODE_EXIT = 69;
-
-/** What a user with no Node installs; the launcher's message and Set Up Offrun name the same. */
-export const NODE_INSTALL_COMMAND = "brew install node";
-export const NODE_DOWNLOAD_URL = "https://nodejs.org/en/download";
 
 /**
  * Where the launcher looks after OFFRUN_NODE and every `node` on PATH, as shell words (expanded
@@ -44,6 +40,23 @@ export const NODE_PLACES: readonly string[] = [
 export function launcherPaths(env: NodeJS.ProcessEnv = process.env): { launcher: string; lib: string } {
   const home = offrunHome(env);
   return { launcher: path.join(home, "bin", "offrun"), lib: path.join(home, "lib", "offrun") };
+}
+
+/**
+ * The folder of the CLI package by a name that outlives an upgrade. Homebrew installs into
+ * `<prefix>/Cellar/<formula>/<version>/`, removed by the next `brew upgrade`, and links
+ * `<prefix>/opt/<formula>` to the current one: a launcher naming the Cellar folder would break.
+ */
+export async function stablePackageDir(dir: string): Promise<string> {
+  const cellar = /^(.*)\/Cellar\/([^/]+)\/[^/]+\/(.*)$/.exec(path.resolve(dir));
+  if (!cellar) return dir;
+  const [, prefix, formula, rest] = cellar as unknown as [string, string, string, string];
+  const opt = path.join(prefix, "opt", formula, rest);
+  const same = await Promise.all([fs.realpath(opt), fs.realpath(dir)]).then(
+    ([a, b]) => a === b,
+    () => false,
+  );
+  return same ? opt : dir;
 }
 
 /** A single-quoted sh word: nothing inside is expanded. */

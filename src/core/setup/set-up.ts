@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
+import { CLI_INSTALL_COMMAND } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
 import { CLI_EXTERNAL_PACKAGES, copyBundledCli } from "./bundle.js";
 import {
@@ -21,8 +22,7 @@ import {
  * it went; a step that cannot be done says what to run instead. Running it again repeats it safely.
  */
 
-/** How a terminal user installs the same CLI (the npm package scripts/pack-cli.mjs makes). */
-export const CLI_INSTALL_COMMAND = "npm install -g offrun";
+export { CLI_INSTALL_COMMAND };
 
 export const SETUP_STEPS = ["cli", "launcher", "node", "link", "service"] as const;
 export type SetupStepId = (typeof SETUP_STEPS)[number];
