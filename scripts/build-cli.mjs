@@ -101,4 +101,11 @@ const stager = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "offrun-stage-"))
 await build({ ...shared, banner: {}, entryPoints: ["src/core/setup/bundle.ts"], outfile: stager, sourcemap: false });
 const { copyBundledCli } = await import(pathToFileURL(stager).href);
 await copyBundledCli(".", path.join("assets", "offrun-cli"), ["node-notifier"]);
+// The extension runs on macOS only: node-notifier's Windows notifiers (5 MB of .exe) stay out of it.
+for (const windowsOnly of ["notifu", "snoreToast"]) {
+  fs.rmSync(path.join("assets", "offrun-cli", "node_modules", "node-notifier", "vendor", windowsOnly), {
+    recursive: true,
+    force: true,
+  });
+}
 fs.rmSync(path.dirname(stager), { recursive: true, force: true });
