@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "830dd15fd9e5ad08edd6b178907c737f6b990db7e09a6e4dfd8bf542598e63d6"
+  sha256 "746bd3302e953e9fb24649a950e07807cc96efdd76c332ec0e83a4f23470196a"
   license "MIT"
 
   depends_on "node"

@@ -1,12 +1,13 @@
 import { setUpOffrun, type SetupStep } from "../core/setup/set-up.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
-/** offrun setup: what Set Up Offrun does in Raycast, from this offrun's own package. */
+/** offrun setup: what Set Up Offrun does in Raycast, with this offrun's own package. */
 
 const MARKS: Record<SetupStep["status"], string> = { done: "✓", warning: "!", failed: "✗", skipped: "-" };
 
 export async function setup(options: GlobalOptions): Promise<void> {
-  const result = await setUpOffrun({ source: packageRoot, env: process.env });
+  // This offrun where it is: npm and Homebrew upgrade it in place, and the service follows.
+  const result = await setUpOffrun({ source: packageRoot, env: process.env, inPlace: true });
   output(options, result, () =>
     [
       ...result.steps.map((step) => `${MARKS[step.status]} ${step.title}: ${step.detail}`),

@@ -2,8 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { launcherPaths } from "../../src/core/setup/launcher.js";
-import { setUpOffrun } from "../../src/core/setup/set-up.js";
-import { PROJECT_ROOT, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { setUpOffrun, type SetupResult } from "../../src/core/setup/set-up.js";
+import { PROJECT_ROOT, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // `offrun setup` and Set Up Offrun, on a real file system: the CLI copied, the launcher written and
 // run, `offrun` linked, and the login service written through the launcher. No launchctl or
@@ -87,4 +87,23 @@ test("a source without the bundled CLI fails the first step and says what is mis
   expect(result.steps[0]).toMatchObject({ id: "cli", status: "failed" });
   expect(result.steps[0]!.detail).toContain(path.join(empty, "bin/offrun.js"));
   expect(result.steps.slice(1).every((s) => s.status === "skipped")).toBe(true);
+});
+
+test("offrun setup uses its own package where it is, so an npm or Homebrew upgrade reaches the service", async () => {
+  const result = await runOffrun(["setup", "--json"], {
+    env: { ...env, OFFRUN_LINK_DIR: links },
+  });
+  expect(result.stderr).toBe("");
+  const setup = JSON.parse(result.stdout) as SetupResult;
+  expect(setup.steps.map((s) => [s.title, s.status])).toEqual([
+    ["Use the installed offrun CLI", "done"],
+    ["Write the launcher", "done"],
+    ["Find Node.js", "done"],
+    ["Put offrun on PATH", "done"],
+    ["Install the companion's login service", "warning"],
+  ]);
+  const { launcher, lib } = launcherPaths(env);
+  expect(await fs.readFile(launcher, "utf8")).toContain(`offrun_package='${PROJECT_ROOT}'`);
+  await expect(fs.stat(lib)).rejects.toThrow();
+  expect(await fs.readlink(path.join(links, "offrun"))).toBe(launcher);
 });

@@ -76,12 +76,8 @@ async function copyPackages(names: readonly string[], from: string, dest: string
   }
 }
 
-/** Copies the CLI in `source` (a checkout, the installed package, or the extension's copy) to `dest`. */
-export async function copyBundledCli(
-  source: string,
-  dest: string,
-  packages: readonly string[] = CLI_EXTERNAL_PACKAGES.map((p) => p.name),
-): Promise<CopiedCli> {
+/** The version of the CLI in `source`, once its files are all there; throws not_installed naming the one missing. */
+export async function bundledCliVersion(source: string): Promise<string> {
   for (const file of ["bin/offrun.js", "build/boot.cjs", "build/cli.cjs", "package.json"]) {
     if (!(await exists(path.join(source, file)))) {
       throw new OffrunError(
@@ -90,7 +86,16 @@ export async function copyBundledCli(
       );
     }
   }
-  const { version = "0.0.0" } = await readManifest(path.join(source, "package.json"));
+  return (await readManifest(path.join(source, "package.json"))).version ?? "0.0.0";
+}
+
+/** Copies the CLI in `source` (a checkout, the installed package, or the extension's copy) to `dest`. */
+export async function copyBundledCli(
+  source: string,
+  dest: string,
+  packages: readonly string[] = CLI_EXTERNAL_PACKAGES.map((p) => p.name),
+): Promise<CopiedCli> {
+  const version = await bundledCliVersion(source);
   const parent = path.dirname(dest);
   await fs.mkdir(parent, { recursive: true });
   const fresh = `${dest}.new-${process.pid}`;

@@ -5,21 +5,23 @@ import * as z from "zod";
 import { describeError } from "../foundation/errors.js";
 import { CLI_INSTALL_COMMAND } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
-import { CLI_EXTERNAL_PACKAGES, copyBundledCli } from "./bundle.js";
+import { CLI_EXTERNAL_PACKAGES, bundledCliVersion, copyBundledCli } from "./bundle.js";
 import {
   NODE_DOWNLOAD_URL,
   NODE_INSTALL_COMMAND,
   NODE_PLACES,
   NO_NODE_EXIT,
   launcherPaths,
+  stablePackageDir,
   writeLauncher,
 } from "./launcher.js";
 
 /**
  * Set Up Offrun (the Raycast command) and `offrun setup`: copy the bundled CLI to
- * ~/.offrun/lib/offrun, write the launcher ~/.offrun/bin/offrun, check that it finds a Node, link it
- * into a folder on PATH, and install the companion's login service through it. Each step says how
- * it went; a step that cannot be done says what to run instead. Running it again repeats it safely.
+ * ~/.offrun/lib/offrun (`offrun setup` uses its own package where it is), write the launcher
+ * ~/.offrun/bin/offrun, check that it finds a Node, link it into a folder on PATH, and install the
+ * companion's login service through it. Each step says how it went; a step that cannot be done
+ * says what to run instead. Running it again repeats it safely.
  */
 
 export { CLI_INSTALL_COMMAND };
@@ -54,6 +56,12 @@ export interface SetupOptions {
   linkFolders?: string[];
   /** Where the launcher looks for Node after OFFRUN_NODE and PATH (default: NODE_PLACES). */
   nodePlaces?: readonly string[];
+  /**
+   * Run the CLI where it is instead of copying it (`offrun setup` of an npm or Homebrew install,
+   * which upgrades in place: a copy would keep the old version running). The extension copies:
+   * its folder is replaced at each of its updates.
+   */
+  inPlace?: boolean;
 }
 
 /**
@@ -80,24 +88,29 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
     return { ok: steps.every((s) => s.status === "done" || s.status === "warning"), launcher, steps };
   };
 
+  let packageDir = lib;
   try {
-    const copied = await copyBundledCli(options.source, lib);
+    const copied = options.inPlace
+      ? { dir: await stablePackageDir(options.source), version: await bundledCliVersion(options.source), missing: [] }
+      : await copyBundledCli(options.source, lib);
+    packageDir = copied.dir;
     const missing = CLI_EXTERNAL_PACKAGES.filter((p) => copied.missing.includes(p.name));
     steps.push({
       id: "cli",
       status: missing.length ? "warning" : "done",
-      title: TITLES.cli,
+      title: options.inPlace ? IN_PLACE_TITLE : TITLES.cli,
       detail:
-        `offrun ${copied.version} is in ${lib}.` +
+        `offrun ${copied.version} is in ${copied.dir}.` +
         missing.map((p) => ` ${p.name} was not found beside it, so ${p.neededFor} will not work.`).join(""),
       ...(missing.length ? { fix: CLI_INSTALL_COMMAND } : {}),
     });
   } catch (error) {
-    steps.push({ id: "cli", status: "failed", title: TITLES.cli, detail: describeError(error) });
+    const title = options.inPlace ? IN_PLACE_TITLE : TITLES.cli;
+    steps.push({ id: "cli", status: "failed", title, detail: describeError(error) });
     return finish();
   }
 
-  await writeLauncher(lib, env, options.nodePlaces ?? NODE_PLACES);
+  await writeLauncher(packageDir, env, options.nodePlaces ?? NODE_PLACES);
   steps.push({
     id: "launcher",
     status: "done",
@@ -113,6 +126,8 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   steps.push(await serviceStep(launcher, env, options.platform ?? process.platform));
   return finish();
 }
+
+const IN_PLACE_TITLE = "Use the installed offrun CLI";
 
 const TITLES: Record<SetupStepId, string> = {
   cli: "Copy the offrun CLI",
