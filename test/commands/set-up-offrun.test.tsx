@@ -2,7 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import SetUpOffrun from "../../src/commands/set-up-offrun.js";
+import { companionNotRunning } from "../../src/commands/lib/companion.js";
+import { showFailure } from "../../src/commands/lib/failure.js";
 import { launcherPaths } from "../../src/core/setup/launcher.js";
+import { eventually } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { viewBreaches } from "../helpers/store-rules.js";
@@ -81,4 +84,28 @@ test("without a usable Node it offers Copy Install Command and a help page", asy
   expect(viewBreaches(screen.top)).toEqual([]);
   expect(runtime.clipboard).toEqual([]);
   screen.unmount();
+});
+
+test("Start Companion with no offrun installed offers Set Up Offrun on its toast", async () => {
+  // Regression: the toast said to run `npm link` in a checkout, which a Store user does not have.
+  runtime.preferences = {};
+  const toast = await showFailure(companionNotRunning(), "Could Not Load");
+  expect(toast.primaryAction?.title).toBe("Start Companion");
+  toast.primaryAction!.onAction!(toast);
+  await eventually(
+    async () => {
+      if (toast.title !== "Could not start the companion") throw new Error(`toast: ${toast.title}`);
+      return true;
+    },
+    30_000,
+    "Start Companion to fail",
+  );
+  expect(toast.message).toContain("Run Set Up Offrun");
+  expect(toast.message).not.toContain("npm link");
+  expect(toast.primaryAction?.title).toBe("Set Up Offrun");
+  toast.primaryAction!.onAction!(toast);
+  expect(runtime.calls).toContainEqual({
+    kind: "launchCommand",
+    args: [expect.objectContaining({ name: "set-up-offrun" })],
+  });
 });
