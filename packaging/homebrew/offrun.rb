@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "746bd3302e953e9fb24649a950e07807cc96efdd76c332ec0e83a4f23470196a"
+  sha256 "aa9c800767b96a8e17404c1d9db9412a738394c44e1149f2e8ca8de96ae410b8"
   license "MIT"
 
   depends_on "node"
