@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "aa9c800767b96a8e17404c1d9db9412a738394c44e1149f2e8ca8de96ae410b8"
+  sha256 "91627ea1b06b8c2a607efda09962a81d2f19cbd0ee98a1044925c761c93f330d"
   license "MIT"
 
   depends_on "node"

@@ -158,3 +158,18 @@ test("a CLI installed by Homebrew is named by its opt link, which outlives `brew
   expect(await stablePackageDir(cellar)).toBe(cellar);
   expect(await stablePackageDir(PROJECT_ROOT)).toBe(PROJECT_ROOT);
 });
+
+test("offrun started by a Node older than 20.19 says so and exits as the launcher does without one", async () => {
+  // This machine has no old Node: a preload makes this one report 20.18.0, as Node 20.18 would.
+  const preload = path.join(box.dir, "old-node.cjs");
+  await fs.writeFile(preload, "Object.defineProperty(process.versions, 'node', { value: '20.18.0' });\n");
+  const result = await execa(process.execPath, ["--require", preload, OFFRUN_BIN, "--version"], {
+    env: box.env,
+    extendEnv: false,
+    reject: false,
+  });
+  expect(result.exitCode).toBe(NO_NODE_EXIT);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toContain("offrun needs Node.js 20.19 or newer");
+  expect(result.stderr).toContain("brew install node");
+});
