@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "91627ea1b06b8c2a607efda09962a81d2f19cbd0ee98a1044925c761c93f330d"
+  sha256 "7e19514fc4f9612d6255739113b528374f067d1098df1d52d13d160214840241"
   license "MIT"
 
   depends_on "node"

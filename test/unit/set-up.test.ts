@@ -107,3 +107,18 @@ test("offrun setup uses its own package where it is, so an npm or Homebrew upgra
   await expect(fs.stat(lib)).rejects.toThrow();
   expect(await fs.readlink(path.join(links, "offrun"))).toBe(launcher);
 });
+
+test("setup again leaves the service's companion running when it already runs this version", async () => {
+  // Regression guard: installing again restarts the service, and with it the turns it runs.
+  await setUpOffrun({ source: PROJECT_ROOT, env, platform: "linux", linkFolders: [links] });
+  // A companion marked as the service's, as the unit's Environment= marks it (started here by hand).
+  expect(await runOffrun(["companion", "start"], { env: { ...env, OFFRUN_COMPANION_SERVICE: "1" } })).toSucceed();
+  const before = JSON.parse((await runOffrun(["companion", "status", "--json"], { env })).stdout) as { pid: number };
+  const again = await setUpOffrun({ source: PROJECT_ROOT, env, platform: "linux", linkFolders: [links] });
+  const service = again.steps.find((s) => s.id === "service")!;
+  expect(service.status).toBe("done");
+  expect(service.detail).toContain("its companion runs offrun");
+  const after = JSON.parse((await runOffrun(["companion", "status", "--json"], { env })).stdout) as { pid: number };
+  expect(after.pid).toBe(before.pid);
+  expect(await runOffrun(["companion", "stop"], { env })).toSucceed();
+});

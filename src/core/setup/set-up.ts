@@ -2,7 +2,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
+import { CompanionClient } from "../companion/client.js";
+import type { PingResult } from "../companion/protocol.js";
+import { serviceFilePath } from "../companion/service.js";
 import { describeError } from "../foundation/errors.js";
+import { offrunHome, userPaths } from "../foundation/paths.js";
 import { CLI_INSTALL_COMMAND } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
 import { CLI_EXTERNAL_PACKAGES, bundledCliVersion, copyBundledCli } from "./bundle.js";
@@ -89,11 +93,13 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   };
 
   let packageDir = lib;
+  let cliVersion = "";
   try {
     const copied = options.inPlace
       ? { dir: await stablePackageDir(options.source), version: await bundledCliVersion(options.source), missing: [] }
       : await copyBundledCli(options.source, lib);
     packageDir = copied.dir;
+    cliVersion = copied.version;
     const missing = CLI_EXTERNAL_PACKAGES.filter((p) => copied.missing.includes(p.name));
     steps.push({
       id: "cli",
@@ -123,7 +129,7 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   if (node.status === "failed") return finish();
 
   steps.push(await linkStep(launcher, options.linkFolders ?? linkFolders(env)));
-  steps.push(await serviceStep(launcher, env, options.platform ?? process.platform));
+  steps.push(await serviceStep(launcher, cliVersion, env, options.platform ?? process.platform));
   return finish();
 }
 
@@ -200,7 +206,26 @@ async function linkStep(launcher: string, folders: string[]): Promise<SetupStep>
   };
 }
 
-async function serviceStep(launcher: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform): Promise<SetupStep> {
+/** The login service's companion, when one answers on this OFFRUN_HOME's socket. */
+async function serviceCompanion(env: NodeJS.ProcessEnv): Promise<PingResult | undefined> {
+  const client = await CompanionClient.connect(userPaths(offrunHome(env)).socket).catch(() => undefined);
+  if (!client) return undefined;
+  try {
+    const info = await client.ping();
+    return info.service ? info : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    client.close();
+  }
+}
+
+async function serviceStep(
+  launcher: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): Promise<SetupStep> {
   const base = { id: "service", title: TITLES.service } as const;
   if (env.OFFRUN_NO_LOGIN_SERVICE) {
     return {
@@ -212,6 +237,23 @@ async function serviceStep(launcher: string, env: NodeJS.ProcessEnv, platform: N
   }
   if (platform !== "darwin" && platform !== "linux") {
     return { ...base, status: "warning", detail: `No login service on ${platform}: run \`offrun companion start\`.` };
+  }
+  // Installing again restarts the service's companion, and with it the turns it runs: not when it
+  // already runs this version through this launcher.
+  const running = await serviceCompanion(env);
+  const file = serviceFilePath(platform, env);
+  const written = await fs.readFile(file, "utf8").catch(() => "");
+  if (running && written.includes(launcher)) {
+    if (running.version === version) {
+      return { ...base, status: "done", detail: `${file} is installed, and its companion runs offrun ${version}.` };
+    }
+    if (running.running > 0) {
+      return {
+        ...base,
+        status: "warning",
+        detail: `The companion runs offrun ${running.version} with ${running.running} turn(s) going: run Set Up again once they end, to restart it on ${version}.`,
+      };
+    }
   }
   // `companion install` of the launcher's CLI: the service it writes runs the launcher.
   const run = await runCommand(
