@@ -104,7 +104,18 @@ const commonJsEntry = {
 };
 
 export default [
-  { ignores: ["node_modules/", "build/", "dist/", "pack/", ".test-clis/", "test/fixtures/", "raycast-env.d.ts"] },
+  {
+    ignores: [
+      "node_modules/",
+      "build/",
+      "dist/",
+      "pack/",
+      "assets/offrun-cli/",
+      ".test-clis/",
+      "test/fixtures/",
+      "raycast-env.d.ts",
+    ],
+  },
   ...raycastConfig,
   ...layers,
   zodNamespace,

@@ -10,7 +10,12 @@ export default {
   transform: {
     "^.+\\.tsx?$": ["ts-jest", { useESM: true, tsconfig: "tsconfig.json" }],
   },
-  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/build/", "<rootDir>/.test-clis/"],
+  modulePathIgnorePatterns: [
+    "<rootDir>/dist/",
+    "<rootDir>/build/",
+    "<rootDir>/assets/offrun-cli/",
+    "<rootDir>/.test-clis/",
+  ],
   setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts", "<rootDir>/test/helpers/matchers.ts"],
   testMatch: ["<rootDir>/test/**/*.test.ts", "<rootDir>/test/**/*.test.tsx"],
   testTimeout: 60_000,

@@ -34,6 +34,8 @@ type ExtensionPreferences = {
 declare type Preferences = ExtensionPreferences
 
 declare namespace Preferences {
+  /** Preferences accessible in the `set-up-offrun` command */
+  export type SetUpOffrun = ExtensionPreferences & {}
   /** Preferences accessible in the `start-agent` command */
   export type StartAgent = ExtensionPreferences & {}
   /** Preferences accessible in the `dictate-task` command */
@@ -51,6 +53,8 @@ declare namespace Preferences {
 }
 
 declare namespace Arguments {
+  /** Arguments passed to the `set-up-offrun` command */
+  export type SetUpOffrun = {}
   /** Arguments passed to the `start-agent` command */
   export type StartAgent = {}
   /** Arguments passed to the `dictate-task` command */

@@ -6,6 +6,9 @@
 // Code imports zod as `import * as z`: with `import { z }` esbuild keeps the whole namespace
 // (every locale), 756 KB instead of 205 KB.
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 // A clean folder: nothing an earlier build left (its chunks, an older layout) can be run by mistake.
@@ -90,3 +93,20 @@ function asciiOnly(file) {
   const escaped = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   fs.writeFileSync(file, escaped);
 }
+
+// The CLI that Set Up Offrun installs from the extension (src/commands/set-up-offrun.tsx): Raycast
+// ships assets/ with the extension. It is copied the way the setup copies it (src/core/setup/bundle.ts,
+// compiled here for this one call), with node-notifier, which the companion needs to start; the
+// sandbox runtime (18 MB, for `--sandbox`, mostly Linux helpers) stays out of the extension.
+const stager = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "offrun-stage-")), "bundle.mjs");
+await build({ ...shared, banner: {}, entryPoints: ["src/core/setup/bundle.ts"], outfile: stager, sourcemap: false });
+const { copyBundledCli } = await import(pathToFileURL(stager).href);
+await copyBundledCli(".", path.join("assets", "offrun-cli"), ["node-notifier"]);
+// The extension runs on macOS only: node-notifier's Windows notifiers (5 MB of .exe) stay out of it.
+for (const windowsOnly of ["notifu", "snoreToast"]) {
+  fs.rmSync(path.join("assets", "offrun-cli", "node_modules", "node-notifier", "vendor", windowsOnly), {
+    recursive: true,
+    force: true,
+  });
+}
+fs.rmSync(path.dirname(stager), { recursive: true, force: true });

@@ -174,6 +174,21 @@ const FIGURES = {
     [circle(x, y, 214, 226, 54), "accent"],
     [Math.max(circle(x, y, 214, 400, 100), y - 400), "accent"],
   ],
+  // Set Up Offrun: an arrow coming down into a tray, the arrow in the accent.
+  "set-up-offrun": (x, y) => [
+    [segment(x, y, 256, 112, 256, 272, 22), "accent"],
+    [
+      triangle(x, y, [
+        [180, 248],
+        [332, 248],
+        [256, 332],
+      ]),
+      "accent",
+    ],
+    [segment(x, y, 128, 312, 128, 392, 20), "ink"],
+    [segment(x, y, 384, 312, 384, 392, 20), "ink"],
+    [capsule(x, y, 128, 384, 392, 20), "ink"],
+  ],
 };
 
 function draw({ background, lane, dot, transparentOutside }, figure) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run pack:cli`: the package users install, `npm install -g offrun-<version>.tgz`. It holds the
+// `npm run pack:cli`: the package users install, `npm install -g offrun` once it is published (this
+// tarball is what `npm publish` sends), or `npm install -g ./pack/offrun-<version>.tgz` before. It holds the
 // bundled CLI (which is also the companion) and nothing of the checkout: no tests, fixtures,
 // benchmarks, sources or source maps, and none of the Raycast extension's dependencies. esbuild
 // bundles every runtime dependency into build/ except node-notifier, which finds its platform
@@ -10,6 +11,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+// `offrun` is free on the npm registry (`npm view offrun` answered 404, December 2026): the package
+// and its command share the name. packaging/homebrew/offrun.rb installs the same tarball from there.
+const PACKAGE_NAME = "offrun";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const out = path.resolve(process.argv[2] ?? path.join(root, "pack"));
@@ -46,13 +50,15 @@ fs.writeFileSync(
   path.join(stage, "package.json"),
   `${JSON.stringify(
     {
-      name: "offrun",
+      name: PACKAGE_NAME,
       version: manifest.version,
       description: manifest.description,
+      keywords: manifest.keywords,
       license: manifest.license,
       type: "module",
       bin: { offrun: "bin/offrun.js" },
       engines: manifest.engines,
+      os: ["darwin", "linux"],
       files: ["bin", "build", "docs"],
       dependencies: {
         "node-notifier": notifier,

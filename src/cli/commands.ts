@@ -227,6 +227,13 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       lazy(() => import("./service-actions.js"), "uninstall"),
     );
   },
+  setup: (program) => {
+    withGlobals(
+      program
+        .command("setup")
+        .description("install offrun for this user: launcher in ~/.offrun/bin, on PATH, companion at login"),
+    ).action(lazy(() => import("./setup-actions.js"), "setup"));
+  },
   hosts: (program) => {
     const hosts = withGlobals(
       program

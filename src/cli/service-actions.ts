@@ -1,4 +1,3 @@
-import path from "node:path";
 import {
   installService,
   isServicePlatform,
@@ -12,6 +11,7 @@ import {
 } from "../core/companion/service.js";
 import { CompanionClient } from "../core/companion/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
+import { launcherPaths, stablePackageDir, writeLauncher } from "../core/setup/launcher.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 /** offrun companion install|uninstall: the companion as a launchd agent or systemd user unit. */
@@ -42,16 +42,15 @@ function managerText(result: ServiceResult, done: string): string[] {
 
 export async function install(options: GlobalOptions & { print?: boolean }): Promise<void> {
   const target = platform();
-  const service = serviceOptions({
-    env: process.env,
-    nodePath: process.execPath,
-    binPath: path.join(packageRoot, "bin", "offrun.js"),
-  });
+  // The service runs the launcher, which runs this offrun with whichever supported Node there is
+  // when it starts: never process.execPath, which from Raycast is its versioned Node.
+  const service = serviceOptions({ env: process.env, program: launcherPaths(process.env).launcher });
   if (options.print) {
     const file = serviceFilePath(target, process.env);
     const content = target === "darwin" ? launchdPlist(service) : systemdUnit(service);
     return output(options, { platform: target, file, content }, () => `# ${file}\n${content.trimEnd()}`);
   }
+  await writeLauncher(await stablePackageDir(packageRoot), process.env);
   const result = await installService({ platform: target, options: service, env: process.env });
   // A companion started before the service (by a face or `companion start`) holds the socket: it
   // ends once its running turns have, and the service's companion, waiting for the socket, adopts

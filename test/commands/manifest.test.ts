@@ -119,6 +119,7 @@ test("every command has a title-case title, a description and an entry file at s
       "dictate-task",
       "project-memory",
       "review-changes",
+      "set-up-offrun",
       "start-agent",
     ].sort(),
   );

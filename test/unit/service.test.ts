@@ -33,8 +33,7 @@ afterEach(async () => {
 function awkwardOptions(): ServiceOptions {
   const weird = path.join(dir, `My Apps & "Tools" 100% $HOME`);
   return {
-    nodePath: process.execPath,
-    binPath: path.join(weird, "bin", "offrun.js"),
+    program: path.join(weird, "bin", "offrun"),
     pathEnv: [path.join(weird, "bin"), "/usr/bin", "/bin"].join(":"),
     offrunHome: path.join(weird, "home <x>"),
     logPath: path.join(weird, "home <x>", "companion-service.log"),
@@ -152,7 +151,7 @@ test("the launchd plist is a well-formed plist with the arguments, PATH, KeepAli
   expect(() => parseXml("<plist><string>a</plist>")).toThrow();
   const plist = readPlist(xml);
   expect(plist.Label).toBe("dev.offrun.companion");
-  expect(plist.ProgramArguments).toEqual([options.nodePath, options.binPath, "companion", "run"]);
+  expect(plist.ProgramArguments).toEqual([options.program, "companion", "run"]);
   // OFFRUN_COMPANION_SERVICE marks the service's companion: `companion install` hands over to it.
   expect(plist.EnvironmentVariables).toEqual({
     PATH: options.pathEnv,
@@ -170,9 +169,8 @@ test("the launchd plist is a well-formed plist with the arguments, PATH, KeepAli
 
 test("the plist leaves OFFRUN_HOME out when the shell did not set it", () => {
   const options = serviceOptions({
-    env: { HOME: env.HOME, PATH: "/usr/bin" },
-    nodePath: "/opt/node/bin/node",
-    binPath: "/x/bin/offrun.js",
+    env: { HOME: env.HOME, PATH: "/opt/node/bin:/usr/bin" },
+    program: "/x/.offrun/bin/offrun",
   });
   expect(options.pathEnv).toBe("/opt/node/bin:/usr/bin");
   expect(options.logPath).toBe(path.join(env.HOME!, ".offrun", "companion-service.log"));
@@ -188,9 +186,7 @@ test("the systemd unit has its sections, quoted arguments, restart policy and lo
   expect(Object.keys(unit)).toEqual(["Unit", "Service", "Install"]);
   const service = Object.fromEntries(unit.Service!.filter(([key]) => key !== "Environment"));
   const quote = (s: string) => `"${s.replace(/%/g, "%%").replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
-  expect(service.ExecStart).toBe(
-    [options.nodePath, options.binPath.replace(/\$/g, "$$$$"), "companion", "run"].map(quote).join(" "),
-  );
+  expect(service.ExecStart).toBe([options.program.replace(/\$/g, "$$$$"), "companion", "run"].map(quote).join(" "));
   expect(unit.Service!.filter(([key]) => key === "Environment").map(([, value]) => value)).toEqual([
     quote(`PATH=${options.pathEnv}`),
     quote("OFFRUN_COMPANION_SERVICE=1"),
@@ -206,7 +202,7 @@ test("the systemd unit has its sections, quoted arguments, restart policy and lo
 test("systemd-analyze accepts the unit, paths with spaces and all", async () => {
   // Skipped where systemd is not installed (macOS): the structure test above still runs.
   if (!hasBinary("systemd-analyze")) return;
-  const options = { ...awkwardOptions(), binPath: path.resolve("bin", "offrun.js") };
+  const options = { ...awkwardOptions(), program: path.resolve("bin", "offrun.js") };
   const file = path.join(dir, "offrun-companion.service");
   await fs.writeFile(file, systemdUnit(options));
   const result = spawnSync("systemd-analyze", ["verify", file], { encoding: "utf8" });

@@ -1,4 +1,4 @@
-import { Action, ActionPanel, Clipboard, Icon, List, Toast, showToast } from "@raycast/api";
+import { Action, ActionPanel, Clipboard, Icon, LaunchType, List, Toast, launchCommand, showToast } from "@raycast/api";
 import { showFailureToast } from "@raycast/utils";
 import { describeError, isOffrunError } from "../../core/foundation/errors.js";
 import { explainFailure } from "../../core/views/failure.js";
@@ -42,7 +42,16 @@ async function startFromToast(toast: Toast): Promise<void> {
     toast.style = Toast.Style.Failure;
     toast.title = "Could not start the companion";
     toast.message = describeError(error);
+    // No offrun to start it with: Set Up Offrun installs the one the extension carries.
+    toast.primaryAction = isOffrunError(error, "not_installed")
+      ? { title: "Set Up Offrun", onAction: () => void openSetUp() }
+      : undefined;
   }
+}
+
+/** Opens Set Up Offrun (src/commands/set-up-offrun.tsx). */
+export function openSetUp(): Promise<void> {
+  return launchCommand({ name: "set-up-offrun", type: LaunchType.UserInitiated });
 }
 
 /** A toast for work that takes a while; callers update it as the work goes on. */

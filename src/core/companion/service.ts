@@ -23,10 +23,11 @@ const COMMAND_TIMEOUT_MS = 15_000;
 
 /** What the service runs and with which environment. */
 export interface ServiceOptions {
-  /** Absolute path of the node binary. */
-  nodePath: string;
-  /** Absolute path of bin/offrun.js. */
-  binPath: string;
+  /**
+   * Absolute path of the offrun launcher (src/core/setup/launcher.ts), never a Node binary: the
+   * launcher finds Node when it runs, so the service outlives the Node it was installed with.
+   */
+  program: string;
   /** PATH for the companion: launchd gives none, and the agent CLIs are found through it. */
   pathEnv: string;
   /** Only when OFFRUN_HOME is set in the installing shell. */
@@ -39,15 +40,25 @@ export function isServicePlatform(value: string): value is ServicePlatform {
   return (SERVICE_PLATFORMS as readonly string[]).includes(value);
 }
 
-/** The options for this shell: its PATH plus the node binary's folder, OFFRUN_HOME when set. */
-export function serviceOptions(input: { env: NodeJS.ProcessEnv; nodePath: string; binPath: string }): ServiceOptions {
-  const entries = [path.dirname(input.nodePath), ...(input.env.PATH ?? "").split(path.delimiter)];
+/**
+ * A PATH entry inside Raycast: its Node runtime sits in a folder named by its version
+ * (`~/Library/Application Support/com.raycast.macos/NodeJS/runtime/<version>/bin`), gone after
+ * the next Raycast update, and a face started from Raycast has it on PATH.
+ */
+export function isRaycastFolder(entry: string): boolean {
+  return /com\.raycast\.macos|\/Raycast\.app\//i.test(entry);
+}
+
+/** The options for this shell: its PATH (without Raycast's folders), OFFRUN_HOME when set. */
+export function serviceOptions(input: { env: NodeJS.ProcessEnv; program: string }): ServiceOptions {
+  const entries = (input.env.PATH ?? "").split(path.delimiter);
   // Relative entries would resolve against the service's cwd, not the shell's: drop them.
-  const pathEnv = [...new Set(entries.filter((entry) => path.isAbsolute(entry)))].join(path.delimiter);
+  const pathEnv = [...new Set(entries.filter((entry) => path.isAbsolute(entry) && !isRaycastFolder(entry)))].join(
+    path.delimiter,
+  );
   const override = input.env.OFFRUN_HOME?.trim() ? offrunHome(input.env) : undefined;
   return {
-    nodePath: path.resolve(input.nodePath),
-    binPath: path.resolve(input.binPath),
+    program: path.resolve(input.program),
     pathEnv,
     offrunHome: override,
     logPath: path.join(offrunHome(input.env), "companion-service.log"),
@@ -64,7 +75,7 @@ export function serviceFilePath(platform: ServicePlatform, env: NodeJS.ProcessEn
 }
 
 function programArguments(options: ServiceOptions): string[] {
-  return [options.nodePath, options.binPath, "companion", "run"];
+  return [options.program, "companion", "run"];
 }
 
 function environment(options: ServiceOptions): [string, string][] {

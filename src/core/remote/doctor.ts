@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { shellLine } from "../companion/service.js";
+import { HOST_INSTALL_TEXT, MIN_NODE, NODE_DOWNLOAD_URL } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
 import { sshTarget, type Host } from "./hosts-file.js";
 import { sshFailure } from "./ssh-errors.js";
@@ -28,9 +29,9 @@ const harnessRowSchema = z.array(
 );
 
 const FIXES: Record<string, string> = {
-  offrun: "install it on the host: npm install -g offrun (it needs Node 20 or newer)",
+  offrun: `install it on the host: ${HOST_INSTALL_TEXT}`,
   git: "install git on the host (apt install git, or your system's package)",
-  node: "install Node.js 20 or newer on the host",
+  node: `install Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer on the host (your system's package, or ${NODE_DOWNLOAD_URL})`,
 };
 
 /**

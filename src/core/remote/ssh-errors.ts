@@ -1,5 +1,6 @@
 import { OffrunError } from "../foundation/errors.js";
 import type { StreamResult } from "../foundation/process.js";
+import { HOST_INSTALL_TEXT } from "../foundation/install-commands.js";
 
 /**
  * Why an ssh connection to a host ended, said so the user knows what to do. ssh exits 255 for its
@@ -54,7 +55,7 @@ export function sshFailure(host: string, ended: StreamResult): OffrunError {
   ) {
     return new OffrunError(
       "not_installed",
-      `offrun is not installed on ${host} (or not on the PATH of its non-interactive shell). Install it there (npm install -g offrun), or give its path: offrun hosts add ${host} <destination> --offrun /path/to/offrun. See: offrun hosts doctor ${host}`,
+      `offrun is not installed on ${host} (or not on the PATH of its non-interactive shell). Install it there (${HOST_INSTALL_TEXT}), or give its path: offrun hosts add ${host} <destination> --offrun /path/to/offrun. See: offrun hosts doctor ${host}`,
     );
   }
   if (/unknown command|too many arguments/i.test(stderr)) {

@@ -3,6 +3,8 @@ import path from "node:path";
 import { binaryOverrideVariable, installFolders, locateBinary } from "../foundation/binaries.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { Command } from "../foundation/process.js";
+import { launcherPaths } from "../setup/launcher.js";
+import { CLI_INSTALL_COMMAND } from "../setup/set-up.js";
 
 /**
  * How a face that is not the `offrun` CLI (the Raycast extension) starts the companion. Raycast
@@ -43,11 +45,14 @@ export async function companionLaunch(options: {
   env: NodeJS.ProcessEnv;
 }): Promise<Command> {
   const configured = options.offrunPath?.trim();
+  // Set Up Offrun's launcher first: it is the one this extension installed.
   const found = configured
     ? await locateBinary("offrun", configured, { ...options.env, PATH: "" }).then(
         (f) => f ?? (path.isAbsolute(configured) ? undefined : configured),
       )
-    : await locateBinary("offrun", "offrun", options.env);
+    : await locateBinary("offrun", launcherPaths(options.env).launcher, options.env).then(
+        (f) => f ?? locateBinary("offrun", "offrun", options.env),
+      );
   if (
     !found ||
     !(await fs.stat(found).then(
@@ -59,7 +64,7 @@ export async function companionLaunch(options: {
       "not_installed",
       configured
         ? `The Offrun CLI set in the preferences (${configured}) is not an executable file. Fix the path in the extension's preferences.`
-        : "The offrun CLI was not found. Run `npm link` in the Offrun checkout, or set its path in the extension's preferences.",
+        : `The offrun CLI was not found. Run Set Up Offrun, or in a terminal \`${CLI_INSTALL_COMMAND}\`, or set its path in the extension's preferences.`,
     );
   }
   const real = await fs.realpath(found);

@@ -56,6 +56,15 @@ export async function loginEnvironment(
   }
 }
 
+/**
+ * The login shell's environment with the face's own Offrun settings on top (OFFRUN_HOME and the
+ * binary paths come from the preferences: they win over the shell's); the face's when the shell fails.
+ */
+export async function faceLoginEnvironment(env: NodeJS.ProcessEnv, nodePath: string): Promise<NodeJS.ProcessEnv> {
+  const login = await loginEnvironment(env, nodePath);
+  return login ? { ...login, ...pick(env, isFaceSetting) } : env;
+}
+
 /** Installs (or starts) the companion and waits until it answers. */
 export async function startCompanionService(options: {
   offrunPath?: string;
@@ -63,9 +72,7 @@ export async function startCompanionService(options: {
   env: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
 }): Promise<StartedCompanion> {
-  const login = await loginEnvironment(options.env, options.nodePath);
-  // OFFRUN_HOME and the binary paths come from the face's preferences: they win over the shell's.
-  const env = login ? { ...login, ...pick(options.env, isFaceSetting) } : options.env;
+  const env = await faceLoginEnvironment(options.env, options.nodePath);
   const launch = await companionLaunch({ offrunPath: options.offrunPath, nodePath: options.nodePath, env });
   // launch runs `... companion run`; the same program, other arguments.
   const offrun = (...args: string[]): Command => ({ ...launch, args: [...launch.args.slice(0, -2), ...args] });
@@ -116,7 +123,9 @@ async function waitForCompanion(timeoutMs: number): Promise<void> {
 }
 
 function isFaceSetting(name: string): boolean {
-  return name === "OFFRUN_HOME" || /^OFFRUN_[A-Z0-9_]+_BIN$/.test(name);
+  return (
+    ["OFFRUN_HOME", "OFFRUN_NO_LOGIN_SERVICE", "OFFRUN_LINK_DIR"].includes(name) || /^OFFRUN_[A-Z0-9_]+_BIN$/.test(name)
+  );
 }
 
 function pick(env: NodeJS.ProcessEnv, keep: (name: string) => boolean): NodeJS.ProcessEnv {

@@ -1,0 +1,20 @@
+import { setUpOffrun, type SetupStep } from "../core/setup/set-up.js";
+import { output, packageRoot, type GlobalOptions } from "./output.js";
+
+/** offrun setup: what Set Up Offrun does in Raycast, with this offrun's own package. */
+
+const MARKS: Record<SetupStep["status"], string> = { done: "✓", warning: "!", failed: "✗", skipped: "-" };
+
+export async function setup(options: GlobalOptions): Promise<void> {
+  // This offrun where it is: npm and Homebrew upgrade it in place, and the service follows.
+  const result = await setUpOffrun({ source: packageRoot, env: process.env, inPlace: true });
+  output(options, result, () =>
+    [
+      ...result.steps.map((step) => `${MARKS[step.status]} ${step.title}: ${step.detail}`),
+      result.ok
+        ? `Set up: ${result.launcher} is offrun.`
+        : "Not set up: fix the step marked ✗ and run `offrun setup` again.",
+    ].join("\n"),
+  );
+  if (!result.ok) process.exitCode = 1;
+}

@@ -1,0 +1,1 @@
+export { default } from "./commands/set-up-offrun.js";
