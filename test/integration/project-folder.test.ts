@@ -21,9 +21,8 @@ test("a folder in a repository is that repository, from its top or a folder in i
 });
 
 test("a plain folder is made a repository with an empty first commit, leaving the user's files uncommitted", async () => {
-  const dir = await fs.realpath(
-    await fs.mkdir(path.join(box.home, "idea"), { recursive: true }).then(() => path.join(box.home, "idea")),
-  );
+  await fs.mkdir(path.join(box.home, "idea"));
+  const dir = await fs.realpath(path.join(box.home, "idea"));
   await fs.writeFile(path.join(dir, "notes.md"), "# idea\n");
   expect(await checkProjectFolder(dir)).toEqual({ kind: "not-a-repository", dir });
   expect(await initRepository(dir)).toBe(dir);
