@@ -30,6 +30,7 @@ import { TrustRepository } from "./lib/trust-repository.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
+import { useSubmitOnce } from "./lib/submit-once.js";
 
 /** Start Agent: a dictation-first form. Nothing is sent until the user presses Start Agent. */
 
@@ -99,6 +100,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     { keepPreviousData: false, onError: () => undefined },
   );
 
+  const { submitting, once } = useSubmitOnce();
   const { handleSubmit, itemProps, values, setValue, reset } = useForm<StartValues>({
     initialValues: {
       // Dictate Task opens this form with the task it heard.
@@ -122,7 +124,8 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       name: (value) =>
         value && !/^[a-z0-9][a-z0-9-]{0,47}$/.test(value) ? "Lowercase letters, digits and '-'" : undefined,
     },
-    onSubmit: async (submitted) => {
+    // One agent per press: a second ⌘↵ while the companion makes the first one's worktree is ignored.
+    onSubmit: once(async (submitted: StartValues) => {
       const request = startRequest({
         ...submitted,
         project: submitted.project || selectedProject,
@@ -153,7 +156,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         await toast.hide();
         await showFailure(error, "Could Not Start the Agent");
       }
-    },
+    }),
   });
 
   const addProject = useAddProject((root) => {
@@ -194,7 +197,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   return (
     <Form
-      isLoading={options.isLoading}
+      isLoading={options.isLoading || submitting}
       enableDrafts
       actions={
         <ActionPanel>

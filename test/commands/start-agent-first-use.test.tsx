@@ -117,3 +117,27 @@ test("repositories in the usual code folders are offered after the known project
   await screen.waitFor(() => expect(screen.findField("base").children.map((c) => c.props.value)).toEqual(["", "main"]));
   screen.unmount();
 });
+
+test("two quick presses of Start Agent start one agent, and the form shows it is busy meanwhile", async () => {
+  sandbox = await makeFaceSandbox();
+  await startCompanion();
+  const screen = await openForm();
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
+  screen.setField("prompt", "fix the flaky upload test");
+  await screen.settle();
+  const submit = screen.action(screen.find("Form"), "Start Agent");
+  // Two ⌘↵ before the first answer: the second must not start a second agent.
+  const first = screen.press(submit);
+  const second = screen.press(submit);
+  await screen.waitFor(() => expect(screen.find("Form").props.isLoading).toBe(true));
+  await Promise.all([first, second]);
+  const agents = await eventually(async () => {
+    const list = await listAgents(sandbox.repo);
+    return list.length > 0 ? list : undefined;
+  });
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe(`Started ${agents[0]!.name}`));
+  await screen.settle(1_000);
+  expect((await listAgents(sandbox.repo)).map((a) => a.name)).toEqual([agents[0]!.name]);
+  expect(screen.find("Form").props.isLoading).toBe(false);
+  screen.unmount();
+});
