@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { listAgents } from "../../src/core/agents/records.js";
-import { knownProjects } from "../../src/core/foundation/project.js";
+import { knownProjects, rememberProject } from "../../src/core/foundation/project.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { ADD_PROJECT } from "../../src/commands/lib/add-project.js";
 import { eventually, makeRepo, runOffrun } from "../helpers/offrun.js";
@@ -116,6 +116,13 @@ test("repositories in the usual code folders are offered after the known project
   screen.setField("project", newer);
   await screen.waitFor(() => expect(screen.findField("base").children.map((c) => c.props.value)).toEqual(["", "main"]));
   screen.unmount();
+
+  // Once known, a found repository is listed once, among the known ones (most recently used first,
+  // after the one the form last had selected).
+  await rememberProject(older);
+  const again = await openForm();
+  await again.waitFor(() => expect(projectChoices(again)).toEqual([newer, older, sandbox.repo, ADD_PROJECT]));
+  again.unmount();
 });
 
 test("two quick presses of Start Agent start one agent, and the form shows it is busy meanwhile", async () => {

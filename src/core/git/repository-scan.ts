@@ -77,7 +77,14 @@ export async function scanRepositories(
     );
   }
 
-  await Promise.all(CODE_FOLDERS.map((name) => search(path.join(home, name), 1)));
+  // The deadline stops new work; this stops the wait, for a folder whose stat never answers (a dead network mount).
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, options.budgetMs ?? SCAN_BUDGET_MS);
+    timer.unref();
+  });
+  await Promise.race([Promise.all(CODE_FOLDERS.map((name) => search(path.join(home, name), 1))), timedOut]);
+  clearTimeout(timer);
   return [...found.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || a.root.localeCompare(b.root));
 }
 
