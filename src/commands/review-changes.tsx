@@ -9,6 +9,7 @@ import { shownName, withAgentCompanion, type AgentTarget } from "./lib/companion
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { reviewAgentWithProgress, type ReviewOutcome } from "./lib/review.js";
+import { useSubmitOnce } from "./lib/submit-once.js";
 
 /** Review Changes: the most recently active agent first; Enter reviews it with the configured reviewer. */
 
@@ -58,8 +59,10 @@ export default function ReviewChanges() {
       .filter((t) => t.record.status !== "done")
       .sort((a, b) => b.record.updatedAt.localeCompare(a.record.updatedAt));
   }, []);
+  // One review of an agent at a time: a second Enter meanwhile started a second review of the same changes.
+  const { submitting: reviewing, once } = useSubmitOnce();
   return (
-    <List isLoading={isLoading} searchBarPlaceholder="Choose the agent to review">
+    <List isLoading={isLoading || reviewing} searchBarPlaceholder="Choose the agent to review">
       {error ? (
         <FailureView error={error} onRetry={revalidate} />
       ) : (
@@ -78,19 +81,22 @@ export default function ReviewChanges() {
             { text: `${target.record.project.split("/").at(-1)}${target.host ? ` on ${target.host}` : ""}` },
             { date: new Date(target.record.updatedAt) },
           ]}
-          actions={<ReviewActions target={target} />}
+          actions={<ReviewActions target={target} once={once} />}
         />
       ))}
     </List>
   );
 }
 
-function ReviewActions({ target }: { target: AgentTarget }) {
+function ReviewActions({ target, once }: { target: AgentTarget; once: ReturnType<typeof useSubmitOnce>["once"] }) {
   const { push } = useNavigation();
-  const review = async (requestFixes: boolean) => {
-    const outcome = await reviewAgentWithProgress(target, requestFixes);
-    if (outcome) push(<Findings target={target} outcome={outcome} />);
-  };
+  const review = once(
+    async (requestFixes: boolean) => {
+      const outcome = await reviewAgentWithProgress(target, requestFixes);
+      if (outcome) push(<Findings target={target} outcome={outcome} />);
+    },
+    `${target.host ?? ""}:${target.record.project}/${target.record.name}`,
+  );
   return (
     <ActionPanel>
       <Action title="Review" icon={Icon.MagnifyingGlass} onAction={() => void review(false)} />

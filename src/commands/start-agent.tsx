@@ -13,14 +13,16 @@ import {
 import { FormValidation, useCachedPromise, useCachedState, useForm } from "@raycast/utils";
 import { useEffect, useRef } from "react";
 import type { Mode } from "../core/foundation/model.js";
+import { visible } from "../core/foundation/visible.js";
 import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
-import { loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
+import { loadFoundProjects, loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
 import {
   hostProjectValue,
   loadHostProjects,
   loadHostStartOptions,
   parseProjectValue,
 } from "../core/views/host-start.js";
+import { ADD_PROJECT, useAddProject } from "./lib/add-project.js";
 import { withCompanion } from "./lib/companion.js";
 import { appendText, type StartAgentContext } from "./lib/dictate.js";
 import { DictateAction } from "./lib/dictate-action.js";
@@ -28,6 +30,7 @@ import { TrustRepository } from "./lib/trust-repository.js";
 import { showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { DICTATE_SHORTCUT } from "./lib/shortcuts.js";
+import { useSubmitOnce } from "./lib/submit-once.js";
 
 /** Start Agent: a dictation-first form. Nothing is sent until the user presses Start Agent. */
 
@@ -77,7 +80,9 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
   const env = faceEnv();
   // A host's project (devbox:/srv/app) gets the host's CLIs and logins; this Mac's, its own.
   const options = useCachedPromise(
-    (p: string) => {
+    (value: string) => {
+      // A draft kept while Add Project… was chosen names no project yet.
+      const p = value === ADD_PROJECT ? "" : value;
       const { host, root } = parseProjectValue(p);
       return host ? loadHostStartOptions(host, root) : loadStartOptions({ project: p || undefined, env });
     },
@@ -85,7 +90,9 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     { keepPreviousData: true, onError: (error) => void showFailure(error, "Cannot Read Projects") },
   );
   const hostProjects = useCachedPromise(loadHostProjects, [], { keepPreviousData: true, onError: () => undefined });
-  const selectedProject = project || options.data?.project || "";
+  // Repositories in ~/Developer, ~/code… that no agent ran in yet: a first start can pick one.
+  const found = useCachedPromise(loadFoundProjects, [], { keepPreviousData: true, onError: () => undefined });
+  const selectedProject = (project === ADD_PROJECT ? "" : project) || options.data?.project || "";
   const vocabulary = useCachedPromise(
     (root: string) =>
       root && !parseProjectValue(root).host ? loadProjectVocabulary(root) : Promise.resolve(undefined),
@@ -93,6 +100,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     { keepPreviousData: false, onError: () => undefined },
   );
 
+  const { submitting, once } = useSubmitOnce();
   const { handleSubmit, itemProps, values, setValue, reset } = useForm<StartValues>({
     initialValues: {
       // Dictate Task opens this form with the task it heard.
@@ -107,11 +115,17 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     },
     validation: {
       prompt: FormValidation.Required,
-      project: (value) => (value ? undefined : "Choose a project (a git repository)"),
+      project: (value) =>
+        value === ADD_PROJECT
+          ? "Pick the project's folder below"
+          : value
+            ? undefined
+            : "Choose a project (a git repository)",
       name: (value) =>
         value && !/^[a-z0-9][a-z0-9-]{0,47}$/.test(value) ? "Lowercase letters, digits and '-'" : undefined,
     },
-    onSubmit: async (submitted) => {
+    // One agent per press: a second ⌘↵ while the companion makes the first one's worktree is ignored.
+    onSubmit: once(async (submitted: StartValues) => {
       const request = startRequest({
         ...submitted,
         project: submitted.project || selectedProject,
@@ -142,7 +156,14 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         await toast.hide();
         await showFailure(error, "Could Not Start the Agent");
       }
-    },
+    }),
+  });
+
+  const addProject = useAddProject((root) => {
+    setValue("project", root);
+    setProject(root);
+    void options.revalidate();
+    void found.revalidate();
   });
 
   const data = options.data;
@@ -158,10 +179,14 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   // Submit is the form's primary action (⌘↵, Raycast's own binding for a form's first action); Dictate
   // has a key of its own, so neither shadows the other.
-  const untrusted = data?.untrusted;
   const localProjects = (data?.projects ?? []).map((p) => (
-    <Form.Dropdown.Item key={p.root} value={p.root} title={p.name} keywords={[p.root]} />
+    <Form.Dropdown.Item key={p.root} value={p.root} title={visible(p.name, "line")} keywords={[p.root]} />
   ));
+  const listed = new Set((data?.projects ?? []).map((p) => p.root));
+  const foundProjects = (found.data ?? []).filter((p) => !listed.has(p.root));
+  // With no project at all (a first start), Add Project… is what the dropdown shows.
+  const projectValue = values.project || selectedProject || ADD_PROJECT;
+  const untrusted = projectValue === ADD_PROJECT ? undefined : data?.untrusted;
 
   const dictateAction = (
     <DictateAction
@@ -172,12 +197,13 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
 
   return (
     <Form
-      isLoading={options.isLoading}
+      isLoading={options.isLoading || submitting}
       enableDrafts
       actions={
         <ActionPanel>
           <Action.SubmitForm title="Start Agent" icon={Icon.Play} onSubmit={handleSubmit} />
           {dictateAction}
+          {projectValue === ADD_PROJECT ? addProject.action : null}
           {untrusted ? (
             <Action.Push
               title="Review Repository Settings"
@@ -201,10 +227,10 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       <Form.Dropdown
         {...itemProps.project}
         title="Project"
-        value={values.project || selectedProject}
+        value={projectValue}
         onChange={(root) => {
           setValue("project", root);
-          if (root !== project) setProject(root);
+          if (root !== ADD_PROJECT && root !== project) setProject(root);
         }}
       >
         {/* Sections only when there are hosts: this Mac's projects, then each host's. */}
@@ -213,6 +239,19 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         ) : (
           localProjects
         )}
+        {foundProjects.length > 0 ? (
+          <Form.Dropdown.Section title="Found on This Mac">
+            {foundProjects.map((p) => (
+              <Form.Dropdown.Item
+                key={p.root}
+                value={p.root}
+                title={visible(p.name, "line")}
+                icon={Icon.Folder}
+                keywords={[p.root]}
+              />
+            ))}
+          </Form.Dropdown.Section>
+        ) : null}
         {(hostProjects.data ?? []).map((h) => (
           <Form.Dropdown.Section key={h.host} title={h.problem ? `${h.host}: ${h.problem}` : h.host}>
             {h.projects.map((p) => (
@@ -226,7 +265,11 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
             ))}
           </Form.Dropdown.Section>
         ))}
+        <Form.Dropdown.Section>
+          <Form.Dropdown.Item value={ADD_PROJECT} title="Add Project…" icon={Icon.Plus} />
+        </Form.Dropdown.Section>
       </Form.Dropdown>
+      {projectValue === ADD_PROJECT ? addProject.fields : null}
       {untrusted ? (
         <Form.Description
           title="Not Trusted"

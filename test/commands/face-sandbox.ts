@@ -26,7 +26,9 @@ const KEYS = [
   "OFFRUN_NO_LOGIN_SERVICE",
 ] as const;
 
-export async function makeFaceSandbox(options: { files?: Record<string, string> } = {}): Promise<FaceSandbox> {
+export async function makeFaceSandbox(
+  options: { files?: Record<string, string>; /** false: a first use, no project known yet. */ known?: boolean } = {},
+): Promise<FaceSandbox> {
   const box = await makeSandbox("offrun-face-");
   const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
   const claudeStub = await writeStubCli(path.join(box.dir, "stub", "claude"), {
@@ -39,7 +41,7 @@ export async function makeFaceSandbox(options: { files?: Record<string, string> 
     else process.env[key] = value;
   }
   const repo = await makeRepo(path.join(box.dir, "demo"), box.env, options.files);
-  await rememberProject(repo);
+  if (options.known !== false) await rememberProject(repo);
   runtime.reset();
   runtime.preferences = { offrunPath: OFFRUN_BIN, claudePath: claudeStub };
   return {

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import Agents from "../../src/commands/agents.js";
+import { readAgent } from "../../src/core/agents/records.js";
 import { addToDraft, draftFile, keepDraft, readDraft, writeDraft } from "../../src/core/agents/draft.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";
 import { type Screen, render } from "../helpers/raycast-api-render.js";
@@ -75,6 +76,26 @@ test("sending after an edit leaves no draft behind", async () => {
   await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Sent to upload"), 30_000);
   await screen.settle(600);
   await expect(fs.stat(draftFile(sandbox.repo, "upload"))).rejects.toThrow();
+  screen.unmount();
+});
+
+test("two quick presses of Send send one message, and the box shows it is busy meanwhile", async () => {
+  await startAgent("upload");
+  const screen = render(<Agents />);
+  await openSendMessage(screen);
+  screen.setField("text", "also cover the retry path");
+  await screen.settle();
+  const send = screen.find("Action.SubmitForm");
+  // Two ⌘↵ before the first answer: the second must not send the message again.
+  const first = screen.press(send);
+  const second = screen.press(send);
+  await screen.waitFor(() => expect(screen.find("Form").props.isLoading).toBe(true));
+  await Promise.all([first, second]);
+  await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Sent to upload"), 30_000);
+  await eventually(async () => ((await readAgent(sandbox.repo, "upload")).status === "idle" ? true : undefined));
+  await screen.settle(1_000);
+  expect((await readAgent(sandbox.repo, "upload")).turns).toBe(2);
+  expect(runtime.toasts.filter((t) => t.title === "Sent to upload")).toHaveLength(1);
   screen.unmount();
 });
 

@@ -94,3 +94,25 @@ test("Review and Request Fixes shows the findings and drafts the fixes without s
   expect((await readDraft(world.repo, "author"))?.split("add returns a - b")).toHaveLength(3);
   screen.unmount();
 });
+
+test("two quick presses of Review run one review, and the list shows it is busy meanwhile", async () => {
+  world.server.script({
+    kind: "tool",
+    name: "StructuredOutput",
+    input: { verdict: "approve", summary: "Fine.", findings: [] },
+  });
+  const reviews = async () => (await readChat(world.repo, "author")).entries.filter((e) => e.type === "review").length;
+  const before = await reviews();
+  const screen = render(<ReviewChanges />);
+  const item = await screen.waitFor(() => screen.byTitle("List.Item", "author"));
+  await screen.waitFor(() => expect(screen.find("List").props.isLoading).toBe(false));
+  // A second Enter before the first review answered started a second review, its toast left spinning.
+  await screen.press(screen.action(item, "Review"));
+  await screen.press(screen.action(item, "Review"));
+  await screen.waitFor(() => expect(screen.find("List").props.isLoading).toBe(true));
+  await screen.waitFor(() => screen.find("Detail"), 60_000);
+  expect(runtime.toasts.map((t) => t.title)).not.toContain("Review Failed");
+  expect(runtime.toasts.filter((t) => t.history.some((h) => h.includes("Reviewing author")))).toHaveLength(1);
+  expect(await reviews()).toBe(before + 1);
+  screen.unmount();
+});

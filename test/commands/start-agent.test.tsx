@@ -2,8 +2,9 @@ import fs from "node:fs/promises";
 import { listAgents } from "../../src/core/agents/records.js";
 import { loadProjectSettings } from "../../src/core/foundation/project.js";
 import StartAgent, { startRequest } from "../../src/commands/start-agent.js";
+import { ADD_PROJECT } from "../../src/commands/lib/add-project.js";
 import { eventually } from "../helpers/offrun.js";
-import { render } from "../helpers/raycast-api-render.js";
+import { render, type Screen } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
@@ -17,14 +18,15 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
+/** The Project dropdown's choices, sections included, in order. */
+const projectChoices = (screen: Screen) =>
+  screen.findAll("Form.Dropdown.Item", () => true, [screen.findField("project")]).map((i) => i.props.value);
+
 test("the form offers the known project, every harness and the logins with their headroom", async () => {
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
-  const project = await screen.waitFor(() => {
-    const field = screen.findField("project");
-    if (field.children.length === 0) throw new Error("projects not loaded");
-    return field;
-  });
-  expect(project.children.map((c) => c.props.value)).toEqual([sandbox.repo]);
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
+  // Add Project… comes last (test/commands/start-agent-first-use.test.tsx).
+  expect(projectChoices(screen)).toEqual([sandbox.repo, ADD_PROJECT]);
   expect(screen.findField("prompt").props.autoFocus).toBe(true);
   const harnesses = screen.findField("harness").children.map((c) => c.props.value);
   expect(harnesses).toEqual(expect.arrayContaining(["claude", "codex", "gemini"]));
@@ -42,7 +44,7 @@ test("the form offers the known project, every harness and the logins with their
 
 test("submitting starts the agent through the companion, in its own worktree", async () => {
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
-  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
   screen.setField("prompt", "fix the flaky upload test");
   await screen.settle();
   // No companion yet: the form never starts one behind the user's back; the toast offers it.
@@ -73,7 +75,7 @@ test("submitting starts the agent through the companion, in its own worktree", a
 
 test("typed text passes through the project vocabulary", async () => {
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
-  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
   await screen.settle(300);
   screen.setField("prompt", "make the retry backoff helper configurable");
   await screen.waitFor(() =>
@@ -84,7 +86,7 @@ test("typed text passes through the project vocabulary", async () => {
 
 test("an empty task is refused before anything is sent", async () => {
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
-  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
   await screen.press(screen.action(screen.find("Form"), "Start Agent"));
   await screen.waitFor(() => expect(screen.findField("prompt").props.error).toBe("The item is required"));
   expect(await listAgents(sandbox.repo)).toEqual([]);
@@ -112,7 +114,7 @@ test("the sandbox is the project's choice unless the form says in or out", async
   expect(startRequest({ ...base, sandbox: "on" }).sandbox).toBe(true);
   expect(startRequest({ ...base, sandbox: "off" }).sandbox).toBe(false);
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
-  await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
+  await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
   const choices = screen.findField("sandbox").children.map((c) => c.props.title);
   expect(choices).toEqual([
     "Project default (outside)",

@@ -10,6 +10,7 @@ import { readHostDraft } from "../../core/views/host-agents.js";
 import { DictateAction } from "../lib/dictate-action.js";
 import { showFailure } from "../lib/failure.js";
 import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";
+import { useSubmitOnce } from "../lib/submit-once.js";
 
 /**
  * The box's text into the agent's draft (empty: no draft), written by the companion under the
@@ -64,15 +65,17 @@ export function MessageForm(props: {
     execute: props.withDraft === true,
     onError: () => undefined,
   });
+  const { submitting, once } = useSubmitOnce();
   const { handleSubmit, itemProps, values, setValue } = useForm<{ text: string }>({
     initialValues: { text: props.initialText ?? "" },
     validation: { text: FormValidation.Required },
-    onSubmit: async ({ text }) => {
+    // One message per press: a second ⌘↵ while the first is on its way would send it twice.
+    onSubmit: once(async ({ text }: { text: string }) => {
       if (!(await props.onSend(applyVocabulary(text, vocabulary.data, false)))) return;
       if (keeper) await keeper.sent();
       else if (draftShown.current) await saveDraft(target, "");
       pop();
-    },
+    }),
   });
   // The box now holds what the user typed; only their edits are written (opening it writes nothing).
   const edit = (text: string) => {
@@ -90,6 +93,7 @@ export function MessageForm(props: {
   }, [draft.data]);
   return (
     <Form
+      isLoading={submitting}
       navigationTitle={props.title}
       actions={
         <ActionPanel>

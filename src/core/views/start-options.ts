@@ -3,6 +3,7 @@ import { defaultAccounts, listAccounts } from "../logins/accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { pickAccount } from "../logins/ranking.js";
 import { git } from "../git/repo.js";
+import { foundRepositories } from "../git/repository-scan.js";
 import type { Mode } from "../foundation/model.js";
 import { knownProjects, loadProjectSettings } from "../foundation/project.js";
 import { describeGated } from "../foundation/trust.js";
@@ -93,6 +94,18 @@ async function localBranches(root: string): Promise<string[]> {
     "refs/heads",
   ]).catch(() => undefined);
   return (result?.stdout ?? "").split("\n").filter(Boolean);
+}
+
+/**
+ * The repositories in the usual code folders that are not known projects yet, most recently
+ * changed first: the form lists them after the known ones, so a first start needs no typing.
+ */
+export async function loadFoundProjects(): Promise<{ root: string; name: string }[]> {
+  const [known, found] = await Promise.all([knownProjects(), foundRepositories()]);
+  // The rescan of a stale cache goes on behind the form; its answer is for the next open.
+  void found.refreshed;
+  const skip = new Set(known);
+  return found.repositories.filter((r) => !skip.has(r.root)).map(({ root, name }) => ({ root, name }));
 }
 
 /** Reads everything the form needs for `project` (default: the most recently used project). */
