@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "7e19514fc4f9612d6255739113b528374f067d1098df1d52d13d160214840241"
+  sha256 "69bcafedaf657c86126c4738ae464028e4911fd27b6a5c19a160f6f5f8ef366d"
   license "MIT"
 
   depends_on "node"
