@@ -174,10 +174,19 @@ export async function eventually<T>(
   what = "condition",
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  // What the check last threw: a timeout says it, so a failure in CI reads without a rerun.
+  let lastError: unknown;
   for (;;) {
-    const value = await check().catch(() => undefined);
+    const value = await check().catch((error: unknown) => {
+      lastError = error;
+      return undefined;
+    });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const last =
+        lastError === undefined ? "" : `; the check last threw: ${String((lastError as Error)?.message ?? lastError)}`;
+      throw new Error(`timed out waiting for ${what}${last}`, { cause: lastError });
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
