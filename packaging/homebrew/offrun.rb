@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "69bcafedaf657c86126c4738ae464028e4911fd27b6a5c19a160f6f5f8ef366d"
+  sha256 "e8f245d25dfe4b6279aa50be987044b14df8977dac5cf94f3061803bed547dfd"
   license "MIT"
 
   depends_on "node"
