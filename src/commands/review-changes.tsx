@@ -62,7 +62,7 @@ export default function ReviewChanges() {
     <List isLoading={isLoading} searchBarPlaceholder="Choose the agent to review">
       {error ? (
         <FailureView error={error} onRetry={revalidate} />
-      ) : (
+      ) : isLoading ? null : (
         <List.EmptyView
           title="Nothing to Review"
           description="Agents with a worktree show here, most recently active first."

@@ -115,9 +115,9 @@ test("the sandbox is the project's choice unless the form says in or out", async
   await screen.waitFor(() => expect(screen.findField("project").children).toHaveLength(1));
   const choices = screen.findField("sandbox").children.map((c) => c.props.title);
   expect(choices).toEqual([
-    "Project default (outside)",
-    "In the sandbox (worktree, memory, login home, its hosts)",
-    "Outside the sandbox",
+    "Project Default (outside)",
+    "In the Sandbox (worktree, memory, login home, its hosts)",
+    "Outside the Sandbox",
   ]);
   screen.unmount();
 });

@@ -314,7 +314,7 @@ describe("remote hosts over ssh", () => {
       await screen.waitFor(() => {
         const logins = screen.findField("account").children.map((c) => String(c.props.title));
         expect(logins).toContain("Claude · Default: quota unknown");
-        expect(String(screen.findField("sandbox").children[0]!.props.title)).toBe("Project default on devbox");
+        expect(String(screen.findField("sandbox").children[0]!.props.title)).toBe("Project Default on devbox");
       }, 30_000);
       screen.setField("prompt", "say it from the form");
       screen.setField("name", "formed");

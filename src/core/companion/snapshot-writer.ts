@@ -101,7 +101,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       companion: options.companion,
       counts: countStatuses(agents),
       agents,
-      quota: [...(await quota()), ...remote.quota],
+      quota: [...(await snapshotQuotas()), ...remote.quota],
       notifications: options
         .notifications()
         .slice(0, NOTIFICATIONS_KEPT)
@@ -222,7 +222,8 @@ export function snapshotAgent(record: AgentRecord, facts: ChatFacts, host?: stri
  * Every login's quota from the cache alone (no source is asked: that is the quota watcher's job),
  * with its cached sign-in state and its CLI's quota coverage.
  */
-async function quota(): Promise<SnapshotQuota[]> {
+/** Every login's cached quota and sign-in, as state.json lists them. */
+export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
   const harnesses = await listHarnesses({ tolerant: true });
   const accounts = await listAccounts(harnesses).catch(() => []);
   const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
