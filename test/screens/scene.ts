@@ -75,7 +75,11 @@ export async function buildScene(): Promise<Scene> {
       observedAt: minutesAgo(1),
     },
   );
-  await markLimited({ harness: "claude", label: "work" }, new Date(Date.now() + 3_600_000).toISOString(), "usage limit");
+  await markLimited(
+    { harness: "claude", label: "work" },
+    new Date(Date.now() + 3_600_000).toISOString(),
+    "usage limit",
+  );
 
   const others = [
     { name: SCENE.waiting, status: "needs-you", task: "Document the upload API in docs/api.md", account: "default" },
@@ -92,7 +96,12 @@ export async function buildScene(): Promise<Scene> {
       createdAt: minutesAgo(30 + index * 10),
       updatedAt: minutesAgo(index + 1),
     });
-    await appendChat(repo, agent.name, { type: "user_message", at: minutesAgo(12), turn: real.turns, text: agent.task });
+    await appendChat(repo, agent.name, {
+      type: "user_message",
+      at: minutesAgo(12),
+      turn: real.turns,
+      text: agent.task,
+    });
     await appendChat(repo, agent.name, {
       type: "text",
       at: minutesAgo(11),
