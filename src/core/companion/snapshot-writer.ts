@@ -143,6 +143,8 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   // chokidar does not see a folder created after the watch began.
   await makePrivateDir(userPaths().cache);
   const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
+  // Listened for at once: chokidar says "ready" once, and the awaits below can outlast its first scan.
+  const filesReady = new Promise<void>((resolve) => files.once("ready", () => resolve()));
   // The folder is part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so
   // the first record of a project without agents is seen.
   const watchProject = async (root: string) => {
@@ -176,7 +178,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   safetyNet.unref();
 
   const ready = (async () => {
-    await Promise.all([follower.ready, new Promise<void>((resolve) => files.once("ready", () => resolve()))]);
+    await Promise.all([follower.ready, filesReady]);
     writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     await writing;
   })();
