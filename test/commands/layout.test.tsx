@@ -158,35 +158,42 @@ test("Stop's shortcut equals no common shortcut on either platform, nor one Rayc
   expect(RESERVED).not.toContain(stop);
 });
 
-/** Every literal `title` (and navigationTitle) of the commands' JSX, with where it is. */
+/**
+ * Every literal title of the commands: JSX `title`/`submitTitle`, `title:` of the toasts, alerts and
+ * their actions, and showFailure's. A list item's or a menu item's title is data; an alert that asks a question
+ * ("Discard upload?") is a sentence, as macOS writes them.
+ */
 function literalTitles(dir: string): { at: string; title: string }[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true }).flatMap((entry) => {
-    if (!entry.isFile() || !entry.name.endsWith(".tsx")) return [];
+    if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) return [];
     const file = path.join(entry.parentPath, entry.name);
-    const source = ts.createSourceFile(
-      file,
-      fs.readFileSync(file, "utf8"),
-      ts.ScriptTarget.Latest,
-      true,
-      ts.ScriptKind.TSX,
-    );
+    const text = fs.readFileSync(file, "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TSX);
     const found: { at: string; title: string }[] = [];
+    const add = (node: ts.Node, title: string) => {
+      const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+      found.push({ at: `${path.relative(dir, file)}:${line}`, title });
+    };
+    const literalOf = (init: ts.Node | undefined) =>
+      init && ts.isStringLiteral(init)
+        ? init.text
+        : init && ts.isJsxExpression(init) && init.expression && ts.isStringLiteralLike(init.expression)
+          ? init.expression.text
+          : undefined;
     const visit = (node: ts.Node) => {
       if (ts.isJsxAttribute(node) && ["title", "submitTitle"].includes(node.name.getText())) {
-        const init = node.initializer;
-        const literal =
-          init && ts.isStringLiteral(init)
-            ? init.text
-            : init && ts.isJsxExpression(init) && init.expression && ts.isStringLiteralLike(init.expression)
-              ? init.expression.text
-              : undefined;
+        const literal = literalOf(node.initializer);
         const tag = (node.parent.parent as ts.JsxOpeningLikeElement).tagName.getText();
-        // A metadata label names a field ("Signed In"); a list item's or a menu item's title is data.
-        if (literal !== undefined && !/^(List\.Item|MenuBarExtra\.Item)$/.test(tag))
-          found.push({
-            at: `${path.relative(dir, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`,
-            title: literal,
-          });
+        if (literal !== undefined && !/^(List\.Item|MenuBarExtra\.Item)$/.test(tag)) add(node, literal);
+      }
+      // showFailure(error, "Could Not Start the Agent"): the failure toast's title.
+      if (ts.isCallExpression(node) && node.expression.getText() === "showFailure") {
+        const literal = literalOf(node.arguments[1]);
+        if (literal !== undefined) add(node, literal);
+      }
+      if (ts.isPropertyAssignment(node) && node.name.getText() === "title") {
+        const literal = literalOf(node.initializer);
+        if (literal !== undefined && !literal.endsWith("?")) add(node, literal);
       }
       ts.forEachChild(node, visit);
     };
@@ -208,12 +215,10 @@ test("the title-case checker knows Apple's rules", () => {
   expect(titleCaseBreaches("Sign In with Terminal")).toEqual([]);
   expect(titleCaseBreaches("Hand Off to Another CLI…")).toEqual([]);
   expect(titleCaseBreaches("Review and Request Fixes")).toEqual([]);
-  expect(titleCaseBreaches("Sign in with Terminal")).toEqual([
-    '"Sign in with Terminal": "in" is capitalized in a title',
-  ]);
-  expect(titleCaseBreaches("Open In Editor")).toEqual(['"Open In Editor": "In" is lowercase in a title']);
+  expect(titleCaseBreaches("Sign in with Terminal")).toEqual(['"Sign in with Terminal": "in" should be capitalized']);
+  expect(titleCaseBreaches("Open In Editor")).toEqual(['"Open In Editor": "In" should be lowercase']);
   expect(titleCaseBreaches("Copy branch")).toHaveLength(1);
-  expect(titleCaseBreaches("Copy Ssh Command")).toEqual(['"Copy Ssh Command": "Ssh" is written "SSH"']);
+  expect(titleCaseBreaches("Copy Ssh Command")).toEqual(['"Copy Ssh Command": "Ssh" should be written "SSH"']);
   expect(usSpellingBreaches("Pick a Colour")).toHaveLength(1);
   expect(usSpellingBreaches("Turn Cancelled")).toHaveLength(1);
   expect(usSpellingBreaches("Canceled")).toEqual([]);

@@ -47,7 +47,7 @@ export function titleCaseBreaches(title: string): string[] {
     const lower = word.toLowerCase();
     const fixed = FIXED.get(lower);
     if (fixed !== undefined) {
-      if (word !== fixed) breaches.push(`"${title}": "${word}" is written "${fixed}"`);
+      if (word !== fixed) breaches.push(`"${title}": "${word}" should be written "${fixed}"`);
       return;
     }
     const previous = lettersOf(words[index - 1] ?? "").toLowerCase();
@@ -55,8 +55,8 @@ export function titleCaseBreaches(title: string): string[] {
     const isEdge = index === 0 || index === words.length - 1 || /:$/.test(words[index - 1] ?? "");
     const shouldBeMinor = MINOR.has(lower) && !isParticle && !isEdge;
     const isCapital = word[0] !== word[0]!.toLowerCase();
-    if (shouldBeMinor && isCapital) breaches.push(`"${title}": "${word}" is lowercase in a title`);
-    if (!shouldBeMinor && !isCapital) breaches.push(`"${title}": "${word}" is capitalized in a title`);
+    if (shouldBeMinor && isCapital) breaches.push(`"${title}": "${word}" should be lowercase`);
+    if (!shouldBeMinor && !isCapital) breaches.push(`"${title}": "${word}" should be capitalized`);
   });
   return breaches;
 }

@@ -15,7 +15,7 @@ export async function signIn(account: Account) {
     await open(script, preferences().terminal ?? "Terminal");
     await showToast({
       style: Toast.Style.Success,
-      title: "Sign In With Terminal",
+      title: "Sign In with Terminal",
       message: `${account.harness} · ${account.label}`,
     });
   } catch (error) {
