@@ -2,7 +2,9 @@ import type { ReactElement } from "react";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
+import { AddLoginForm } from "../../src/commands/accounts/login-forms.js";
 import { ChangedFiles, DiffView } from "../../src/commands/agents/agent-detail.js";
+import { MessageForm } from "../../src/commands/agents/message-form.js";
 import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
@@ -24,6 +26,8 @@ export interface ScreenSpec {
   /** Resolves once the screen shows what it is for, selecting a row where `select` names one. */
   ready: (screen: Screen) => void;
   select?: string;
+  /** Draw the selected row's action panel open, as ⌘K shows it. */
+  showActions?: boolean;
 }
 
 const loaded = (screen: Screen, type: string) => {
@@ -61,6 +65,50 @@ export const SCREENS: ScreenSpec[] = [
     ready: (screen) => {
       if (!detailOf(screen, SCENE.failed).includes("eslint")) throw new Error("detail not loaded");
     },
+  },
+  {
+    name: "agents-actions",
+    shows: "Agents: the waiting agent's actions (⌘K): Send Message, Approve, Deny, Always Allow, submenus, Stop ⌥⌘.",
+    showActions: true,
+    element: async () => <Agents />,
+    ready: (screen) => {
+      const row = screen.byTitle("List.Item", SCENE.waiting);
+      screen.action(row, "Approve");
+      const submenus = screen.findAll("ActionPanel.Submenu", undefined, row.slots.actions);
+      if (submenus.some((s) => s.props.isLoading)) throw new Error("submenus still loading");
+    },
+  },
+  {
+    name: "send-message",
+    shows: "Send Message: the message form of an agent",
+    element: async (scene) => {
+      const record = await readAgent(scene.repo, SCENE.done);
+      return (
+        <MessageForm
+          record={record}
+          title={`Message ${record.name}`}
+          submitTitle="Send"
+          withDraft
+          onSend={async () => false}
+        />
+      );
+    },
+    ready: (screen) => void screen.find("Form"),
+  },
+  {
+    name: "add-login",
+    shows: "Add Login: the form that adds a login with its own home",
+    element: async () => (
+      <AddLoginForm
+        harness="claude"
+        clis={[
+          { id: "claude", name: "Claude Code" },
+          { id: "codex", name: "Codex" },
+        ]}
+        onAdded={() => undefined}
+      />
+    ),
+    ready: (screen) => void screen.find("Form"),
   },
   {
     name: "changed-files",

@@ -15,5 +15,5 @@ export async function drawScreen(spec: ScreenSpec, scene: Scene): Promise<{ scre
   await screen.waitFor(() => spec.ready(screen), 30_000);
   // Effects that follow the ready state (a detail's second read, a sign-in check) land first.
   await screen.settle(200);
-  return { screen, html: pageHtml(screen.top, { selectedId }) };
+  return { screen, html: pageHtml(screen.top, { selectedId, showActions: spec.showActions === true }) };
 }

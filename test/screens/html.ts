@@ -242,8 +242,45 @@ function menuPage(menu: UiNode): string {
   )}</span></div><div class="menu">${items.join("")}</div>`;
 }
 
-/** One view as a whole page of WINDOW's size. */
-export function pageHtml(view: UiNode[], options: { selectedId?: string } = {}): string {
+const KEY_SIGNS: Record<string, string> = { cmd: "⌘", ctrl: "⌃", opt: "⌥", shift: "⇧", return: "↵", delete: "⌫" };
+
+function shortcutText(shortcut: unknown): string {
+  if (!shortcut || typeof shortcut !== "object") return "";
+  const mac = ("macOS" in shortcut ? shortcut.macOS : shortcut) as { modifiers: string[]; key: string };
+  const order = ["ctrl", "opt", "shift", "cmd"];
+  const modifiers = [...mac.modifiers].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  return [...modifiers, mac.key].map((k) => KEY_SIGNS[k] ?? k.toUpperCase()).join("");
+}
+
+/** The action panel as ⌘K opens it over the window: sections, titles, submenus and shortcuts. */
+function actionPanel(actions: UiNode[] | undefined): string {
+  const rows: string[] = [];
+  let index = 0;
+  const walkPanel = (nodes: UiNode[]) => {
+    for (const node of nodes) {
+      if (node.type === "ActionPanel" || node.type === "#slot") walkPanel(node.children);
+      else if (node.type === "ActionPanel.Section") {
+        if (rows.length > 0) rows.push('<div class="msep"></div>');
+        walkPanel(node.children);
+      } else if (isAction(node) || node.type === "ActionPanel.Submenu") {
+        const implicit = index === 0 ? "↵" : index === 1 ? "⌘↵" : "";
+        const key = node.type === "ActionPanel.Submenu" ? "›" : shortcutText(node.props.shortcut) || implicit;
+        const title = node.props.title ?? (node.type === "Action.ShowInFinder" ? "Show in Finder" : node.type);
+        rows.push(
+          `<div class="mitem${index === 0 ? " sel" : ""}">${icon(node.props.icon)}<span>${escape(title)}</span>${
+            node.props.isLoading ? '<span class="sub">…</span>' : ""
+          }<span class="chev">${escape(key)}</span></div>`,
+        );
+        index++;
+      }
+    }
+  };
+  walkPanel(actions ?? []);
+  return `<div class="panel">${rows.join("")}</div>`;
+}
+
+/** One view as a whole page of WINDOW's size; `showActions` draws its action panel open over it. */
+export function pageHtml(view: UiNode[], options: { selectedId?: string; showActions?: boolean } = {}): string {
   const root = view.find((n) => ["List", "Form", "Detail", "MenuBarExtra"].includes(n.type));
   if (!root) throw new Error(`nothing to draw: ${view.map((n) => n.type).join(", ")}`);
   let body: string;
@@ -258,7 +295,8 @@ export function pageHtml(view: UiNode[], options: { selectedId?: string } = {}):
     )}</div>`;
   else {
     const list = listPage(root, options.selectedId ?? (root.props.selectedItemId as string | undefined));
-    body = `<div class="window">${list.body}${actionBar(String(root.props.navigationTitle ?? ""), list.actions, "↵")}</div>`;
+    const panel = options.showActions ? actionPanel(list.actions) : "";
+    body = `<div class="window">${list.body}${actionBar(String(root.props.navigationTitle ?? ""), list.actions, "↵")}${panel}</div>`;
   }
   return `<!doctype html><html><head><meta charset="utf-8"><style>${CSS}</style></head><body>${body}</body></html>`;
 }

@@ -58,5 +58,8 @@ kbd { background: #3a3a3c; border-radius: 4px; padding: 1px 5px; margin-left: 3p
 .mhead { font-size: 12px; color: #9ca3af; padding: 4px 8px 2px; font-weight: 600; }
 .mitem { display: flex; align-items: center; gap: 6px; height: 22px; padding: 0 8px; font-size: 13px; white-space: nowrap; overflow: hidden; }
 .mitem .sub { margin-left: 4px; } .chev { margin-left: auto; color: #9ca3af; }
+.panel { position: absolute; right: 8px; bottom: 48px; width: 330px; max-height: 400px; overflow: hidden; background: #2a2a2c;
+  border: 1px solid #444; border-radius: 10px; padding: 5px; box-shadow: 0 8px 24px #0008; }
+.panel .mitem { height: 26px; border-radius: 6px; } .panel .mitem.sel { background: #3a3a3c; }
 .msep { border-top: 1px solid #444; margin: 5px 8px; }
 `;
