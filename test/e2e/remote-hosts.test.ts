@@ -293,7 +293,9 @@ describe("remote hosts over ssh", () => {
         return found;
       }, 30_000);
       const login = screen.byTitle("List.Item", "Default", section.children);
-      expect(String(login.props.subtitle)).toBe(path.join(remote.home, ".claude"));
+      // Beside the detail pane the row has no subtitle: the login's home is in the detail.
+      const detail = screen.find("List.Item.Detail", undefined, login.slots.detail);
+      expect(String(detail.props.markdown)).toContain(path.join(remote.home, ".claude"));
       const signIn = String(screen.action(login, "Copy Sign-In Command").props.content);
       expect(signIn).toBe(`ssh -t -F ${sshd.config} devbox -- offrun accounts login claude default`);
       screen.unmount();
