@@ -7,7 +7,7 @@ import { visible } from "../core/foundation/visible.js";
 import { loadAccountsView, refreshSignIn, type HarnessLogins, type LoginRow } from "../core/views/accounts-view.js";
 import { titleCase } from "../core/views/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "../core/views/host-logins.js";
-import { signInCommand } from "../core/views/login-quota.js";
+import { signInCommand, type LoginQuotaView } from "../core/views/login-quota.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { HostProblemItem } from "./lib/host-problem.js";
 import { faceEnv } from "./lib/preferences.js";
@@ -16,8 +16,19 @@ import { faceEnv } from "./lib/preferences.js";
 
 const SIGN_IN_TITLES = { "signed-in": "Signed In", "signed-out": "Signed Out", unknown: "Unknown" } as const;
 
+/**
+ * A login row's one accessory beside the detail pane: signed out, limited, or the share used; the
+ * whole quota line, the home and whether it is the default are in the detail's metadata.
+ */
+export function quotaAccessory(quota: LoginQuotaView, signIn: string): List.Item.Accessory[] {
+  if (quota.signedOut) return [{ tag: { value: "Signed Out", color: Color.Red }, tooltip: `Sign in: ${signIn}` }];
+  if (quota.limited) return [{ tag: { value: "Limited", color: Color.Yellow }, tooltip: quota.summary }];
+  if (quota.usedPercent === undefined) return [];
+  return [{ text: `${Math.round(quota.usedPercent)}%`, tooltip: quota.summary }];
+}
+
 /** The cached sign-in state at once; the CLI's own status check (which refreshes the cache) follows. */
-function SignedIn({ row }: { row: LoginRow }) {
+function SignedIn({ row, group, isPreferred }: { row: LoginRow; group: HarnessLogins; isPreferred: boolean }) {
   const { data } = useCachedPromise(refreshSignIn, [row.account, faceEnv()], { onError: () => undefined });
   const signIn = data ?? row.signIn;
   return (
@@ -26,6 +37,10 @@ function SignedIn({ row }: { row: LoginRow }) {
       metadata={
         <List.Item.Detail.Metadata>
           <List.Item.Detail.Metadata.Label title="Signed In" text={SIGN_IN_TITLES[signIn.state]} />
+          <List.Item.Detail.Metadata.Label
+            title="Default"
+            text={isPreferred ? "Yes: Start Agent preselects it" : "No"}
+          />
           {signIn.state === "signed-out" ? (
             <List.Item.Detail.Metadata.Label title="Sign In With" text={signInCommand(row.account)} />
           ) : null}
@@ -34,6 +49,7 @@ function SignedIn({ row }: { row: LoginRow }) {
           {signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={signIn.note} /> : null}
           <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />
           {row.quota.pace ? <List.Item.Detail.Metadata.Label title="Pace" text={row.quota.pace} /> : null}
+          <List.Item.Detail.Metadata.Label title="CLI" text={group.binary ?? `Not installed: ${group.installHint}`} />
         </List.Item.Detail.Metadata>
       }
     />
@@ -69,23 +85,22 @@ function LoginItem({
 }) {
   const { account, quota } = row;
   const isPreferred = group.defaultLogin === account.label;
-  const signInAction = <Action title="Sign in with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />;
+  // eslint-disable-next-line @raycast/prefer-title-case -- Apple capitalizes a phrasal verb's particle ("Sign In"); the rule's word list lowercases it (test/helpers/title-case.ts)
+  const signInAction = <Action title="Sign In with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />;
   return (
     <List.Item
-      icon={account.isDefault ? Icon.House : Icon.Person}
+      // The default (Start Agent's preselection) is starred; the CLI's own home is the house.
+      icon={
+        isPreferred
+          ? { source: Icon.Star, tintColor: Color.Blue, tooltip: "Default" }
+          : account.isDefault
+            ? Icon.House
+            : Icon.Person
+      }
       title={titleCase(account.label)}
-      subtitle={account.home}
-      keywords={[group.name, account.label]}
-      accessories={[
-        ...(isPreferred ? [{ tag: { value: "Default", color: Color.Blue } }] : []),
-        quota.signedOut
-          ? { tag: { value: "Signed Out", color: Color.Red }, tooltip: `Sign in: ${signInCommand(account)}` }
-          : {
-              text: quota.summary,
-              icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined,
-            },
-      ]}
-      detail={<SignedIn row={row} />}
+      keywords={[group.name, account.label, account.home, ...(isPreferred ? ["default"] : [])]}
+      accessories={quotaAccessory(quota, signInCommand(account))}
+      detail={<SignedIn row={row} group={group} isPreferred={isPreferred} />}
       actions={
         <ActionPanel>
           {/* A login that cannot run (or may not) offers its sign-in first. */}
@@ -151,16 +166,8 @@ function HostLoginItem({ host, group, login }: { host: string; group: HostHarnes
     <List.Item
       icon={Icon.Person}
       title={titleCase(login.label)}
-      subtitle={login.home}
-      keywords={[group.name, login.label, host]}
-      accessories={[
-        quota.signedOut
-          ? { tag: { value: "Signed Out", color: Color.Red }, tooltip: `Sign in: ${login.signInCommand}` }
-          : {
-              text: quota.summary,
-              icon: quota.limited ? { source: Icon.Hourglass, tintColor: Color.Yellow } : undefined,
-            },
-      ]}
+      keywords={[group.name, login.label, host, login.home]}
+      accessories={quotaAccessory(quota, login.signInCommand)}
       detail={
         <List.Item.Detail
           markdown={visible(`## ${titleCase(login.label)} on ${host}\n\n${login.home}`)}
@@ -197,11 +204,7 @@ export default function AgentAccounts() {
     <List isLoading={isLoading || hosts.isLoading} isShowingDetail searchBarPlaceholder="Filter logins">
       {error && !data ? <FailureView error={error} onRetry={revalidate} /> : null}
       {(data ?? []).map((group) => (
-        <List.Section
-          key={group.id}
-          title={group.name}
-          subtitle={group.binary ? group.binary : `Not installed: ${group.installHint}`}
-        >
+        <List.Section key={group.id} title={group.name} subtitle={group.binary ? undefined : "Not Installed"}>
           {group.logins.map((row) => (
             <LoginItem key={row.account.label} group={group} row={row} clis={clis} reload={revalidate} />
           ))}

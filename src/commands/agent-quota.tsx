@@ -12,6 +12,7 @@ import {
 import { useCachedPromise } from "@raycast/utils";
 import { isAlive, runningCompanionPid } from "../core/foundation/pids.js";
 import { readSnapshotExplained } from "../core/companion/snapshot.js";
+import { shorten } from "../core/views/format.js";
 import { buildMenuBar } from "../core/views/menu-bar.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { START_COMPANION_COMMAND, startCompanion } from "./lib/companion.js";
@@ -39,6 +40,22 @@ async function loadMenu() {
     }),
     problem: read.problem,
   };
+}
+
+/**
+ * The characters a menu item's title and subtitle share: macOS widens the whole menu to its widest
+ * item, so one long pending command would stretch every row. The full text goes in the tooltip. A
+ * login's submenu is a menu of its own and keeps its lines whole: one is the command to sign in.
+ */
+export const MENU_ITEM_CHARS = 40;
+
+/** A title and subtitle cut to MENU_ITEM_CHARS together, the title first. */
+export function menuText(title: string, subtitle?: string): { title: string; subtitle?: string } {
+  const shownTitle = shorten(title, MENU_ITEM_CHARS);
+  if (subtitle === undefined) return { title: shownTitle };
+  // Raycast draws the subtitle a space after the title.
+  const room = MENU_ITEM_CHARS - [...shownTitle].length - 1;
+  return room > 1 ? { title: shownTitle, subtitle: shorten(subtitle, room) } : { title: shownTitle };
 }
 
 /** Opens another command; `context` reaches it as its launch context (Agents selects that agent). */
@@ -69,8 +86,7 @@ export default function AgentQuota() {
     <MenuBarExtra isLoading={isLoading} icon={icon} title={model?.title} tooltip={model?.tooltip ?? "Offrun"}>
       {data?.problem ? (
         <MenuBarExtra.Item
-          title="Cannot Read Offrun's State"
-          subtitle={data.problem}
+          {...menuText("Cannot Read Offrun's State", data.problem)}
           tooltip={data.problem}
           icon={Icon.ExclamationMark}
           onAction={revalidate}
@@ -98,9 +114,8 @@ export default function AgentQuota() {
             <MenuBarExtra.Item
               key={`${agent.host ?? ""}:${agent.project}/${agent.name}`}
               icon={Icon.Bell}
-              title={agent.name}
-              subtitle={`${agent.projectName} · ${agent.waitingFor}`}
-              tooltip={agent.waitingFor}
+              {...menuText(agent.name, `${agent.projectName} · ${agent.waitingFor}`)}
+              tooltip={`${agent.name} (${agent.projectName}) waits for: ${agent.waitingFor}`}
               onAction={openCommand("agents", {
                 project: agent.project,
                 agent: agent.agent,
@@ -115,14 +130,14 @@ export default function AgentQuota() {
           {harness.logins.map((login) => (
             <MenuBarExtra.Submenu
               key={login.label}
-              title={login.title}
+              title={shorten(login.title, MENU_ITEM_CHARS)}
               icon={login.signedOut ? Icon.XMarkCircle : login.limited ? Icon.Hourglass : Icon.Person}
             >
               {login.notes.map((line) => (
                 <MenuBarExtra.Item key={line} title={line} onAction={openCommand("agent-accounts")} />
               ))}
               {login.windows.length === 0 && login.notes.length === 0 ? (
-                <MenuBarExtra.Item title="No quota reading yet" />
+                <MenuBarExtra.Item title="No Quota Reading Yet" />
               ) : null}
               {login.windows.map((line) => (
                 <MenuBarExtra.Item key={line} title={line} onAction={openCommand("agent-accounts")} />

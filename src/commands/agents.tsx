@@ -4,11 +4,12 @@ import { useMemo, useRef, useState } from "react";
 import type { AgentStatus } from "../core/foundation/model.js";
 import { visible } from "../core/foundation/visible.js";
 import { loadAgentDetail } from "../core/views/agent-detail-load.js";
-import { loadAgentsOverview, type AgentRow, type ContextView } from "../core/views/agents-overview.js";
+import { loadAgentsOverview, type AgentRow } from "../core/views/agents-overview.js";
 import { loadHostAgentDetail } from "../core/views/host-agents.js";
 import { agentItemId, launchSelection, selectedAgentId } from "../core/views/agents-launch.js";
-import { compactCount } from "../core/views/format.js";
+import { detailMarkdown } from "../core/views/agent-detail.js";
 import { AgentActions } from "./agents/agent-actions.js";
+import { AgentMetadata } from "./agents/agent-metadata.js";
 import { FailureView } from "./lib/failure.js";
 import { HostProblemItem } from "./lib/host-problem.js";
 import { usePoll } from "./lib/poll.js";
@@ -25,26 +26,12 @@ export const STATUS_LOOK: Record<AgentStatus, { icon: Image.ImageLike; color: Co
   done: { icon: { source: Icon.CheckCircle, tintColor: Color.Green }, color: Color.Green },
 };
 
-/** "ctx 42%" where the model's window is known, else the token count alone. */
-export function contextAccessory(context: ContextView): List.Item.Accessory {
-  const model = context.model ? ` (${context.model})` : "";
-  if (context.percent === undefined || context.window === undefined)
-    return { text: `ctx ${compactCount(context.tokens)}`, tooltip: `Tokens in context on the last call${model}` };
-  return {
-    text: `ctx ${context.percent}%`,
-    tooltip: `${compactCount(context.tokens)} of ${compactCount(context.window)} tokens in context on the last call${model}`,
-  };
-}
-
-export function agentAccessories(row: AgentRow): List.Item.Accessory[] {
-  const { record } = row;
-  const accessories: List.Item.Accessory[] = [];
-  if (row.context) accessories.push(contextAccessory(row.context));
-  const session = row.login?.usedPercent === undefined ? "" : ` ${Math.round(row.login.usedPercent)}%`;
-  accessories.push({ text: `${record.harness} · ${record.account}${session}`, tooltip: row.login?.summary });
-  if (row.elapsed) accessories.push({ text: row.elapsed, icon: Icon.Clock });
-  accessories.push({ tag: { value: row.statusTitle, color: STATUS_LOOK[record.status].color } });
-  return accessories;
+/**
+ * A row's one accessory beside the detail pane: its status. Raycast draws accessories in the row's
+ * width beside an open detail, where they cut the title short; the rest is in AgentMetadata.
+ */
+export function statusAccessory(row: AgentRow): List.Item.Accessory {
+  return { tag: { value: row.statusTitle, color: STATUS_LOOK[row.record.status].color } };
 }
 
 /**
@@ -109,7 +96,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
     >
       {error && !data ? (
         <FailureView error={error} onRetry={reload} />
-      ) : (
+      ) : isLoading ? null : (
         <List.EmptyView
           icon={Icon.Terminal}
           title="No Agents Yet"
@@ -131,23 +118,34 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
                 id={id}
                 icon={STATUS_LOOK[row.record.status].icon}
                 title={row.record.name}
-                subtitle={visible(row.record.task.split("\n")[0] ?? "", "line")}
                 keywords={[
+                  ...row.record.task
+                    .split(/\s+/)
+                    .slice(0, 20)
+                    .map((word) => visible(word, "line")),
                   row.record.harness,
                   row.record.account,
                   row.statusTitle,
                   row.record.branch,
                   ...(row.host ? [row.host] : []),
                 ]}
-                accessories={agentAccessories(row)}
+                accessories={[statusAccessory(row)]}
                 detail={
                   <List.Item.Detail
                     // Until the new selection's load starts, the hook still says "not loading": no empty flash.
                     isLoading={isSelected ? detail.isLoading || (!detail.data && !detail.error) : true}
-                    markdown={isSelected ? (detail.data?.markdown ?? "") : ""}
+                    markdown={isSelected && detail.data ? detailMarkdown(detail.data) : ""}
+                    metadata={<AgentMetadata row={row} />}
                   />
                 }
-                actions={<AgentActions row={row} detail={isSelected ? detail.data : undefined} reload={reload} />}
+                actions={
+                  <AgentActions
+                    row={row}
+                    detail={isSelected ? detail.data : undefined}
+                    isSelected={isSelected}
+                    reload={reload}
+                  />
+                }
               />
             );
           })}

@@ -33,7 +33,7 @@ export default function ProjectMemory() {
     >
       {error ? (
         <FailureView error={error} onRetry={view.revalidate} />
-      ) : (
+      ) : projects.isLoading || view.isLoading ? null : (
         <List.EmptyView
           icon={Icon.Book}
           title="No Projects Yet"
@@ -66,8 +66,9 @@ export default function ProjectMemory() {
           <List.Item
             key={`${entry.agent}/${entry.event.id}`}
             icon={Icon.Clock}
-            title={entry.event.file}
-            subtitle={entry.agent}
+            // Named as in Memory Files: beside the detail pane a row has room for about 24 characters.
+            title={entry.event.file.replace(/^\.offrun\/memory\//, "")}
+            keywords={[entry.agent, entry.event.file]}
             accessories={[{ date: new Date(entry.event.at) }]}
             detail={<List.Item.Detail markdown={memoryChangeMarkdown(entry)} />}
             actions={

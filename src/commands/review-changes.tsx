@@ -65,7 +65,7 @@ export default function ReviewChanges() {
     <List isLoading={isLoading || reviewing} searchBarPlaceholder="Choose the agent to review">
       {error ? (
         <FailureView error={error} onRetry={revalidate} />
-      ) : (
+      ) : isLoading ? null : (
         <List.EmptyView
           title="Nothing to Review"
           description="Agents with a worktree show here, most recently active first."

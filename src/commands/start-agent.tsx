@@ -317,22 +317,22 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
           value=""
           title={
             data?.host
-              ? `Project default on ${data.host}`
-              : `Project default (${data?.sandbox ? "in the sandbox" : "outside"})`
+              ? `Project Default on ${data.host}`
+              : `Project Default (${data?.sandbox ? "in the sandbox" : "outside"})`
           }
           icon={Icon.Gear}
         />
         <Form.Dropdown.Item
           value="on"
-          title="In the sandbox (worktree, memory, login home, its hosts)"
+          title="In the Sandbox (worktree, memory, login home, its hosts)"
           icon={Icon.Lock}
         />
-        <Form.Dropdown.Item value="off" title="Outside the sandbox" icon={Icon.LockUnlocked} />
+        <Form.Dropdown.Item value="off" title="Outside the Sandbox" icon={Icon.LockUnlocked} />
       </Form.Dropdown>
       <Form.Separator />
       <Form.TextField {...itemProps.name} title="Name" placeholder="From the task when empty" />
       <Form.Dropdown {...itemProps.base} title="Base Branch">
-        <Form.Dropdown.Item value="" title="Current branch" />
+        <Form.Dropdown.Item value="" title="Current Branch" />
         {(data?.branches ?? []).map((branch) => (
           <Form.Dropdown.Item key={branch} value={branch} title={branch} />
         ))}

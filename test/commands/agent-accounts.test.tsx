@@ -29,9 +29,15 @@ test("logins per harness with quota; a limited login shows its reset", async () 
   const claude = await screen.waitFor(() => screen.byTitle("List.Section", "Claude Code"));
   expect(claude.children.map((c) => c.props.title)).toEqual(["Default", "Work"]);
   const work = claude.children[1]!;
-  expect((work.props.accessories as { text?: string }[]).at(-1)!.text).toMatch(shown);
+  // Beside the detail pane the row has one accessory, the status; its tooltip and the detail say until when.
+  const accessories = work.props.accessories as { tag?: { value: string }; tooltip?: string }[];
+  expect(accessories).toHaveLength(1);
+  expect(accessories[0]!.tag!.value).toBe("Limited");
+  expect(accessories[0]!.tooltip).toMatch(shown);
+  const quota = screen.find("Metadata.Label", (l) => l.props.title === "Quota", work.slots.detail);
+  expect(String(quota.props.text)).toMatch(shown);
   expect(screen.actionsOf(work).map((a) => a.props.title)).toEqual(
-    expect.arrayContaining(["Sign in with Terminal", "Set as Default", "Remove Login"]),
+    expect.arrayContaining(["Sign In with Terminal", "Set as Default", "Remove Login"]),
   );
   // The Default login is the CLI's own home: it cannot be removed from here.
   expect(screen.actionsOf(claude.children[0]!).map((a) => a.props.title)).not.toContain("Remove Login");
@@ -42,7 +48,7 @@ test("sign in opens the CLI's own login in Terminal with the login's home", asyn
   await addAccount({ harness: "claude", label: "work" });
   const screen = render(<AgentAccounts />);
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
-  await screen.press(screen.action(work, "Sign in with Terminal"));
+  await screen.press(screen.action(work, "Sign In with Terminal"));
   const opened = await screen.waitFor(() => {
     const call = runtime.calls.find((c) => c.kind === "open");
     if (!call) throw new Error(`not opened; toasts: ${runtime.toasts.map((t) => t.history.join(" / ")).join("; ")}`);
@@ -80,11 +86,11 @@ test("the cached sign-in shows at once: a signed-out login says so and offers it
   const accessories = item.props.accessories as { tag?: { value: string }; tooltip?: string }[];
   expect(accessories.at(-1)!.tag!.value).toBe("Signed Out");
   expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun accounts login claude gone");
-  expect(screen.actionsOf(item)[0]!.props.title).toBe("Sign in with Terminal");
+  expect(screen.actionsOf(item)[0]!.props.title).toBe("Sign In with Terminal");
   // A login known to be signed in leads with what one does with it; signing in again stays on offer.
   const work = screen.byTitle("List.Item", "Work");
   expect(screen.actionsOf(work)[0]!.props.title).toBe("Set as Default");
-  expect(screen.actionsOf(work).map((a) => a.props.title)).toContain("Sign in with Terminal");
+  expect(screen.actionsOf(work).map((a) => a.props.title)).toContain("Sign In with Terminal");
   screen.unmount();
 });
 

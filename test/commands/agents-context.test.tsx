@@ -57,21 +57,16 @@ test("Agents shows context as a share of the model's window where it is known, e
   await appendChat(sandbox.repo, "unpinned", { type: "usage", at, turn: 1, inputTokens: 45_000, outputTokens: 10 });
 
   const screen = render(<Agents />);
+  // Beside the detail pane the row keeps its status only: the context is in the detail's metadata.
   const contextOf = async (name: string) =>
     screen.waitFor(() => {
-      const accessories = screen.byTitle("List.Item", name).props.accessories as { text?: string; tooltip?: string }[];
-      const found = accessories.find((a) => a.text?.startsWith("ctx "));
-      if (!found) throw new Error(`no context accessory on ${name}`);
-      return found;
+      const row = screen.byTitle("List.Item", name);
+      const found = screen.findAll("Metadata.Label", (l) => l.props.title === "Context", row.slots.detail)[0];
+      if (!found) throw new Error(`no context label on ${name}`);
+      return found.props.text;
     });
-  expect(await contextOf("upload")).toEqual({
-    text: "ctx 25%",
-    tooltip: "250k of 1.0M tokens in context on the last call (claude-opus-5-5)",
-  });
-  expect(await contextOf("pinned")).toEqual({
-    text: "ctx 50%",
-    tooltip: "136k of 272k tokens in context on the last call (gpt-5.5)",
-  });
-  expect(await contextOf("unpinned")).toEqual({ text: "ctx 45k", tooltip: "Tokens in context on the last call" });
+  expect(await contextOf("upload")).toBe("25% · 250k of 1.0M tokens (claude-opus-5-5)");
+  expect(await contextOf("pinned")).toBe("50% · 136k of 272k tokens (gpt-5.5)");
+  expect(await contextOf("unpinned")).toBe("45k tokens");
   screen.unmount();
 });

@@ -66,9 +66,9 @@ test("agents in each status, needs-you first, with login quota and the conversat
   const section = screen.find("List.Section");
   expect(section.props.title).toBe("demo");
   expect(section.props.subtitle).toBe("1 need you");
-  // The login is limited: its session reads 100%.
-  const accessories = items[0]!.props.accessories as { text?: string }[];
-  expect(accessories.map((a) => a.text)).toContain("claude · default 100%");
+  // The login is limited: its session reads 100%, in the detail's metadata (the row has its status only).
+  const login = screen.find("Metadata.Label", (l) => l.props.title === "Login", items[0]!.slots.detail);
+  expect(login.props.text).toBe("claude · default, session 100%");
 
   // The first row is selected, as Raycast selects it: its pending approval offers its answers.
   await screen.waitFor(() => screen.action(screen.byTitle("List.Item", "a-needs-you"), "Approve"));

@@ -19,9 +19,12 @@ afterEach(async () => {
 
 test("Agents names the host it cannot reach and says to start the companion", async () => {
   const screen = render(<Agents />);
-  const item = await screen.waitFor(() => screen.byTitle("List.Item", "devbox did not answer"));
-  expect(String(item.props.subtitle)).toBe("the companion, which keeps the connections to the hosts, is not running");
+  const item = await screen.waitFor(() => screen.byTitle("List.Item", "Did Not Answer"));
+  expect(screen.find("List.Section", (s) => s.props.title === "devbox").children).toContain(item);
   const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
+  expect(String(detail.props.markdown)).toContain(
+    "the companion, which keeps the connections to the hosts, is not running",
+  );
   expect(String(detail.props.markdown)).toContain(START_COMPANION_COMMAND);
   expect(screen.action(item, "Copy Doctor Command").props.content).toBe("offrun hosts doctor devbox");
   expect(screen.find("List").props.isShowingDetail).toBe(true);
@@ -31,9 +34,9 @@ test("Agents names the host it cannot reach and says to start the companion", as
 test("Agent Accounts lists this Mac's logins and names the host it cannot reach", async () => {
   const screen = render(<AgentAccounts />);
   await screen.waitFor(() => {
-    const item = screen.byTitle("List.Item", "devbox did not answer");
-    expect(String(item.props.subtitle)).toContain("is not running");
+    const item = screen.byTitle("List.Item", "Did Not Answer");
     const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);
+    expect(String(detail.props.markdown)).toContain("is not running");
     expect(String(detail.props.markdown)).toContain(START_COMPANION_COMMAND);
     const sections = screen.findAll("List.Section").map((s) => String(s.props.title));
     expect(sections).toContain("Claude Code");

@@ -47,7 +47,7 @@ test("Set as Default writes the default through the companion, and Start Agent p
   expect(raw.defaults).toEqual({ claude: "work" });
   await screen.waitFor(() => {
     const marked = screen.byTitle("List.Item", "Work");
-    expect((marked.props.accessories as { tag?: { value: string } }[])[0]!.tag?.value).toBe("Default");
+    expect((marked.props.icon as { source: string; tooltip: string }).tooltip).toBe("Default");
     expect(screen.action(marked, "Stop Using as Default")).toBeDefined();
   });
   screen.unmount();

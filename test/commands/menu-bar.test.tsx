@@ -342,12 +342,13 @@ describe("the menu bar command", () => {
     const screen = render(<AgentQuota />);
     await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
     const item = screen.find("MenuBarExtra.Item", (i) => i.props.title === "Cannot Read Offrun's State");
-    expect(String(item.props.subtitle)).toMatch(/state\.json is damaged .*Restart the companion/);
+    // The item shows the start of it; its tooltip has all of it.
+    expect(String(item.props.tooltip)).toMatch(/state\.json is damaged .*Restart the companion/);
     await fs.writeFile(userPaths().state, JSON.stringify({ ...snapshot(), version: 2 }));
     (screen.find("MenuBarExtra.Item", (i) => i.props.title === "Refresh").props.onAction as () => void)();
     await screen.waitFor(() =>
       expect(
-        String(screen.find("MenuBarExtra.Item", (i) => i.props.title === "Cannot Read Offrun's State").props.subtitle),
+        String(screen.find("MenuBarExtra.Item", (i) => i.props.title === "Cannot Read Offrun's State").props.tooltip),
       ).toContain("written by a newer Offrun companion (format 2)"),
     );
     screen.unmount();

@@ -107,7 +107,7 @@ test("with the companion down, the box's text is not written by the command: it 
   screen.setField("text", "also cover the retry path");
   const refused = await screen.waitFor(() => {
     const toast = runtime.toasts.at(-1)!;
-    expect(toast.title).toBe("Could not keep the draft");
+    expect(toast.title).toBe("Could Not Keep the Draft");
     return toast;
   });
   expect(refused.primaryAction?.title).toBe("Start Companion");

@@ -45,11 +45,9 @@ test("the memory files render, with the turn's memory change and its diff", asyn
     "- retry the upload with backoff",
   );
   const changes = screen.byTitle("List.Section", "Recent Changes").children;
-  expect(changes.map((c) => [c.props.title, c.props.subtitle])).toContainEqual([
-    ".offrun/memory/upload/plan.md",
-    "upload",
-  ]);
-  const change = changes.find((c) => c.props.title === ".offrun/memory/upload/plan.md")!;
+  // Named as in Memory Files, with no subtitle beside the detail pane: the detail says which agent's turn.
+  expect(changes.map((c) => [c.props.title, c.props.subtitle])).toContainEqual(["upload/plan.md", undefined]);
+  const change = changes.find((c) => c.props.title === "upload/plan.md")!;
   expect(String(screen.find("List.Item.Detail", undefined, change.slots.detail).props.markdown)).toContain(
     "+- retry the upload with backoff",
   );
@@ -63,7 +61,9 @@ test("Revert This Change asks first, then the companion puts the file back as th
   expect(events).toHaveLength(1);
 
   const screen = render(<ProjectMemory />);
-  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  const change = await screen.waitFor(() =>
+    screen.byTitle("List.Item", "upload/plan.md", screen.byTitle("List.Section", "Recent Changes").children),
+  );
   await screen.press(screen.action(change, "Revert This Change"));
   expect(runtime.alerts[0]!.title).toBe("Revert this memory change?");
   await screen.waitFor(() => expect(runtime.toasts.at(-1)!.title).toBe("Reverted"));
@@ -78,7 +78,9 @@ test("a revert the user declines changes nothing", async () => {
   const written = await fs.readFile(plan, "utf8");
   runtime.alertAnswer = false;
   const screen = render(<ProjectMemory />);
-  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  const change = await screen.waitFor(() =>
+    screen.byTitle("List.Item", "upload/plan.md", screen.byTitle("List.Section", "Recent Changes").children),
+  );
   await screen.press(screen.action(change, "Revert This Change"));
   expect(runtime.toasts).toHaveLength(0);
   expect(await fs.readFile(plan, "utf8")).toBe(written);
@@ -91,7 +93,9 @@ test("with the companion down, Revert This Change offers Start Companion and cha
   // The revert is the companion's to make, once no turn writes the file: the command does not write it.
   expect(await runOffrun(["companion", "stop"], { env: sandbox.box.env })).toSucceed();
   const screen = render(<ProjectMemory />);
-  const change = await screen.waitFor(() => screen.byTitle("List.Item", ".offrun/memory/upload/plan.md"));
+  const change = await screen.waitFor(() =>
+    screen.byTitle("List.Item", "upload/plan.md", screen.byTitle("List.Section", "Recent Changes").children),
+  );
   await screen.press(screen.action(change, "Revert This Change"));
   const refused = await screen.waitFor(() => {
     const toast = runtime.toasts.at(-1)!;

@@ -117,9 +117,9 @@ test("the sandbox is the project's choice unless the form says in or out", async
   await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
   const choices = screen.findField("sandbox").children.map((c) => c.props.title);
   expect(choices).toEqual([
-    "Project default (outside)",
-    "In the sandbox (worktree, memory, login home, its hosts)",
-    "Outside the sandbox",
+    "Project Default (outside)",
+    "In the Sandbox (worktree, memory, login home, its hosts)",
+    "Outside the Sandbox",
   ]);
   screen.unmount();
 });

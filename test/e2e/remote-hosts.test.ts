@@ -293,7 +293,9 @@ describe("remote hosts over ssh", () => {
         return found;
       }, 30_000);
       const login = screen.byTitle("List.Item", "Default", section.children);
-      expect(String(login.props.subtitle)).toBe(path.join(remote.home, ".claude"));
+      // Beside the detail pane the row has no subtitle: the login's home is in the detail.
+      const detail = screen.find("List.Item.Detail", undefined, login.slots.detail);
+      expect(String(detail.props.markdown)).toContain(path.join(remote.home, ".claude"));
       const signIn = String(screen.action(login, "Copy Sign-In Command").props.content);
       expect(signIn).toBe(`ssh -t -F ${sshd.config} devbox -- offrun accounts login claude default`);
       screen.unmount();
@@ -314,7 +316,7 @@ describe("remote hosts over ssh", () => {
       await screen.waitFor(() => {
         const logins = screen.findField("account").children.map((c) => String(c.props.title));
         expect(logins).toContain("Claude · Default: quota unknown");
-        expect(String(screen.findField("sandbox").children[0]!.props.title)).toBe("Project default on devbox");
+        expect(String(screen.findField("sandbox").children[0]!.props.title)).toBe("Project Default on devbox");
       }, 30_000);
       screen.setField("prompt", "say it from the form");
       screen.setField("name", "formed");

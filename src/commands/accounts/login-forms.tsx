@@ -15,7 +15,7 @@ export async function signIn(account: Account) {
     await open(script, preferences().terminal ?? "Terminal");
     await showToast({
       style: Toast.Style.Success,
-      title: "Sign In With Terminal",
+      title: "Sign In with Terminal",
       message: `${account.harness} · ${account.label}`,
     });
   } catch (error) {
@@ -55,7 +55,8 @@ export function AddLoginForm({ harness, clis, onAdded }: { harness?: string; cli
       navigationTitle="Add Login"
       actions={
         <ActionPanel>
-          <Action.SubmitForm title="Add and Sign in" icon={Icon.Plus} onSubmit={handleSubmit} />
+          {/* eslint-disable-next-line @raycast/prefer-title-case -- Apple capitalizes a phrasal verb's particle ("Sign In"); the rule's word list lowercases it (test/helpers/title-case.ts) */}
+          <Action.SubmitForm title="Add and Sign In" icon={Icon.Plus} onSubmit={handleSubmit} />
         </ActionPanel>
       }
     >

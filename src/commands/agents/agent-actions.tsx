@@ -22,10 +22,13 @@ import { MessageForm } from "./message-form.js";
 export function AgentActions({
   row,
   detail,
+  isSelected = true,
   reload,
 }: {
   row: AgentRow;
   detail: AgentDetailData | undefined;
+  /** Only the selected row's panel can be opened: only it reads the other logins and CLIs. */
+  isSelected?: boolean;
   reload: () => void;
 }) {
   const { record } = row;
@@ -36,7 +39,8 @@ export function AgentActions({
         ? { harnesses: await hostHarnessChoices(host) }
         : loadStartOptions({ project: record.project, env: faceEnv() }),
     [row.host ?? ""],
-    { execute: false },
+    // Read with the selection, not when a submenu opens: a submenu that is empty once read is not shown.
+    { execute: isSelected },
   );
   const after = (done: Promise<unknown>) => void done.then(reload);
   const loadDetail = () =>
@@ -45,6 +49,8 @@ export function AgentActions({
   const first = detail?.pending[0];
   const requestId = first && "id" in first ? first.id : undefined;
   const harness = others.data?.harnesses.find((h) => h.id === record.harness);
+  const logins = (harness?.logins ?? []).filter((login) => login.label !== record.account);
+  const handOffs = (others.data?.harnesses ?? []).filter((h) => h.id !== record.harness && h.installed);
   const copyBranch = (
     <Action.CopyToClipboard title="Copy Branch" content={record.branch} shortcut={Keyboard.Shortcut.Common.Copy} />
   );
@@ -132,20 +138,21 @@ export function AgentActions({
           icon={Icon.Pencil}
           onAction={() => after(reviewAgentWithProgress(row, true))}
         />
-        <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} onOpen={() => others.revalidate()}>
-          {(harness?.logins ?? [])
-            .filter((login) => login.label !== record.account)
-            .map((login) => (
+        {others.isLoading || logins.length > 0 ? (
+          <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} isLoading={others.isLoading}>
+            {logins.map((login) => (
               <Action key={login.label} title={login.title} onAction={() => after(ops.switchLogin(row, login.label))} />
             ))}
-        </ActionPanel.Submenu>
-        <ActionPanel.Submenu title="Hand off to Another CLI…" icon={Icon.ArrowRight} onOpen={() => others.revalidate()}>
-          {(others.data?.harnesses ?? [])
-            .filter((h) => h.id !== record.harness && h.installed)
-            .map((h) => (
+          </ActionPanel.Submenu>
+        ) : null}
+        {others.isLoading || handOffs.length > 0 ? (
+          // eslint-disable-next-line @raycast/prefer-title-case -- Apple capitalizes a phrasal verb's particle ("Hand Off"); the rule's word list lowercases it (test/helpers/title-case.ts)
+          <ActionPanel.Submenu title="Hand Off to Another CLI…" icon={Icon.ArrowRight} isLoading={others.isLoading}>
+            {handOffs.map((h) => (
               <Action key={h.id} title={h.name} onAction={() => after(ops.handOff(row, h.id))} />
             ))}
-        </ActionPanel.Submenu>
+          </ActionPanel.Submenu>
+        ) : null}
       </ActionPanel.Section>
       {row.ssh ? (
         // The worktree is on the host: reach it there.

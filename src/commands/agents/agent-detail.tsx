@@ -41,7 +41,18 @@ function FilePreview({ record, file, host }: { record: AgentRecord; file: Previe
     [file.absolute],
     { execute: file.kind !== "image" && file.kind !== "pdf" && file.kind !== "outside" && file.status !== "deleted" },
   );
-  return <List.Item.Detail isLoading={isLoading} markdown={filePreviewMarkdown(file, data, host)} />;
+  return (
+    <List.Item.Detail
+      isLoading={isLoading}
+      markdown={filePreviewMarkdown(file, data, host)}
+      metadata={
+        <List.Item.Detail.Metadata>
+          <List.Item.Detail.Metadata.Label title="Path" text={file.path} />
+          <List.Item.Detail.Metadata.Label title="Change" text={`${file.status}, ${file.stat}`} />
+        </List.Item.Detail.Metadata>
+      }
+    />
+  );
 }
 
 /**
@@ -69,7 +80,8 @@ export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<A
           <List.Item
             key={file.path}
             title={file.path}
-            accessories={[{ text: file.stat }, { tag: file.status }]}
+            // One accessory beside the detail pane, the status; the line counts are in the detail's metadata.
+            accessories={[{ tag: file.status }]}
             quickLook={!openable || host ? undefined : { path: file.absolute, name: file.path }}
             detail={<FilePreview record={record} file={file} host={host} />}
             actions={

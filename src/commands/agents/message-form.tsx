@@ -54,7 +54,7 @@ export function MessageForm(props: {
     () =>
       props.withDraft
         ? keepDraft((text) => saveDraft(target, text), {
-            onError: (error) => void showFailure(error, "Could not keep the draft"),
+            onError: (error) => void showFailure(error, "Could Not Keep the Draft"),
           })
         : undefined,
     [target, props.withDraft],

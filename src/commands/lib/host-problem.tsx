@@ -13,8 +13,9 @@ export function HostProblemItem({ problem, onRetry }: { problem: HostProblem; on
     <List.Item
       id={`unreachable:${problem.host}`}
       icon={{ source: Icon.Warning, tintColor: Color.Orange }}
-      title={`${problem.host} did not answer`}
-      subtitle={visible(problem.message, "line")}
+      // Under the host's own section, beside the detail pane: a short title; the why is in the detail.
+      title="Did Not Answer"
+      keywords={[problem.host]}
       detail={
         <List.Item.Detail markdown={visible(`## ${problem.host} did not answer\n\n${problem.message}\n\n${hint}`)} />
       }

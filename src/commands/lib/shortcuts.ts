@@ -9,5 +9,10 @@ import type { Keyboard } from "@raycast/api";
 /** Dictate, beside a form's Submit (which has ⌘↵ as the form's primary action). */
 export const DICTATE_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "shift"], key: "d" };
 
-/** Stop a running agent: ⌘. is macOS's own "stop what is running" (Terminal, Xcode, Finder copies). */
-export const STOP_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd"], key: "." };
+/**
+ * Stop a running agent: ⌥⌘. keeps the period of macOS's "stop what is running" (⌘. in Terminal,
+ * Xcode, Finder copies) and equals none of Keyboard.Shortcut.Common on either platform, nor a key
+ * Raycast reserves. ⌘. alone was one Shift from Common.CopyName (⌘⇧.), and is Common.Pin's key on
+ * Windows (⌃.), where Raycast reads ⌘ as ⌃ (test/commands/layout.test.tsx checks all of it).
+ */
+export const STOP_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "opt"], key: "." };

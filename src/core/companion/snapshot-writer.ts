@@ -101,7 +101,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       companion: options.companion,
       counts: countStatuses(agents),
       agents,
-      quota: [...(await quota()), ...remote.quota],
+      quota: [...(await snapshotQuotas()), ...remote.quota],
       notifications: options
         .notifications()
         .slice(0, NOTIFICATIONS_KEPT)
@@ -143,6 +143,8 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   // chokidar does not see a folder created after the watch began.
   await makePrivateDir(userPaths().cache);
   const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
+  // Listened for at once: chokidar says "ready" once, and the awaits below can outlast its first scan.
+  const filesReady = new Promise<void>((resolve) => files.once("ready", () => resolve()));
   // The folder is part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so
   // the first record of a project without agents is seen.
   const watchProject = async (root: string) => {
@@ -176,7 +178,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   safetyNet.unref();
 
   const ready = (async () => {
-    await Promise.all([follower.ready, new Promise<void>((resolve) => files.once("ready", () => resolve()))]);
+    await Promise.all([follower.ready, filesReady]);
     writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     await writing;
   })();
@@ -222,7 +224,8 @@ export function snapshotAgent(record: AgentRecord, facts: ChatFacts, host?: stri
  * Every login's quota from the cache alone (no source is asked: that is the quota watcher's job),
  * with its cached sign-in state and its CLI's quota coverage.
  */
-async function quota(): Promise<SnapshotQuota[]> {
+/** Every login's cached quota and sign-in, as state.json lists them. */
+export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
   const harnesses = await listHarnesses({ tolerant: true });
   const accounts = await listAccounts(harnesses).catch(() => []);
   const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());

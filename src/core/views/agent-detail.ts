@@ -114,6 +114,29 @@ export function conversationMarkdown(record: AgentRecord, events: AgentEvent[], 
 }
 
 /**
+ * What waits on the user (an approval, a question), as markdown to put above the conversation: the
+ * detail pane opens at its top, and a request at the bottom of a long conversation is off screen.
+ * The command is whole, in a code block: it is what Approve allows. Empty when nothing waits.
+ */
+export function waitingMarkdown(pending: AgentEvent[]): string {
+  const blocks = pending.flatMap((event) => {
+    if (event.type === "question") return [`**Question**\n\n${quoteBlock(event.text)}`];
+    if (event.type !== "approval_request") return [];
+    const input = event.input as { command?: unknown } | undefined;
+    const whole = typeof input?.command === "string" ? input.command : (event.text ?? inputSummary(event.input));
+    return [`**Needs approval**: \`${event.tool}\`\n\n${fence(whole)}`];
+  });
+  if (blocks.length === 0) return "";
+  return visible(["## Waiting for You", "", ...blocks.flatMap((b) => [b, ""]), "---"].join("\n"));
+}
+
+/** The detail pane: what waits on the user first, then the conversation. */
+export function detailMarkdown(data: Pick<AgentDetailData, "markdown" | "pending">): string {
+  const waiting = waitingMarkdown(data.pending);
+  return waiting ? `${waiting}\n\n${data.markdown}` : data.markdown;
+}
+
+/**
  * A unified diff with old and new line numbers in a gutter, as a markdown code block per file.
  * git's own `@@ -a,b +c,d @@` headers give the starting numbers.
  */

@@ -41,3 +41,13 @@ export function titleCase(label: string): string {
     (_m, sep: string, ch: string) => `${sep === "" ? "" : " "}${ch.toUpperCase()}`,
   );
 }
+
+/** `text` cut to `max` characters with an ellipsis ("npm install && npm run b…"); as is when it fits. */
+export function shorten(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return `${chars
+    .slice(0, Math.max(0, max - 1))
+    .join("")
+    .trimEnd()}…`;
+}
