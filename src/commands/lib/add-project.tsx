@@ -63,7 +63,7 @@ export function useAddProject(onAdded: (root: string) => void): {
   };
 
   const init = async (state: Unready) => {
-    const toast = await showToast({ style: Toast.Style.Animated, title: "Initializing git repository…" });
+    const toast = await showToast({ style: Toast.Style.Animated, title: "Initializing Git Repository…" });
     try {
       await add(await initRepository(state.kind === "no-commits" ? state.root : state.dir), toast);
     } catch (error) {
