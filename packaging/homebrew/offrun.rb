@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "e8f245d25dfe4b6279aa50be987044b14df8977dac5cf94f3061803bed547dfd"
+  sha256 "27e255811d2895c8ce519d10be161598505288b7523721f615e0084622b74f3f"
   license "MIT"
 
   depends_on "node"
