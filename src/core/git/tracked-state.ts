@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 
 /**
@@ -37,6 +39,8 @@ export async function trackedStateFiles(root: string): Promise<ReadonlySet<strin
   const version = index.length >= 12 && index.toString("latin1", 0, 4) === "DIRC" ? index.readUInt32BE(4) : 0;
   const unlisted = (version === 2 || version === 3) && !STATE_FOLDERS.some((folder) => index.includes(folder));
   const files = unlisted ? NONE : await askGit(root);
+  // An answer git could not give is not kept: the next listing asks again.
+  if (files === undefined) return NONE;
   await writeCache(cache, { identity, files: [...files] }).catch(() => undefined);
   return files;
 }
@@ -86,8 +90,20 @@ async function writeCache(file: string, value: Cached): Promise<void> {
   await fs.rename(temporary, file);
 }
 
-async function askGit(root: string): Promise<ReadonlySet<string>> {
+/**
+ * git's own list. A git that cannot answer here (a repository git refuses, a broken index) fails
+ * every other git call of Offrun in it too: the listing goes on without the check, and says so.
+ */
+async function askGit(root: string): Promise<ReadonlySet<string> | undefined> {
   const { git } = await import("./repo.js");
-  const listed = await git(root, ["ls-files", "-z", "--", ...STATE_FOLDERS], { timeoutMs: 20_000 });
-  return new Set(listed.stdout.split("\0").filter((line) => line !== ""));
+  try {
+    const listed = await git(root, ["ls-files", "-z", "--", ...STATE_FOLDERS], { timeoutMs: 20_000 });
+    return new Set(listed.stdout.split("\0").filter((line) => line !== ""));
+  } catch (error) {
+    reportStateProblem({
+      file: path.join(root, ".git"),
+      message: `Could not ask git which of Offrun's records it tracks in ${root} (${describeError(error)}); records are read without that check.`,
+    });
+    return undefined;
+  }
 }
