@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "27e255811d2895c8ce519d10be161598505288b7523721f615e0084622b74f3f"
+  sha256 "17ab82b9f55c7023867aa1819f110ad530fdabf50e8f3358d9554904e9392185"
   license "MIT"
 
   depends_on "node"
