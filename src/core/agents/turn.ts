@@ -152,6 +152,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   let asked = false;
   let progressed = false;
   let errorKind: ErrorKind | undefined;
+  let sessionNamed = false;
   const openToolCalls = new Set<string>();
   const handle = (events: ParsedEvent[]) => {
     for (const event of events) {
@@ -169,6 +170,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       if (event.type === "turn_end") for (const refusal of refused) write(log(turn, refusal));
       write(log(turn, event));
       if (event.type !== "turn_end") for (const refusal of refused) write(log(turn, refusal));
+      if (event.type === "session") sessionNamed = true;
       if (event.type === "session" && event.sessionId !== record.sessionId) {
         write(update({ sessionId: event.sessionId }));
       }
@@ -196,9 +198,11 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const onSpawn = (pid: number | undefined) => {
     // The session Offrun chose exists once its CLI runs: a turn cut before the spawn (a kill, a
     // full disk that stops it at once) leaves none to resume, and the next message starts anew.
+    // A session the CLI named itself meanwhile (its stream's first event) is the one to resume.
     const runs = pid !== undefined && !stopper.signal.aborted;
-    const session = runs && newSessionId && !record.sessionId ? { sessionId: newSessionId } : {};
-    const identity = spawned(pid).then((process) => update({ ...process, ...session }));
+    const identity = spawned(pid).then((process) =>
+      update({ ...process, ...(runs && newSessionId && !sessionNamed ? { sessionId: newSessionId } : {}) }),
+    );
     write(identity);
     spawnRecorded = identity.catch(() => undefined);
     write(
