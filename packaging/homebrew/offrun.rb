@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "17ab82b9f55c7023867aa1819f110ad530fdabf50e8f3358d9554904e9392185"
+  sha256 "b2e74c9ef61caaef2649ef07c1df4d6b912d33eaa9c034f5ab670b195b46abd0"
   license "MIT"
 
   depends_on "node"
