@@ -6,24 +6,11 @@ import { runOffrun } from "../helpers/offrun.js";
 import { render, collect, type UiNode } from "../helpers/raycast-api-render.js";
 import { agentRecord } from "../helpers/records.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+import { HIDDEN, obeyed, SPELLED } from "../helpers/control-characters.js";
 
 // Issue 24: text from an agent, a CLI or a host is shown, never obeyed. Raycast does not run a
 // terminal, but a CR or ESC in a row's subtitle, a tooltip or the detail's Markdown shows as
 // nothing (or breaks the line), so a command reads other than it runs; every face spells them out.
-
-const HIDDEN = "rm -rf ~ \r\x1b[2Kls";
-const SPELLED = "rm -rf ~ \\r\\x1b[2Kls";
-
-/** What would be obeyed (or hidden) in `text`: C0 controls but tab and newline, DEL, C1, bidi controls. */
-function obeyed(text: string): string[] {
-  return [...text].filter((char) => {
-    const code = char.codePointAt(0) ?? 0;
-    const c0 = code < 0x20 && char !== "\t" && char !== "\n";
-    return (
-      c0 || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
-    );
-  });
-}
 
 /** Every string a view holds, props and accessories alike, with where it is. */
 function strings(nodes: UiNode[]): { where: string; text: string }[] {
