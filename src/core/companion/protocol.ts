@@ -5,12 +5,7 @@ import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
 import { agentRecordSchema } from "../foundation/model.js";
 import { hostMethods, hostReplies, viewMethods, viewReplies } from "./protocol-views.js";
-import {
-  decidedSchema,
-  handoffRequestSchema,
-  startedSchema,
-  startRequestSchema,
-} from "../agents/requests.js";
+import { decidedSchema, handoffRequestSchema, startedSchema, startRequestSchema } from "../agents/requests.js";
 import { switchedSchema, switchRequestSchema } from "../logins/switch-request.js";
 
 /** A path the companion can use as it is: its working directory is not the face's. */

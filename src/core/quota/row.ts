@@ -33,9 +33,7 @@ export const quotaRowSchema = once(() =>
     observedAt: z.string().optional(),
     /** Every source tried, with why it said nothing (state.json leaves them out). */
     attempts: z
-      .array(
-        z.object({ source: z.string(), outcome: z.enum(QUOTA_ATTEMPT_OUTCOMES), reason: z.string().optional() }),
-      )
+      .array(z.object({ source: z.string(), outcome: z.enum(QUOTA_ATTEMPT_OUTCOMES), reason: z.string().optional() }))
       .optional(),
     /** When the blocking window runs out at the login's recent rate (from the ledger's history). */
     pace: paceSchema.optional(),
