@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import type { Caller } from "../core/companion/client.js";
+import type { MethodParams } from "../core/companion/protocol.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";
@@ -9,19 +10,14 @@ import { remoteProject, withAgent, type AgentTarget, type HostOptions } from "./
 
 /** start, send and stop: the commands that act through the companion. */
 
-export interface StartOptions extends HostOptions {
-  promptFile?: string;
-  harness?: string;
-  mode?: string;
-  name?: string;
-  base?: string;
-  model?: string;
-  account?: string;
-  force?: boolean;
-  sandbox?: boolean;
-  wait?: boolean;
-  dictated?: boolean;
-}
+/** The request's own fields (protocol.ts), with the mode as typed and what only the CLI reads. */
+export type StartOptions = HostOptions &
+  Omit<MethodParams<"agent.start">, "project" | "prompt" | "mode"> & {
+    mode?: string;
+    promptFile?: string;
+    wait?: boolean;
+    dictated?: boolean;
+  };
 
 export async function start(words: string[], options: StartOptions): Promise<void> {
   const read = await readPrompt(words, options);

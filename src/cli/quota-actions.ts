@@ -1,4 +1,4 @@
-import type { QuotaRow } from "../core/companion/protocol-views.js";
+import type { QuotaListRow } from "../core/quota/row.js";
 import { quotaReport } from "../core/quota/report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
 import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
@@ -27,7 +27,7 @@ export async function quota(options: GlobalOptions & { refresh?: boolean }): Pro
 }
 
 async function remoteQuota(): Promise<{
-  rows: (QuotaRow & { host: string })[];
+  rows: (QuotaListRow & { host: string })[];
   silent: { host: string; message: string }[];
 }> {
   const answers = await withCompanion((client) => client.call("hosts.quota", {}));
@@ -37,7 +37,7 @@ async function remoteQuota(): Promise<{
   };
 }
 
-function rowsOf(row: QuotaRow & { host?: string }, now: Date): string[][] {
+function rowsOf(row: QuotaListRow & { host?: string }, now: Date): string[][] {
   const name = `${row.host ? `${row.host} · ` : ""}${row.displayName} · ${row.label}`;
   const signedOut = row.signIn.state === "signed-out";
   const rows: string[][] = [];

@@ -1,4 +1,3 @@
-import type * as z from "zod";
 import type { Supervisor } from "../agents/supervisor.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 import { addToDraft, draftFile, writeDraft } from "../agents/draft.js";
@@ -9,15 +8,13 @@ import { removeAccount } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";
 import { memoryChangeWriters, revertMemoryChange } from "../memory/history.js";
-import type { methods, MethodName } from "./protocol.js";
+import type { Handlers } from "./protocol.js";
 
 /**
  * The changes the faces ask the companion to make, each under the lock a turn would take: the one
  * writer of issue 13. A face writes by itself only when no companion can run (the CLI's fallback),
  * and then no turn runs either.
  */
-
-export type Handlers<K extends MethodName> = { [M in K]: (params: z.output<(typeof methods)[M]>) => Promise<unknown> };
 
 type Change =
   | "agent.merge"

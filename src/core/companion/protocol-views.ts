@@ -1,6 +1,7 @@
 import path from "node:path";
 import * as z from "zod";
-import { agentEventSchema, quotaWindowSchema } from "../foundation/events.js";
+import { agentEventSchema } from "../foundation/events.js";
+import { quotaListRowSchema } from "../quota/row.js";
 import { agentRecordSchema } from "../foundation/model.js";
 import { lazyTable } from "../foundation/lazy-schemas.js";
 import { agentNameProblem } from "../foundation/names.js";
@@ -88,29 +89,6 @@ const agentShownSchema = () =>
   });
 export type AgentShown = z.infer<ReturnType<typeof agentShownSchema>>;
 
-/**
- * One login in `offrun quota --json` and in `quota.list` (quota/report.ts builds it): the reading,
- * and what a face needs beside it to render a remote host's logins as its own.
- */
-const quotaRowSchema = () =>
-  z.looseObject({
-    harness: z.string(),
-    label: z.string(),
-    displayName: z.string(),
-    home: z.string(),
-    windows: z.array(quotaWindowSchema),
-    blocking: quotaWindowSchema.optional(),
-    limitedUntil: z.string().optional(),
-    source: z.string().optional(),
-    observedAt: z.string().optional(),
-    attempts: z.array(z.object({ source: z.string(), outcome: z.string(), reason: z.string().optional() })),
-    headroom: z.number().nullable(),
-    coverage: z.enum(["percent", "limits"]),
-    signIn: z.object({ state: z.string(), note: z.string().optional(), command: z.string().optional() }),
-    pace: z.object({ runsOutAt: z.string().optional(), lastsPastReset: z.boolean().optional() }),
-  });
-export type QuotaRow = z.infer<ReturnType<typeof quotaRowSchema>>;
-
 export const viewReplies = lazyTable({
   hello: () => z.object({ protocol: z.number().int(), version: z.string(), hostname: z.string() }),
   "agents.list": () => agentsListedSchema,
@@ -139,7 +117,7 @@ export const viewReplies = lazyTable({
       /** The log's size now; smaller than the offset asked for means it was replaced. */
       size: z.number().int().nonnegative(),
     }),
-  "quota.list": () => z.object({ logins: z.array(quotaRowSchema()) }),
+  "quota.list": () => z.object({ logins: z.array(quotaListRowSchema()) }),
   /** The token to give as `after` next time. */
   "changes.wait": () => z.object({ token: z.string() }),
 });

@@ -3,8 +3,10 @@ import * as z from "zod";
 import type { Account } from "../foundation/account-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
-import { agentRecordSchema, MODES } from "../foundation/model.js";
+import { agentRecordSchema } from "../foundation/model.js";
 import { hostMethods, hostReplies, viewMethods, viewReplies } from "./protocol-views.js";
+import { decidedSchema, handoffRequestSchema, startedSchema, startRequestSchema } from "../agents/requests.js";
+import { switchedSchema, switchRequestSchema } from "../logins/switch-request.js";
 
 /** A path the companion can use as it is: its working directory is not the face's. */
 const absolutePath = () => z.string().refine((p) => path.isAbsolute(p), "expected an absolute path");
@@ -13,38 +15,11 @@ const absolutePath = () => z.string().refine((p) => path.isAbsolute(p), "expecte
 export const methods = joinTables(
   lazyTable({
     ping: () => z.object({}).optional(),
-    "agent.start": () =>
-      z.object({
-        project: z.string().min(1),
-        prompt: z.string(),
-        harness: z.string().optional(),
-        mode: z.enum(MODES).optional(),
-        name: z.string().optional(),
-        base: z.string().optional(),
-        model: z.string().optional(),
-        account: z.string().optional(),
-        force: z.boolean().optional(),
-        sandbox: z.boolean().optional(),
-      }),
+    "agent.start": startRequestSchema,
     "agent.send": () => z.object({ project: z.string().min(1), name: z.string().min(1), prompt: z.string() }),
-    "agent.handoff": () =>
-      z.object({
-        project: z.string().min(1),
-        name: z.string().min(1),
-        harness: z.string().min(1),
-        account: z.string().optional(),
-        force: z.boolean().optional(),
-        model: z.string().optional(),
-        message: z.string().optional(),
-      }),
+    "agent.handoff": handoffRequestSchema,
     /** Move an idle agent to another login of its CLI, its session copied there (`offrun switch`). */
-    "agent.switch": () =>
-      z.object({
-        project: z.string().min(1),
-        name: z.string().min(1),
-        account: z.string().min(1),
-        force: z.boolean().optional(),
-      }),
+    "agent.switch": switchRequestSchema,
     "agent.stop": () => z.object({ project: z.string().min(1), name: z.string().min(1) }),
     "agent.wait": () => z.object({ project: z.string().min(1), name: z.string().min(1) }),
     /** Allow or deny what a running agent waits on (`offrun approve`). */
@@ -140,22 +115,6 @@ export const pingResultSchema = z.lazy(() =>
 );
 export type PingResult = z.infer<typeof pingResultSchema>;
 
-/** A turn was started (start, send, handoff): the agent, warnings for the user, and the turn that began. */
-const startedSchema = z.lazy(() =>
-  z.object({
-    agent: agentRecordSchema,
-    warnings: z.array(z.string()),
-    firstTurn: z.number().int().positive(),
-  }),
-);
-/** An approval or answer reached the running turn. */
-const decidedSchema = z.lazy(() =>
-  z.object({
-    agent: agentRecordSchema,
-    request: z.object({ id: z.string(), kind: z.enum(["approval", "question"]), text: z.string() }).loose(),
-    remembered: z.string().optional(),
-  }),
-);
 const reviewEventSchema = z.lazy(() =>
   agentEventSchema.refine((e): e is ReviewEvent => e.type === "review", "expected a review event"),
 );
@@ -197,16 +156,15 @@ const accountSchema = z.lazy(() =>
 export const replies = joinTables(
   lazyTable({
     ping: () => pingResultSchema,
-    "agent.start": () => startedSchema,
-    "agent.send": () => startedSchema,
-    "agent.handoff": () => startedSchema,
-    "agent.switch": () =>
-      z.object({ agent: agentRecordSchema, from: z.string(), to: z.string(), sessionCopied: z.boolean() }),
+    "agent.start": startedSchema,
+    "agent.send": startedSchema,
+    "agent.handoff": startedSchema,
+    "agent.switch": switchedSchema,
     "agent.stop": () => agentRecordSchema,
     /** The turn's terminal event, or null when no turn ran in the companion. */
     "agent.wait": () => agentEventSchema.nullable(),
-    "agent.approve": () => decidedSchema,
-    "agent.answer": () => decidedSchema,
+    "agent.approve": decidedSchema,
+    "agent.answer": decidedSchema,
     /** Finished with `wait`, else started. */
     "agent.review": () => z.union([reviewFinishedSchema, reviewStartedSchema]),
     "agent.merge": () =>
@@ -243,6 +201,26 @@ export const replies = joinTables(
   hostReplies,
 );
 export type Reply<M extends MethodName> = z.output<(typeof replies)[M]>;
+
+/**
+ * The companion's handler of each request: given the parsed params, it must answer what the
+ * request's reply schema accepts (its input: what goes on the wire before the client parses it),
+ * so a handler that drifts from the protocol fails to compile rather than at a client.
+ */
+export type Handlers<K extends MethodName> = {
+  [M in K]: (params: z.output<(typeof methods)[M]>) => Promise<Sent<z.input<(typeof replies)[M]>>>;
+};
+
+/**
+ * A reply as a handler may give it: what the schema accepts, less the `[key: string]: unknown` of
+ * its loose objects (which keep a newer peer's extra fields when parsing), so that an interface
+ * such as Account, which has every named field, still fits.
+ */
+type Sent<T> = T extends readonly (infer U)[]
+  ? Sent<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? (unknown extends T[K] ? never : K) : K]: Sent<T[K]> }
+    : T;
 
 /** Error codes on the wire; `data.kind` carries the OffrunError kind so faces can switch on it. */
 export const RPC_OFFRUN_ERROR = -32001;

@@ -236,19 +236,13 @@ export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
     if (!q) continue;
     const signIn = signIns.get(signInKey(account));
     const coverage = harnesses.find((h) => h.id === account.harness)?.quotaCoverage;
-    result.push({
-      harness: q.harness,
-      label: q.label,
-      windows: q.windows,
-      ...(q.blocking ? { blocking: q.blocking } : {}),
-      ...(q.limitedUntil ? { limitedUntil: q.limitedUntil } : {}),
-      ...(q.limitReason ? { limitReason: q.limitReason } : {}),
-      ...(q.source ? { source: q.source } : {}),
-      ...(q.observedAt ? { observedAt: q.observedAt } : {}),
-      ...(q.pace ? { pace: q.pace } : {}),
+    const row: SnapshotQuota = {
+      ...q,
       ...(signIn ? { signIn: { state: signIn.state, ...(signIn.note ? { note: signIn.note } : {}) } } : {}),
       ...(coverage ? { coverage } : {}),
-    });
+    };
+    delete row.attempts; // the menu bar never shows each source tried
+    result.push(row);
   }
   return result;
 }

@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
 import * as z from "zod";
-import { quotaWindowSchema } from "../foundation/events.js";
-import { paceSchema } from "../quota/pace.js";
+import { quotaRowSchema, type QuotaRow } from "../quota/row.js";
 import { AGENT_STATUSES, MODES, type AgentStatus } from "../foundation/model.js";
 import { NOTIFICATION_KINDS } from "../notify/classify.js";
 import { userPaths } from "../foundation/paths.js";
@@ -45,26 +44,8 @@ export const snapshotAgentSchema = z.object({
 });
 export type SnapshotAgent = z.infer<typeof snapshotAgentSchema>;
 
-export const snapshotQuotaSchema = z.object({
-  /** A login of another machine's CLI (core/remote). */
-  host: z.string().optional(),
-  harness: z.string(),
-  label: z.string(),
-  windows: z.array(quotaWindowSchema),
-  /** The fullest window: the one that decides whether the login has room. */
-  blocking: quotaWindowSchema.optional(),
-  limitedUntil: z.string().optional(),
-  limitReason: z.string().optional(),
-  source: z.string().optional(),
-  observedAt: z.string().optional(),
-  /** When the blocking window runs out at the login's recent rate. */
-  pace: paceSchema.optional(),
-  /** The cached sign-in state (a signed-out login shows as such, with its sign-in command). */
-  signIn: z.object({ state: z.enum(["signed-in", "signed-out", "unknown"]), note: z.string().optional() }).optional(),
-  /** "limits" for a CLI whose quota sources only know limit hits. */
-  coverage: z.enum(["percent", "limits"]).optional(),
-});
-export type SnapshotQuota = z.infer<typeof snapshotQuotaSchema>;
+/** A login's quota as the menu bar shows it: the one quota row (quota/row.ts), attempts left out. */
+export type SnapshotQuota = QuotaRow;
 
 export const snapshotNotificationSchema = z.object({
   kind: z.enum(NOTIFICATION_KINDS),
@@ -84,7 +65,7 @@ export const snapshotSchema = z.object({
   companion: z.object({ pid: z.number().int(), version: z.string(), startedAt: z.string() }),
   counts: z.record(z.enum(AGENT_STATUSES), z.number().int().nonnegative()),
   agents: z.array(snapshotAgentSchema),
-  quota: z.array(snapshotQuotaSchema),
+  quota: z.array(quotaRowSchema()),
   /** Newest first. */
   notifications: z.array(snapshotNotificationSchema),
 });

@@ -14,7 +14,7 @@ import { quotaReport } from "../quota/report.js";
 import { readPreviewText } from "../views/agent-detail-load.js";
 import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "./protocol-views.js";
 import type { ChangeBeacon } from "./change-beacon.js";
-import type { Handlers } from "./changes.js";
+import type { Handlers } from "./protocol.js";
 import type { viewMethods } from "./protocol-views.js";
 
 /**

@@ -10,6 +10,7 @@ import { userPaths } from "../foundation/paths.js";
 import { Slots } from "../foundation/queue.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
+import { SIGN_IN_STATES } from "../quota/row.js";
 
 /**
  * Whether a login can run at all, as a choice needs it: signed in, signed out, or unknown.
@@ -18,13 +19,8 @@ import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store
  * "unknown" when the status command knows no sign-in. Kept in `~/.offrun/cache/sign-in.json`,
  * refreshed by the companion; never read from a credentials file.
  */
-export const SIGN_IN_STATES = ["signed-in", "signed-out", "unknown"] as const;
+export { SIGN_IN_STATES };
 export type SignInState = (typeof SIGN_IN_STATES)[number];
-
-/** A sign-in state as another machine's companion reported it, when it is one this version knows. */
-export function knownSignInState(state: string): SignInState | undefined {
-  return SIGN_IN_STATES.find((known) => known === state);
-}
 
 const entrySchema = z.object({
   state: z.enum(SIGN_IN_STATES),

@@ -4,25 +4,9 @@ import { appendChat, readAgent, writeAgent } from "../agents/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "./picker.js";
-import type { AgentRecord } from "../foundation/model.js";
 import { isAlive } from "../foundation/pids.js";
-
-export interface SwitchRequest {
-  project: string;
-  name: string;
-  /** The login of the same CLI to go on with. */
-  account: string;
-  /** Even when that login is limited. */
-  force?: boolean;
-}
-
-export interface Switched {
-  agent: AgentRecord;
-  from: string;
-  to: string;
-  /** True when the CLI's session was copied into the other login's home (false: there was none yet). */
-  sessionCopied: boolean;
-}
+import type { AgentRecord } from "../foundation/model.js";
+import type { SwitchRequest, Switched } from "./switch-request.js";
 
 /**
  * Moves an agent to another login of the same CLI, as failover does but because the user asked:

@@ -6,7 +6,8 @@ import { userPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { blockingWindow } from "./blocking.js";
-import { addReading, paceReadingSchema, paceSchema, readingOf, type PaceReading } from "./pace.js";
+import { addReading, paceReadingSchema, readingOf, type PaceReading } from "./pace.js";
+import { accountQuotaSchema, type AccountQuota } from "./row.js";
 
 /**
  * `~/.offrun/cache/quota.json`: what Offrun knows of each login's quota without asking anyone:
@@ -21,36 +22,13 @@ const readingSchema = z.object({
   recordedAt: z.string().optional(),
 });
 
-const attemptSchema = z.object({
-  source: z.string(),
-  outcome: z.enum(["answered", "no-data", "failed", "skipped"]),
-  reason: z.string().optional(),
-});
-
-export const accountQuotaSchema = z.object({
-  harness: z.string(),
-  label: z.string(),
-  windows: z.array(quotaWindowSchema),
-  /** The window that decides whether the login has room (the fullest one). */
-  blocking: quotaWindowSchema.optional(),
-  limitedUntil: z.string().optional(),
-  limitReason: z.string().optional(),
-  /** Its limit has reset but no turn has succeeded on it since: one dispatch at a time. */
-  recovering: z.boolean().optional(),
-  /** The source that answered, and when the reading was made. */
-  source: z.string().optional(),
-  observedAt: z.string().optional(),
-  attempts: z.array(attemptSchema),
-  /** When the blocking window runs out at the login's recent rate (from the ledger's history). */
-  pace: paceSchema.optional(),
-});
-export type AccountQuota = z.infer<typeof accountQuotaSchema>;
+export type { AccountQuota };
 
 const entrySchema = z.object({
   observed: readingSchema.optional(),
   limitedUntil: z.string().optional(),
   limitReason: z.string().optional(),
-  last: accountQuotaSchema.optional(),
+  last: accountQuotaSchema().optional(),
   /** The stream observation (its recordedAt) the pipeline had in hand when it made `last`; "" for none. */
   lastSawObserved: z.string().optional(),
   /** Recent readings of the blocking window, oldest first, for the pace (bounded: see pace.ts). */

@@ -1,17 +1,15 @@
-import type { QuotaRow } from "../companion/protocol-views.js";
+import type { QuotaListRow } from "./row.js";
 import { headroom } from "./pipeline.js";
 import { quotaOfAllLogins } from "./refresh.js";
 import { signInCommand } from "../views/login-quota.js";
 
 /** What `offrun quota --json` prints for each login, and what a remote companion answers to `quota.list`. */
-export type { QuotaRow };
-
 export async function quotaReport(
   options: { fresh?: boolean; projectRoot?: string; now?: Date } = {},
-): Promise<{ rows: QuotaRow[]; customError?: string }> {
+): Promise<{ rows: QuotaListRow[]; customError?: string }> {
   const { logins, customError } = await quotaOfAllLogins({ fresh: options.fresh, projectRoot: options.projectRoot });
   const now = options.now ?? new Date();
-  const rows = logins.map(({ account, harness, quota, signIn }): QuotaRow => ({
+  const rows = logins.map(({ account, harness, quota, signIn }): QuotaListRow => ({
     ...quota,
     displayName: harness.displayName,
     home: account.home,

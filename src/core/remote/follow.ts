@@ -1,7 +1,8 @@
 import { describeError } from "../foundation/errors.js";
 import type { TailedEvent } from "../notify/chat-tail.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
-import { viewReplies, type QuotaRow } from "../companion/protocol-views.js";
+import { viewReplies } from "../companion/protocol-views.js";
+import type { QuotaListRow } from "../quota/row.js";
 import type { HostLinks } from "./links.js";
 import type { HostLink } from "./link.js";
 import { ChatMirror } from "./mirror.js";
@@ -29,7 +30,7 @@ export function followHosts(
   onChange: () => void = () => undefined,
 ): HostFollower {
   const mirrors = new Map<HostLink, ChatMirror>();
-  const quota = new Map<HostLink, QuotaRow[]>();
+  const quota = new Map<HostLink, QuotaListRow[]>();
   // A host's quota.list may run its CLIs' status commands: slow on a busy host, so it gets time,
   // and a failed ask is tried again soon rather than at the next minute.
   const askQuota = async (link: HostLink): Promise<void> => {

@@ -1,4 +1,4 @@
-import type { Handlers } from "../companion/changes.js";
+import type { Handlers } from "../companion/protocol.js";
 import { viewReplies, type hostMethods } from "../companion/protocol-views.js";
 import { HOST_ANSWER_MS, type HostLinks } from "./links.js";
 

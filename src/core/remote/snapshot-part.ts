@@ -1,8 +1,8 @@
 import type { ChatFacts } from "../companion/chat-facts.js";
-import { knownSignInState } from "../logins/sign-in.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
 import { snapshotAgent } from "../companion/snapshot-writer.js";
-import type { AgentsListed, QuotaRow } from "../companion/protocol-views.js";
+import type { AgentsListed } from "../companion/protocol-views.js";
+import type { QuotaListRow } from "../quota/row.js";
 
 /**
  * A host's agents and logins as the snapshot (state.json) lists them, for the menu bar and the
@@ -14,28 +14,15 @@ export function hostSnapshot(
   host: string,
   listing: AgentsListed | undefined,
   factsOf: (project: string, agent: string) => ChatFacts,
-  quota: QuotaRow[] | undefined,
+  quota: QuotaListRow[] | undefined,
 ): { agents: SnapshotAgent[]; quota: SnapshotQuota[] } {
   const agents = (listing?.projects ?? []).flatMap((project) =>
     project.agents.map(({ record }) => snapshotAgent(record, factsOf(project.root, record.name), host)),
   );
-  const logins = (quota ?? []).map((row): SnapshotQuota => ({
-    host,
-    harness: row.harness,
-    label: row.label,
-    windows: row.windows,
-    ...(row.blocking ? { blocking: row.blocking } : {}),
-    ...(row.limitedUntil ? { limitedUntil: row.limitedUntil } : {}),
-    ...(row.source ? { source: row.source } : {}),
-    ...(row.observedAt ? { observedAt: row.observedAt } : {}),
-    pace: row.pace,
-    ...signIn(row.signIn.state),
-    coverage: row.coverage,
-  }));
+  const logins = (quota ?? []).map((answered) => {
+    const row: SnapshotQuota = { ...answered, host };
+    delete row.attempts; // state.json never lists each source tried
+    return row;
+  });
   return { agents, quota: logins };
-}
-
-function signIn(reported: string): Pick<SnapshotQuota, "signIn"> {
-  const state = knownSignInState(reported);
-  return state ? { signIn: { state } } : {};
 }

@@ -6,7 +6,6 @@ import { describeError } from "../foundation/errors.js";
 import { parseEventLine, type AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { splitJsonl } from "../foundation/store.js";
-import type { AccountQuota } from "../quota/ledger.js";
 import { sshShellText } from "../remote/hosts-file.js";
 import { mirrorFile } from "../remote/mirror.js";
 import type { ChangedFile } from "../git/diff.js";
@@ -56,9 +55,7 @@ export async function readHostAgents(options: {
     h.ok ? [] : [{ host: h.host, message: h.message, ...(h.companionDown ? { companionDown: true } : {}) }],
   );
   // The hosts' logins as the companion last read them (every minute, into state.json).
-  const quotas = (snapshot?.quota ?? []).flatMap((q): (AccountQuota & { host?: string })[] =>
-    q.host ? [{ ...q, attempts: [] }] : [],
-  );
+  const quotas = (snapshot?.quota ?? []).flatMap((q) => (q.host ? [{ ...q, attempts: [] }] : []));
   const context = (
     await Promise.all(
       projects.flatMap((p) =>

@@ -1,5 +1,5 @@
-import type { QuotaRow } from "../companion/protocol-views.js";
-import { knownSignInState, type SignInState } from "../logins/sign-in.js";
+import type { QuotaListRow } from "../quota/row.js";
+import type { SignInState } from "../logins/sign-in.js";
 import { sshCommandText, type Host } from "../remote/hosts-file.js";
 import { askHosts, type HostReply } from "./ask-hosts.js";
 import { loginTitle, viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
@@ -45,11 +45,11 @@ export async function loadHostLogins(now = Date.now()): Promise<HostLoginsAnswer
 }
 
 /** Pure: a host's `quota.list` rows as the views show logins. */
-export function groupByHarness(host: Host | undefined, rows: QuotaRow[], now: number): HostHarnessLogins[] {
+export function groupByHarness(host: Host | undefined, rows: QuotaListRow[], now: number): HostHarnessLogins[] {
   const groups = new Map<string, HostHarnessLogins>();
   for (const row of rows) {
-    const signIn = knownSignInState(row.signIn.state) ?? "unknown";
-    const quota = viewLoginQuota({ ...row, attempts: [], pace: row.pace }, now, {
+    const signIn = row.signIn.state;
+    const quota = viewLoginQuota(row, now, {
       signIn,
       coverage: row.coverage,
     });
