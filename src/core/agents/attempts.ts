@@ -97,6 +97,10 @@ export interface Attempts<R> {
   noRoom?: unknown;
   /** The policy's moveTo ended the work after moving it. */
   stopped?: true;
+  /**
+   * Kept when a later login then turns out signed out: the work still waits for this reset (seen
+   * in CI: a limit, then an unknown Default login that was not signed in, and no wait at all).
+   */
   limit?: LimitSeen;
   /**
    * What the attempts said of their logins (healthy, signed in or out), settled (never rejects):
