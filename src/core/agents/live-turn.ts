@@ -13,7 +13,7 @@ export interface LiveHooks {
 
 /**
  * The supervisor registers its hooks per agent record (the same object travels through the turn
- * chain to the turn), so failover and retry in turn-chain.ts need not know about live turns.
+ * chain to the turn), so failover (attempts.ts) and retry (turn-chain.ts) need not know about live turns.
  */
 const hooksByRecord = new WeakMap<AgentRecord, LiveHooks>();
 

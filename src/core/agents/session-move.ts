@@ -2,36 +2,24 @@ import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
-import { accountKey } from "../quota/ledger.js";
-import type { ChainContext } from "./turn-chain.js";
+import type { ParsedEvent } from "../foundation/events.js";
+import type { AgentRecord } from "../foundation/model.js";
+import type { ProcessRunner } from "../foundation/runner.js";
 import { injectFault } from "../foundation/fault-points.js";
 
-/**
- * Moves the conversation to the next login with room: the CLI's own session file is copied into
- * that login's home (the whole history, tool calls included) and the agent is switched to it.
- * Returns why not when no login has room.
- */
-export async function moveToNextLogin(
-  ctx: ChainContext,
-  harness: Harness,
-  from: Account,
-  tried: Set<string>,
-  why: string,
-): Promise<{ next: Account; carried: boolean; heldPrompt: boolean } | { noRoom: unknown }> {
-  let next: Account;
-  try {
-    next = (await ctx.logins.choose(harness, { exclude: tried })).account;
-  } catch (error) {
-    return { noRoom: error };
-  }
-  tried.add(accountKey(next));
-  const { carried, heldPrompt } = await moveSession(ctx, harness, from, next, `${from.label} ${why}`);
-  return { next, carried, heldPrompt };
+/** What a session move reads and writes of the agent (an agent's turn chain is one). */
+export interface SessionMoveContext {
+  record: AgentRecord;
+  /** The user's message, looked for in the copied session. */
+  prompt: string;
+  runner: ProcessRunner;
+  log(turn: number, event: ParsedEvent): Promise<void>;
+  update(changes: Partial<AgentRecord>): Promise<void>;
 }
 
 /** Copies the session to `to` and switches the agent there; false when the session could not go along. */
 export async function moveSession(
-  ctx: ChainContext,
+  ctx: SessionMoveContext,
   harness: Harness,
   from: Account,
   to: Account,

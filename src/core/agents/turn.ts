@@ -14,9 +14,7 @@ import { DiskFullStop, DiskFullTurn } from "./disk-full-turn.js";
 import { CompanionStop } from "./turn-stop.js";
 import { repositoryTrusted } from "../foundation/project.js";
 import { NO_PROCESS, spawned } from "../foundation/process-identity.js";
-
-/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN): longer prompts go through stdin. */
-export const ARGV_PROMPT_BYTES = 100_000;
+import { promptInput, type QuotaEvent } from "./attempts.js";
 
 /** What one turn needs; `log` and `update` write in order through the supervisor's per-agent queue. */
 export interface TurnContext {
@@ -33,7 +31,7 @@ export interface TurnContext {
   log(turn: number, event: ParsedEvent): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /** Quota readings and limit hits the stream reports, for the quota ledger. */
-  observe(event: Extract<ParsedEvent, { type: "quota" | "limit_hit" }>): Promise<void>;
+  observe(event: QuotaEvent): Promise<void>;
   /**
    * The prompt is Offrun's continuation after a failover, not the user's words: the log shows it
    * as Offrun's notice, so the conversation never shows a message the user did not send.
@@ -129,8 +127,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
   const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
   const input: TurnInput = {
-    prompt,
-    promptViaStdin: Buffer.byteLength(prompt, "utf8") > ARGV_PROMPT_BYTES,
+    ...promptInput(prompt),
     ...(memory ? { addDirs: memory.addDirs } : {}),
     mode: record.mode,
     cwd: record.worktree,

@@ -53,7 +53,11 @@ export async function writeTextAtomic(file: string, text: string, options: Write
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const { default: lockfile } = await import("proper-lockfile");
   await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const release = await lockfile.lock(path.dirname(file), {
+  // Keyed by the file, not its folder: proper-lockfile keeps one entry per locked path in the
+  // process, and two files of one folder locked at once (the quota ledger and the sign-in cache,
+  // in a failover) shared it, so one lock's release left the other's lock behind for 10 s.
+  const release = await lockfile.lock(file, {
+    realpath: false,
     lockfilePath: `${file}.lock`,
     stale: 10_000,
     // Waits longer than `stale` (about 15 s), so a writer always gets the lock in the end, even

@@ -3,17 +3,13 @@ import type { Harness, TurnInput } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
+import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";
 import { runCli } from "../agents/cli-run.js";
 import type { ProcessRunner } from "../foundation/runner.js";
-import { openSandbox } from "../sandbox/runner.js";
-import { checksDone, turnStarts } from "../logins/home-use.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
-import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import { cachedAccountQuota } from "../quota/pipeline.js";
-import { ARGV_PROMPT_BYTES } from "../agents/turn.js";
-import { UNKNOWN_RESET_MS } from "../agents/turn-chain.js";
 
 /**
  * How much of the reviewer's stderr its parser gets. More than process.ts keeps (8 KB): a CLI may
@@ -59,85 +55,92 @@ export interface ReviewerRun {
   failedOver: string[];
 }
 
+/** One attempt of the reviewer on one login. */
+export interface ReviewerAttempt {
+  end: TurnEndDraft;
+  finalText?: string;
+  denials: ReviewerRun["denials"];
+  tokens?: ReviewerRun["tokens"];
+}
+
 /**
  * Runs the reviewer's one turn read-only (Planner mode flags of its harness, no extra writable
  * folders). When the login hits its usage limit, the review starts again on the next login of the
- * same CLI with room, like any agent's turn; each login is tried once.
+ * same CLI with room (the attempt engine's loop, as for any agent's turn); each login is tried once.
  */
-export async function runReviewer(request: ReviewerRequest): Promise<ReviewerRun> {
-  const tried = new Set<string>();
+export async function runReviewer(
+  request: ReviewerRequest,
+  /** Runs the reviewer once on one login: its CLI (a test gives its own work). */
+  once: (request: ReviewerRequest, login: LoginAttempt) => Promise<ReviewerAttempt> = runOnce,
+): Promise<ReviewerRun> {
   const failedOver: string[] = [];
   const denials: ReviewerRun["denials"] = [];
-  let account = request.account;
-  const quotaBefore = (await cachedAccountQuota(account)).windows;
-  for (;;) {
-    tried.add(accountKey(account));
-    const release = request.logins.hold(account);
-    // As an agent's turn: no status command in the login's home while the reviewer's CLI runs.
-    const turnEnds = turnStarts(account.home);
-    let attempt: Awaited<ReturnType<typeof runOnce>>;
-    try {
-      await checksDone(account.home);
-      attempt = await runOnce(request, account);
-    } finally {
-      turnEnds();
-      release();
-    }
-    denials.push(...attempt.denials);
-    const finish = async (): Promise<ReviewerRun> => ({
-      account,
-      end: attempt.end,
-      ...(attempt.finalText === undefined ? {} : { finalText: attempt.finalText }),
-      denials,
-      ...(attempt.tokens ? { tokens: attempt.tokens } : {}),
-      quotaBefore,
-      quotaAfter: (await cachedAccountQuota(account)).windows,
-      failedOver,
-    });
-    if (attempt.end.outcome === "completed") await markHealthy(account).catch(() => undefined);
-    if (attempt.end.outcome !== "limited" || request.signal.aborted) return finish();
-    let next: Account;
-    try {
-      next = (await request.logins.choose(request.harness, { exclude: tried })).account;
-    } catch (error) {
-      attempt.end = { ...attempt.end, reason: `${attempt.end.reason ?? "Usage limit."} ${describeError(error)}` };
-      return finish();
-    }
-    failedOver.push(account.label);
-    account = next;
-  }
+  const quotaBefore = (await cachedAccountQuota(request.account)).windows;
+  const attempts = await runAttempts<ReviewerAttempt>({
+    harness: request.harness,
+    logins: request.logins,
+    first: request.account,
+    signal: request.signal,
+    runner: request.runner,
+    // The scratch worktree is the reviewer's whole world, read-only; its login's home opens for it.
+    ...(request.sandbox
+      ? {
+          sandbox: {
+            record: { ...request.sandbox, worktree: request.cwd, mode: "plan" },
+            config: request.config,
+            writesMemory: false,
+            warn: (account, message) => request.record(account, { type: "notice", level: "warning", message }),
+          },
+        }
+      : {}),
+    attempt: async (login) => {
+      const attempt = await once(request, login);
+      denials.push(...attempt.denials);
+      return attempt;
+    },
+    judge: async ({ end }) =>
+      end.outcome === "completed" || end.outcome === "limited" ? { kind: end.outcome } : { kind: "over" },
+    // The policy of reviews: nothing moves to the next login; the review starts again there.
+    moveTo: async ({ from }) => {
+      failedOver.push(from.label);
+      return true;
+    },
+  });
+  await attempts.notes;
+  const { result, account } = attempts;
+  const end =
+    attempts.noRoom === undefined
+      ? result.end
+      : { ...result.end, reason: `${result.end.reason ?? "Usage limit."} ${describeError(attempts.noRoom)}` };
+  return {
+    account,
+    end,
+    ...(result.finalText === undefined ? {} : { finalText: result.finalText }),
+    denials,
+    ...(result.tokens ? { tokens: result.tokens } : {}),
+    quotaBefore,
+    quotaAfter: (await cachedAccountQuota(account)).windows,
+    failedOver,
+  };
 }
 
-async function runOnce(request: ReviewerRequest, account: Account) {
+async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> {
   const { harness, config } = request;
+  const { account } = login;
   const input: TurnInput = {
-    prompt: request.prompt,
-    promptViaStdin: Buffer.byteLength(request.prompt, "utf8") > ARGV_PROMPT_BYTES,
+    ...promptInput(request.prompt),
     // Planner mode is each harness's read-only mode: the CLI itself refuses writes.
     mode: "plan",
     cwd: request.cwd,
     binary: request.binary,
-    ...(account.isDefault ? {} : { accountHome: account.home }),
+    ...(login.accountHome ? { accountHome: login.accountHome } : {}),
     ...(harness.choosesSessionId ? { newSessionId: randomUUID() } : {}),
     ...(request.model ? { model: request.model } : {}),
     outputSchema: request.outputSchema,
     ...(request.sandbox ? { sandboxed: true } : {}),
     ...(request.workspaceTrusted ? { workspaceTrusted: true } : {}),
-    env: request.logins.processEnv(account, harness),
+    env: login.env,
   };
-  // The scratch worktree is the reviewer's whole world, read-only; its login's home opens for it.
-  const sandbox = request.sandbox
-    ? await openSandbox({
-        record: { ...request.sandbox, worktree: request.cwd, mode: "plan" },
-        harness,
-        account,
-        env: input.env,
-        config,
-        inner: request.runner,
-        writesMemory: false,
-        warn: (message) => request.record(account, { type: "notice", level: "warning", message }),
-      })
-    : undefined;
   let stderr = "";
   let end: TurnEndDraft | undefined;
   let finalText: string | undefined;
@@ -149,7 +152,7 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       // A CLI may learn of refused writes only after the turn ended (Codex: from its files on exit):
       // they still belong to this attempt.
       if (end && event.type !== "denial") continue;
-      for (const refusal of sandbox?.refusals.inspect(event) ?? []) {
+      for (const refusal of login.refusals?.inspect(event) ?? []) {
         writes.push(request.record(account, refusal).catch(() => undefined));
       }
       writes.push(request.record(account, event).catch(() => undefined));
@@ -164,22 +167,15 @@ async function runOnce(request: ReviewerRequest, account: Account) {
           ...(event.costUsd === undefined ? {} : { costUsd: event.costUsd }),
         };
       }
-      if (event.type === "quota")
-        writes.push(
-          recordObserved(account, { windows: event.windows, observedAt: new Date().toISOString() }).catch(
-            () => undefined,
-          ),
-        );
-      if (event.type === "limit_hit") {
-        const until = event.resetsAt ?? new Date(Date.now() + UNKNOWN_RESET_MS).toISOString();
-        writes.push(markLimited(account, until, event.message).catch(() => undefined));
+      if (event.type === "quota" || event.type === "limit_hit") {
+        writes.push(login.observe(event).catch(() => undefined));
       }
       if (event.type === "turn_end") end = event;
     }
   };
   await runCli({
     harness,
-    runner: sandbox?.runner ?? request.runner,
+    runner: login.runner,
     input,
     config,
     signal: request.signal,
@@ -206,9 +202,9 @@ async function runOnce(request: ReviewerRequest, account: Account) {
       reason: killedReason(why, config),
     }),
     noResult: "The reviewer's CLI ended without a result.",
-  }).finally(() => sandbox?.close());
+  });
   await Promise.all(writes);
-  return { end: end!, finalText, denials, tokens };
+  return { end: end!, ...(finalText === undefined ? {} : { finalText }), denials, ...(tokens ? { tokens } : {}) };
 }
 
 function killedReason(why: KilledBecause, config: ProjectConfig): string {

@@ -26,7 +26,7 @@ import { piSessionRoots } from "./session-files.js";
  * and a token estimate, never a %.
  */
 
-/** As in turn-chain: a limit text that names no reset is taken to last this long. */
+/** As in the attempt engine (core/agents/attempts.ts): a limit text that names no reset is taken to last this long. */
 const UNKNOWN_RESET_MS = HOUR_MS;
 /** Forked sessions repeat entries (same id and time); only keys near the newest reply are kept. */
 const DEDUP_WINDOW_MS = 24 * HOUR_MS;
