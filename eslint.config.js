@@ -96,6 +96,32 @@ const layers = [
   },
 ];
 
+/*
+ * Adapters stay apart. A file in an adapter folder (src/harnesses/<cli>/) imports only its own
+ * folder, src/harnesses/shared, src/harnesses/types.ts (with sandbox-types.ts) and the core
+ * foundation (the layer rule above); what two adapters need goes to src/harnesses/shared, which
+ * imports no adapter either. One folder is built on: src/harnesses/acp, the ACP client, which an
+ * agent that speaks ACP (Grok Build) runs on, and which is held to the rule itself. This is
+ * typescript-eslint's copy of no-restricted-imports, so that it adds to the layer rule instead of
+ * replacing it (flat config keeps the last options given to one rule name).
+ */
+const apartMessage =
+  "An adapter imports only its own folder, src/harnesses/shared, src/harnesses/types.ts and the core's foundations: move what two adapters share to src/harnesses/shared.";
+const apart = (built) => [
+  { regex: `^\\.\\./(?!shared/|${built}(sandbox-)?types\\.js$|registry\\.js$|\\.\\./)`, message: apartMessage },
+  { regex: "^\\.\\./\\.\\./(?!core/)", message: apartMessage },
+];
+const adapterBoundaries = [
+  {
+    files: ["src/harnesses/*/**/*.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns: apart("acp/|") }] },
+  },
+  {
+    files: ["src/harnesses/acp/**/*.ts", "src/harnesses/shared/**/*.ts"],
+    rules: { "@typescript-eslint/no-restricted-imports": ["error", { patterns: apart("") }] },
+  },
+];
+
 /** bin/offrun.js is CommonJS (bin/package.json): a start through Node's ESM loader is slower. */
 const commonJsEntry = {
   files: ["bin/**/*.js"],
@@ -118,6 +144,7 @@ export default [
   },
   ...raycastConfig,
   ...layers,
+  ...adapterBoundaries,
   zodNamespace,
   oneSettingsReader,
   commonJsEntry,

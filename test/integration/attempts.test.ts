@@ -4,7 +4,7 @@ import path from "node:path";
 import { findHarness } from "../../src/harnesses/registry.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import type { Account } from "../../src/core/foundation/account-model.js";
-import type { ParsedEvent, TurnEndEvent } from "../../src/core/foundation/events.js";
+import type { EventDraft, TurnEndEvent } from "../../src/core/foundation/events.js";
 import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
 import { localRunner } from "../../src/core/foundation/runner.js";
 import type { LoginAttempt, QuotaEvent } from "../../src/core/agents/attempts.js";
@@ -112,7 +112,7 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const sessionFile = (home: string) => path.join(home, "projects", claudeProjectFolder(record.worktree), "s-1.jsonl");
   await fs.mkdir(path.dirname(sessionFile(logins[0]!.home)), { recursive: true });
   await fs.writeFile(sessionFile(logins[0]!.home), `${JSON.stringify({ message: "add sum.ts" })}\n`);
-  const log: ParsedEvent[] = [];
+  const log: EventDraft[] = [];
   const turns: (Seen & { continuation: boolean })[] = [];
   const limitA = Date.now() + 2 * HOUR;
   const turn = async (ctx: TurnContext): Promise<TurnResult> => {

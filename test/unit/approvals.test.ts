@@ -4,7 +4,7 @@ import path from "node:path";
 import { askUser, PendingRequests, pendingFromLog, type AskContext } from "../../src/core/agents/approvals.js";
 import { loadProjectConfig } from "../../src/core/foundation/project.js";
 import { rememberAlwaysAllow } from "../../src/core/foundation/trust.js";
-import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
+import type { AgentEvent, EventDraft } from "../../src/core/foundation/events.js";
 import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
 import type { PendingRequest } from "../../src/harnesses/types.js";
 
@@ -94,7 +94,7 @@ describe("askUser", () => {
   });
 
   function context(overrides: Partial<AskContext> = {}) {
-    const logged: ParsedEvent[] = [];
+    const logged: EventDraft[] = [];
     const statuses: string[] = [];
     const record = { name: "fixer", project: root, turns: 1, status: "working" } as AgentRecord;
     const ctx: AskContext = {

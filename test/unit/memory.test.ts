@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { appendChat, readChat, writeAgent } from "../../src/core/agents/records.js";
-import type { AgentEvent, ParsedEvent } from "../../src/core/foundation/events.js";
+import type { AgentEvent, EventDraft } from "../../src/core/foundation/events.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { revertOnto, unifiedDiff } from "../../src/core/memory/diff.js";
 import { applyMemoryEdit, readForEdit } from "../../src/core/memory/edit.js";
@@ -38,7 +38,7 @@ async function turn(record: AgentRecord, during: () => Promise<void>, resume = f
   await writeAgent(record);
   const memory = await openMemoryTurn(record, record.turns, resume);
   await during();
-  const logged: ParsedEvent[] = [];
+  const logged: EventDraft[] = [];
   await memory.finish(async (event) => {
     logged.push(event);
   });
@@ -169,8 +169,8 @@ test("a write seen by two overlapping turns is reported once, by the turn that e
   const memoryA = await openMemoryTurn(a, 2, true);
   const memoryB = await openMemoryTurn(b, 2, true);
   await fs.appendFile(memoryFiles(root, "alpha").conventions, "- tabs, not spaces\n");
-  const loggedA: ParsedEvent[] = [];
-  const loggedB: ParsedEvent[] = [];
+  const loggedA: EventDraft[] = [];
+  const loggedB: EventDraft[] = [];
   await memoryA.finish(async (e) => void loggedA.push(e));
   await memoryB.finish(async (e) => void loggedB.push(e));
   expect(loggedA.map((e) => e.type)).toEqual(["memory_change"]);

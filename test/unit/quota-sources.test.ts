@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import type { Account } from "../../src/core/foundation/account-model.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
-import { parseClaudeLimitText } from "../../src/harnesses/claude/limit-text.js";
+import { parseClaudeLimitText } from "../../src/harnesses/shared/claude-limit-text.js";
 import { quotaSources as claudeSources } from "../../src/harnesses/claude/quota.js";
 import { fastFields, readAssistantLine } from "../../src/harnesses/claude/usage-line.js";
 import { quotaSources as codexSources, readAppServerRateLimits } from "../../src/harnesses/codex/quota.js";

@@ -1,6 +1,6 @@
 import type { Decision, PendingRequest } from "../../harnesses/types.js";
 import { OffrunError } from "../foundation/errors.js";
-import type { AgentEvent, ParsedEvent } from "../foundation/events.js";
+import type { AgentEvent, EventDraft } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { loadProjectConfig } from "../foundation/project.js";
 
@@ -127,7 +127,7 @@ export interface AskContext {
   turn: number;
   config: ProjectConfig;
   signal: AbortSignal;
-  log(turn: number, event: ParsedEvent): Promise<void>;
+  log(turn: number, event: EventDraft): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
 }
 
@@ -138,7 +138,7 @@ export interface AskContext {
  */
 export async function askUser(ctx: AskContext, request: PendingRequest): Promise<Decision> {
   const { record, turn } = ctx;
-  const requested: ParsedEvent =
+  const requested: EventDraft =
     request.kind === "approval"
       ? {
           type: "approval_request",
@@ -186,7 +186,7 @@ export async function askUser(ctx: AskContext, request: PendingRequest): Promise
   }
 }
 
-function decisionEvent(id: string, decision: Decision): ParsedEvent {
+function decisionEvent(id: string, decision: Decision): EventDraft {
   switch (decision.kind) {
     case "allow":
       return { type: "decision", id, decision: "allow", by: "user", ...(decision.always ? { always: true } : {}) };

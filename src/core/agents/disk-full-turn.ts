@@ -1,10 +1,10 @@
-import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import { diskFullMessage, isDiskFull, keepReserve, releaseReserve } from "../foundation/disk-full.js";
 import { describeError } from "../foundation/errors.js";
 import { projectPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";
 
-type TurnEndDraft = Extract<ParsedEvent, { type: "turn_end" }>;
+type TurnEndDraft = Extract<EventDraft, { type: "turn_end" }>;
 /** How much of each lost event the report quotes. */
 const QUOTE_CHARS = 120;
 /** How many lost events the report names one by one. */
@@ -22,7 +22,7 @@ export class DiskFullStop {
  * end can be written. A full disk is the user's to fix, so it is said as that, not as a crash.
  */
 export class DiskFullTurn {
-  readonly lost: ParsedEvent[] = [];
+  readonly lost: EventDraft[] = [];
   error?: NodeJS.ErrnoException;
   private endWritten = false;
 
@@ -37,7 +37,7 @@ export class DiskFullTurn {
   }
 
   /** `log`, with a write the disk has no room for kept as lost instead of failing the turn. */
-  async log(write: () => Promise<void>, event: ParsedEvent): Promise<void> {
+  async log(write: () => Promise<void>, event: EventDraft): Promise<void> {
     // Once the disk was found full the turn's one end is the one finish() writes: a CLI's own end
     // that landed on a page freed meanwhile would say "completed" over lost lines.
     if (this.error && event.type === "turn_end") {
@@ -73,7 +73,7 @@ export class DiskFullTurn {
    * After the turn's writes have settled: gives the reserve back, writes what was lost and, when
    * the turn's end was lost too, the end again. Returns the end the turn had.
    */
-  async finish(final: TurnEndEvent, log: (event: ParsedEvent) => Promise<void>): Promise<TurnEndEvent> {
+  async finish(final: TurnEndEvent, log: (event: EventDraft) => Promise<void>): Promise<TurnEndEvent> {
     if (!this.error) return final;
     const reason = await diskFullMessage(this.project, this.error);
     await releaseReserve(projectPaths(this.project).chats);
@@ -106,14 +106,14 @@ export class DiskFullTurn {
 }
 
 /** "Lost while the disk was full (3 events): your message "…"; the agent's words "…"; a tool call Bash." */
-export function describeLost(events: ParsedEvent[]): string {
+export function describeLost(events: EventDraft[]): string {
   const named = events.slice(0, LISTED).map(describeEvent);
   const more = events.length > LISTED ? `; and ${events.length - LISTED} more` : "";
   const count = events.length === 1 ? "1 event" : `${events.length} events`;
   return `Lost while the disk was full (${count} of this turn could not be written): ${named.join("; ")}${more}.`;
 }
 
-function describeEvent(event: ParsedEvent): string {
+function describeEvent(event: EventDraft): string {
   switch (event.type) {
     case "user_message":
       return `your message ${quote(event.text)}`;

@@ -1,4 +1,4 @@
-import type { AgentEvent, ParsedEvent } from "../foundation/events.js";
+import type { AgentEvent, EventDraft } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { KeyedQueue } from "../foundation/queue.js";
 import { appendChat, writeAgent } from "./records.js";
@@ -17,7 +17,7 @@ export class AgentJournal {
   constructor(readonly queue = new KeyedQueue()) {}
 
   /** Appends one event to the agent's chat log, stamped with the time and the turn. */
-  log(record: AgentRecord, turn: number, event: ParsedEvent): Promise<void> {
+  log(record: AgentRecord, turn: number, event: EventDraft): Promise<void> {
     const stamped = { ...event, at: new Date().toISOString(), turn } as AgentEvent;
     return this.queue.run(`agent:${agentKey(record.project, record.name)}`, () =>
       appendChat(record.project, record.name, stamped),

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { ParsedEvent } from "../foundation/events.js";
+import type { EventDraft } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { visible } from "../foundation/visible.js";
@@ -17,7 +17,7 @@ export interface RecoveryHooks {
   isRunning(root: string, name: string): boolean;
   /** Arms the wait of an agent limited until a reset. */
   scheduleWait(root: string, name: string, at: string): void;
-  log(record: AgentRecord, turn: number, event: ParsedEvent): Promise<void>;
+  log(record: AgentRecord, turn: number, event: EventDraft): Promise<void>;
   update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
-import type { ParsedEvent } from "../foundation/events.js";
+import type { EventDraft } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { loadProjectConfig } from "../foundation/project.js";
@@ -16,7 +16,7 @@ export interface ResumeContext {
   env: NodeJS.ProcessEnv;
   logins: LoginPicker;
   requireBinary(harness: Harness): Promise<string>;
-  log(turn: number, event: ParsedEvent): Promise<void>;
+  log(turn: number, event: EventDraft): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /** Arms the wait again for `at` (no request was made). */
   waitAgain(at: string): void;

@@ -1,5 +1,5 @@
 import { describeError } from "../foundation/errors.js";
-import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProcessRunner } from "../foundation/runner.js";
@@ -87,7 +87,7 @@ export class RunningTurns {
     const log = journal.log.bind(journal, record);
     const update = journal.update.bind(journal, record);
     const turnsBefore = record.turns;
-    const unsent: ParsedEvent = resume.resumed
+    const unsent: EventDraft = resume.resumed
       ? { type: "notice", level: "info", message: `Offrun asked the agent to go on: "${prompt}"` }
       : { type: "user_message", text: prompt };
     setLiveHooks(record, {
@@ -149,7 +149,7 @@ export class RunningTurns {
    * A turn that failed inside Offrun (a log write on a full disk, a spawn error) still ends with
    * one terminal event where that can be written, and never takes the companion down.
    */
-  private async failTurn(record: AgentRecord, error: unknown, unsent?: ParsedEvent): Promise<TurnEndEvent> {
+  private async failTurn(record: AgentRecord, error: unknown, unsent?: EventDraft): Promise<TurnEndEvent> {
     const { journal } = this.options;
     const reason = `Offrun could not run this turn: ${describeError(error)}`;
     // A turn that never began is still one: the user's message and its end go in under its number.

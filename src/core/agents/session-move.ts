@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
-import type { ParsedEvent } from "../foundation/events.js";
+import type { EventDraft } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { injectFault } from "../foundation/fault-points.js";
@@ -13,7 +13,7 @@ export interface SessionMoveContext {
   /** The user's message, looked for in the copied session. */
   prompt: string;
   runner: ProcessRunner;
-  log(turn: number, event: ParsedEvent): Promise<void>;
+  log(turn: number, event: EventDraft): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
 }
 

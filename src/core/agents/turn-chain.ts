@@ -2,7 +2,7 @@ import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { findAccount } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
-import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { EventDraft, ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runAttempts } from "./attempts.js";
@@ -32,7 +32,7 @@ export interface ChainContext {
   /** Where the agent's CLI runs (see foundation/runner.ts). */
   runner: ProcessRunner;
   logins: LoginPicker;
-  log(turn: number, event: ParsedEvent): Promise<void>;
+  log(turn: number, event: EventDraft): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /**
    * The message goes on after a wait for a reset: it starts with the continuation when the limited

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
 import { describeError, type ErrorKind } from "../foundation/errors.js";
-import type { ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { EventDraft, ParsedEvent, TurnEndEvent } from "../foundation/events.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
@@ -28,7 +28,7 @@ export interface TurnContext {
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
   accountHome?: string;
-  log(turn: number, event: ParsedEvent): Promise<void>;
+  log(turn: number, event: EventDraft): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /** Quota readings and limit hits the stream reports, for the quota ledger. */
   observe(event: QuotaEvent): Promise<void>;
@@ -85,7 +85,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   // Nothing of the CLI's turn is logged before its pid and start time are in the record: a
   // companion killed at that first line would otherwise leave a CLI running that no one can name.
   let spawnRecorded: Promise<unknown> = Promise.resolve();
-  const log = (at: number, event: ParsedEvent) =>
+  const log = (at: number, event: EventDraft) =>
     disk.log(async () => {
       await spawnRecorded;
       await ctx.log(at, event);

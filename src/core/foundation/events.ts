@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { ERROR_KINDS } from "./errors.js";
+import { once } from "./lazy-schemas.js";
 
 /** A quota window as observed from some source; `usedPercent` is 0..100. */
 export const quotaWindowSchema = z.lazy(() =>
@@ -28,26 +29,17 @@ export const reviewFindingSchema = z.lazy(() =>
 );
 export type ReviewFinding = z.infer<typeof reviewFindingSchema>;
 
-/**
- * Every kind of event, built when the first event is parsed (lazy-schemas.ts): a command that
- * reads no chat log builds none of them.
- */
-function eventVariants() {
-  const base = { at: z.string(), turn: z.number().int().nonnegative() };
+/** The two fields the journal stamps on every event. */
+const eventBase = () => ({ at: z.string(), turn: z.number().int().nonnegative() });
 
-  /** The prompt the user sent for a turn. */
-  const userMessage = z.object({ ...base, type: z.literal("user_message"), text: z.string() });
-  /** A turn was spawned: which harness, login, mode and native session. */
-  const turnStart = z.object({
-    ...base,
-    type: z.literal("turn_start"),
-    harness: z.string(),
-    account: z.string(),
-    mode: z.enum(["build", "plan"]),
-    resume: z.boolean(),
-    /** The CLI ran inside the sandbox (core/sandbox). */
-    sandbox: z.boolean().optional(),
-  });
+/**
+ * What an agent CLI's stream can say, as its adapter translates it (a parser, a live turn): the
+ * only events an adapter may emit. Offrun writes some of them as well (its own notices, errors
+ * and turn_end).
+ */
+function streamVariants() {
+  const base = eventBase();
+
   /** The CLI's own session id (for resume) and model, once the stream names them. */
   const session = z.object({
     ...base,
@@ -73,58 +65,8 @@ function eventVariants() {
     output: z.string(),
     isError: z.boolean(),
   });
-  /** The agent wants permission to use a tool and waits for the user. */
-  const approvalRequest = z.object({
-    ...base,
-    type: z.literal("approval_request"),
-    id: z.string(),
-    tool: z.string(),
-    input: z.unknown(),
-    /** One line on what needs approval (live turns). */
-    text: z.string().optional(),
-    /** What `offrun approve --always` remembers, e.g. "Bash(npm install *)". */
-    alwaysKey: z.string().optional(),
-  });
   /** A tool use the CLI refused by itself (non-interactive mode). */
   const denial = z.object({ ...base, type: z.literal("denial"), tool: z.string(), input: z.unknown() });
-  /**
-   * Offrun's sandbox, not the CLI's own permission layer, kept the agent from something: a write
-   * outside its folders, a read of a protected file, a host not on the list.
-   */
-  const sandboxRefusal = z.object({
-    ...base,
-    type: z.literal("sandbox_refusal"),
-    kind: z.enum(["write", "read", "network"]),
-    /** The path or host refused. */
-    target: z.string(),
-    /** The tool call it happened in, when known. */
-    toolId: z.string().optional(),
-    /** A refused host that is the login's own API: the setting that names it (`settings.json env.ANTHROPIC_BASE_URL`). */
-    setting: z.string().optional(),
-    /** That setting is in a file of the repository's (the worktree's `.claude/settings.json`): it opens nothing. */
-    repository: z.boolean().optional(),
-  });
-  /** The agent asks the user something. */
-  const question = z.object({
-    ...base,
-    type: z.literal("question"),
-    text: z.string(),
-    /** Set when the agent waits for the answer (live turns): `offrun answer --request` names it. */
-    id: z.string().optional(),
-    tool: z.string().optional(),
-    input: z.unknown().optional(),
-  });
-  /** The user's answer to an approval_request or question (or an alwaysAllow rule that answered for them). */
-  const decision = z.object({
-    ...base,
-    type: z.literal("decision"),
-    id: z.string(),
-    decision: z.enum(["allow", "deny", "answer"]),
-    by: z.enum(["user", "always_allow"]),
-    always: z.boolean().optional(),
-    reason: z.string().optional(),
-    text: z.string().optional(),
-  });
   /** Tokens (and cost, where the CLI says) used by the turn so far. */
   const usage = z.object({
     ...base,
@@ -149,12 +91,95 @@ function eventVariants() {
   const retry = z.object({ ...base, type: z.literal("retry"), attempt: z.number(), message: z.string() });
   /** Something went wrong; `kind` is one of the fixed error kinds. */
   const error = z.object({ ...base, type: z.literal("error"), kind: z.enum(ERROR_KINDS), message: z.string() });
-  /** Offrun's own remarks in the log: setup output, a Planner turn that changed files, a restart. */
+  /** A remark in the log: the CLI's own warnings, or Offrun's (setup output, a Planner turn that changed files, a restart). */
   const notice = z.object({
     ...base,
     type: z.literal("notice"),
     level: z.enum(["info", "warning"]),
     message: z.string(),
+  });
+  /** The one terminal event of every turn. */
+  const turnEnd = z.object({
+    ...base,
+    type: z.literal("turn_end"),
+    outcome: z.enum(["completed", "failed", "limited", "cancelled", "interrupted"]),
+    reason: z.string().optional(),
+    exitCode: z.number().nullable().optional(),
+  });
+
+  return [session, text, toolCall, toolResult, denial, usage, quota, limitHit, retry, error, notice, turnEnd] as const;
+}
+
+/**
+ * What only Offrun records: the user's side (prompts, decisions), the turns it starts, its
+ * sandbox, the moves between logins and CLIs, reviews and memory. An adapter never emits these:
+ * a live turn's approval or question goes through `LiveTurnIO.decide`, which logs it.
+ */
+function recordedVariants() {
+  const base = eventBase();
+
+  /** The prompt the user sent for a turn. */
+  const userMessage = z.object({ ...base, type: z.literal("user_message"), text: z.string() });
+  /** A turn was spawned: which harness, login, mode and native session. */
+  const turnStart = z.object({
+    ...base,
+    type: z.literal("turn_start"),
+    harness: z.string(),
+    account: z.string(),
+    mode: z.enum(["build", "plan"]),
+    resume: z.boolean(),
+    /** The CLI ran inside the sandbox (core/sandbox). */
+    sandbox: z.boolean().optional(),
+  });
+  /** The agent wants permission to use a tool and waits for the user. */
+  const approvalRequest = z.object({
+    ...base,
+    type: z.literal("approval_request"),
+    id: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    /** One line on what needs approval (live turns). */
+    text: z.string().optional(),
+    /** What `offrun approve --always` remembers, e.g. "Bash(npm install *)". */
+    alwaysKey: z.string().optional(),
+  });
+  /** The agent asks the user something. */
+  const question = z.object({
+    ...base,
+    type: z.literal("question"),
+    text: z.string(),
+    /** Set when the agent waits for the answer (live turns): `offrun answer --request` names it. */
+    id: z.string().optional(),
+    tool: z.string().optional(),
+    input: z.unknown().optional(),
+  });
+  /** The user's answer to an approval_request or question (or an alwaysAllow rule that answered for them). */
+  const decision = z.object({
+    ...base,
+    type: z.literal("decision"),
+    id: z.string(),
+    decision: z.enum(["allow", "deny", "answer"]),
+    by: z.enum(["user", "always_allow"]),
+    always: z.boolean().optional(),
+    reason: z.string().optional(),
+    text: z.string().optional(),
+  });
+  /**
+   * Offrun's sandbox, not the CLI's own permission layer, kept the agent from something: a write
+   * outside its folders, a read of a protected file, a host not on the list.
+   */
+  const sandboxRefusal = z.object({
+    ...base,
+    type: z.literal("sandbox_refusal"),
+    kind: z.enum(["write", "read", "network"]),
+    /** The path or host refused. */
+    target: z.string(),
+    /** The tool call it happened in, when known. */
+    toolId: z.string().optional(),
+    /** A refused host that is the login's own API: the setting that names it (`settings.json env.ANTHROPIC_BASE_URL`). */
+    setting: z.string().optional(),
+    /** That setting is in a file of the repository's (the worktree's `.claude/settings.json`): it opens nothing. */
+    repository: z.boolean().optional(),
   });
   /** The conversation moved to another login of the same CLI (its session file copied and resumed there). */
   const accountSwitch = z.object({
@@ -232,43 +257,38 @@ function eventVariants() {
     before: z.string().optional(),
     after: z.string().optional(),
   });
-  /** The one terminal event of every turn. */
-  const turnEnd = z.object({
-    ...base,
-    type: z.literal("turn_end"),
-    outcome: z.enum(["completed", "failed", "limited", "cancelled", "interrupted"]),
-    reason: z.string().optional(),
-    exitCode: z.number().nullable().optional(),
-  });
 
   return [
     userMessage,
     turnStart,
-    session,
-    text,
-    toolCall,
-    toolResult,
     approvalRequest,
-    denial,
-    sandboxRefusal,
     question,
     decision,
-    usage,
-    quota,
-    limitHit,
-    retry,
-    error,
-    notice,
+    sandboxRefusal,
     accountSwitch,
     resetWait,
     handoff,
     review,
     memoryChange,
-    turnEnd,
   ] as const;
 }
 
-export const agentEventSchema = z.lazy(() => z.discriminatedUnion("type", eventVariants()));
+/**
+ * Both groups, built when the first event is parsed (lazy-schemas.ts): a command that reads no
+ * chat log builds none of them.
+ */
+const variants = once(() => ({ stream: streamVariants(), recorded: recordedVariants() }));
+
+export const streamEventSchema = z.lazy(() => z.discriminatedUnion("type", variants().stream));
+export const recordedEventSchema = z.lazy(() => z.discriminatedUnion("type", variants().recorded));
+/** One line of `.offrun/chats/<agent>.jsonl`: a stream event or a recorded one. */
+export const agentEventSchema = z.lazy(() =>
+  z.discriminatedUnion("type", [...variants().stream, ...variants().recorded]),
+);
+/** A stream event as logged. */
+export type StreamEvent = z.infer<typeof streamEventSchema>;
+/** A recorded event as logged. */
+export type RecordedEvent = z.infer<typeof recordedEventSchema>;
 /** One line of `.offrun/chats/<agent>.jsonl`. */
 export type AgentEvent = z.infer<typeof agentEventSchema>;
 
@@ -287,5 +307,13 @@ export type TurnOutcome = TurnEndEvent["outcome"];
 export type ReviewEvent = Extract<AgentEvent, { type: "review" }>;
 export type MemoryChangeEvent = Extract<AgentEvent, { type: "memory_change" }>;
 
-/** Events as an adapter's parser emits them: the supervisor stamps `at` and `turn`. */
-export type ParsedEvent = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "at" | "turn"> : never) : never;
+/** Each variant of `E` without the two fields the journal stamps. */
+type Unstamped<E> = E extends unknown ? Omit<E, "at" | "turn"> : never;
+/**
+ * Events as an adapter emits them (a parser, a live turn): stream events only, so an adapter that
+ * emits one Offrun records (a review, a login switch) fails to compile. The journal stamps `at`
+ * and `turn`.
+ */
+export type ParsedEvent = Unstamped<StreamEvent>;
+/** Any event as Offrun logs it, before the journal stamps `at` and `turn`. */
+export type EventDraft = Unstamped<AgentEvent>;

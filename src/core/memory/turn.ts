@@ -1,6 +1,6 @@
 import { listAgents } from "../agents/records.js";
 import { describeError } from "../foundation/errors.js";
-import type { ParsedEvent } from "../foundation/events.js";
+import type { EventDraft } from "../foundation/events.js";
 import { ensureMemory, isOwnMemoryFile, memoryBriefing, ownerOf } from "./files.js";
 import { unifiedDiff } from "./diff.js";
 import {
@@ -14,7 +14,7 @@ import {
 } from "./snapshots.js";
 import type { AgentRecord } from "../foundation/model.js";
 
-type MemoryChangeDraft = Extract<ParsedEvent, { type: "memory_change" }>;
+type MemoryChangeDraft = Extract<EventDraft, { type: "memory_change" }>;
 
 /** The memory side of one turn: what to tell the agent first, where it may write, and what it changed. */
 export interface MemoryTurn {
@@ -23,7 +23,7 @@ export interface MemoryTurn {
   /** The one folder the agent may write besides its worktree: its own memory. */
   addDirs: string[];
   /** After the turn: each changed memory file becomes a memory_change event (and, in Planner, a warning when not allowed). */
-  finish(log: (event: ParsedEvent) => Promise<void>): Promise<void>;
+  finish(log: (event: EventDraft) => Promise<void>): Promise<void>;
 }
 
 /**

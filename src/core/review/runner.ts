@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
-import type { ParsedEvent, QuotaWindow } from "../foundation/events.js";
+import type { EventDraft, ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";
 import { runCli } from "../agents/cli-run.js";
 import type { ProcessRunner } from "../foundation/runner.js";
@@ -38,7 +38,7 @@ export interface ReviewerRequest {
   /** The user trusted the repository (`TurnInput.workspaceTrusted`). */
   workspaceTrusted?: boolean;
   /** Every event of every attempt, as it arrives (the reviewer's transcript). */
-  record(account: Account, event: ParsedEvent): Promise<void>;
+  record(account: Account, event: EventDraft): Promise<void>;
 }
 
 export interface ReviewerRun {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { appendChat, readAgent } from "../agents/records.js";
 import { addToDraft } from "../agents/draft.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
-import type { ParsedEvent, ReviewEvent } from "../foundation/events.js";
+import type { EventDraft, ReviewEvent } from "../foundation/events.js";
 import { changedBetween, worktreeFingerprint } from "../git/fingerprint.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "../logins/picker.js";
@@ -203,7 +203,7 @@ async function runInScratch(
       ...(record.sandbox ? { sandbox: { project: record.project, name: `${record.name}-review` } } : {}),
       ...((await repositoryTrusted(record.project)) ? { workspaceTrusted: true } : {}),
       ...using,
-      record: (account, event: ParsedEvent) =>
+      record: (account, event: EventDraft) =>
         appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: account.label }),
     });
   } finally {

@@ -1,7 +1,7 @@
-import type { ParsedEvent } from "../foundation/events.js";
+import type { EventDraft, ParsedEvent } from "../foundation/events.js";
 import { hostRefused, type AllowedHost } from "./policy.js";
 
-type Refusal = Extract<ParsedEvent, { type: "sandbox_refusal" }>;
+type Refusal = Extract<EventDraft, { type: "sandbox_refusal" }>;
 
 /**
  * Finds what the sandbox refused during one turn, from two sources: the runtime's own record

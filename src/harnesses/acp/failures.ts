@@ -1,8 +1,8 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { ParsedEvent, TurnOutcome } from "../../core/foundation/events.js";
 import type { ErrorKind } from "../../core/foundation/errors.js";
-import { parseClaudeLimitText } from "../claude/limit-text.js";
-import { parseCodexLimitText } from "../codex/limit-text.js";
+import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
+import { parseCodexLimitText } from "../shared/codex-limit-text.js";
 import { parseProviderLimitText } from "../shared/provider-limit-text.js";
 import type { AcpAgentDefinition } from "./definition.js";
 

@@ -12,7 +12,7 @@ import { claudeTranscripts } from "./transcript.js";
 import { claudeSessionRoots, copyClaudeSession } from "./session-files.js";
 import { claudeSandbox } from "./sandbox.js";
 
-export { parseClaudeLimitText } from "./limit-text.js";
+export { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 export { createClaudeParser } from "./parser.js";
 export { claudeProjectFolder } from "./session-files.js";
 

@@ -1,6 +1,6 @@
 import type { ParsedEvent, QuotaWindow } from "../../core/foundation/events.js";
 import type { StreamParser } from "../types.js";
-import { parseClaudeLimitText } from "./limit-text.js";
+import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 import {
   KNOWN_LINE_TYPES,
   claudeLineSchema,

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../../core/foundation/session-scanner.js";
+import { SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
-import { parseClaudeLimitText } from "./limit-text.js";
+import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";
 import {

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OffrunError } from "../../core/foundation/errors.js";
-import { copyMarkingLines } from "../../core/foundation/copied-lines.js";
+import { copyMarkingLines } from "../shared/copied-lines.js";
 
 /**
  * Claude Code keeps each session at `<home>/projects/<project folder>/<session id>.jsonl`, with

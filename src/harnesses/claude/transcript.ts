@@ -2,7 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
-import { parseClaudeLimitText } from "./limit-text.js";
+import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**

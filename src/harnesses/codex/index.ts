@@ -12,7 +12,7 @@ import { codexSessionRoots, copyCodexSession } from "./session-files.js";
 import { codexTranscripts } from "./transcript.js";
 import { codexSandbox } from "./sandbox.js";
 
-export { parseCodexLimitText } from "./limit-text.js";
+export { parseCodexLimitText } from "../shared/codex-limit-text.js";
 export { CODEX_NOT_LOGGED_IN_MESSAGE, classifyFailure, createCodexParser } from "./parser.js";
 export { CODEX_ROLLOUT_SOURCE, findCodexRollout, readCodexRolloutQuota } from "./rollout.js";
 

@@ -1,7 +1,7 @@
 import type { ParsedEvent } from "../../core/foundation/events.js";
 import type { ErrorKind } from "../../core/foundation/errors.js";
 import type { StreamParser } from "../types.js";
-import { parseCodexLimitText } from "./limit-text.js";
+import { parseCodexLimitText } from "../shared/codex-limit-text.js";
 import {
   CODEX_ITEM_TYPES,
   CODEX_LINE_TYPES,

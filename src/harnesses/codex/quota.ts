@@ -2,7 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../../core/foundation/session-scanner.js";
+import { SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 import { AppServerClient, AppServerError, APP_SERVER_ARGS } from "./app-server-client.js";

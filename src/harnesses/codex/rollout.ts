@@ -1,4 +1,4 @@
-import { isCopiedLine } from "../../core/foundation/copied-lines.js";
+import { isCopiedLine } from "../shared/copied-lines.js";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { OffrunError } from "../../core/foundation/errors.js";
-import { copyMarkingLines } from "../../core/foundation/copied-lines.js";
+import { copyMarkingLines } from "../shared/copied-lines.js";
 import { findCodexRollout } from "./rollout.js";
 
 /** Codex keeps every thread at `<home>/sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`. */

@@ -2,7 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { PendingCalls } from "../shared/pending-calls.js";
 import type { ResumableClassifier, TranscriptMoment, TranscriptReader } from "../types.js";
-import { parseCodexLimitText } from "./limit-text.js";
+import { parseCodexLimitText } from "../shared/codex-limit-text.js";
 import { momentsOf, parseTranscriptLine, turnEnd } from "../shared/transcript-moments.js";
 
 /**

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../../core/foundation/session-scanner.js";
+import { SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import {
   addToHour,

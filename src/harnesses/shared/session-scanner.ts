@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-files.js";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../../core/foundation/private-files.js";
 import * as z from "zod";
 
 /**

@@ -1,4 +1,7 @@
 /**
+ * Read by the Codex adapter and by the ACP client (acp/failures.ts), which meets the same texts
+ * from Codex's ACP adapter: shared, since one adapter never imports another.
+ *
  * Codex's usage-limit texts (codex-rs core `error.rs`, seen in 0.171.0 and older builds):
  *   You’ve hit your usage limit. Try again at 3:40 AM.                     (reset later today)
  *   You’ve hit your usage limit. Try again at Dec 3rd, 2026 2:01 AM.       (reset on another day)
