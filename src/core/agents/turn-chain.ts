@@ -2,7 +2,7 @@ import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { findAccount } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
-import type { EventDraft, ParsedEvent, TurnEndEvent } from "../foundation/events.js";
+import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runAttempts } from "./attempts.js";
