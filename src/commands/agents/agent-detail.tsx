@@ -18,7 +18,7 @@ import { usePoll } from "../lib/poll.js";
  */
 function useDetail(record: AgentRecord, load: () => Promise<AgentDetailData>) {
   const detail = useCachedPromise(load, [], { keepPreviousData: false });
-  usePoll(detail.revalidate, 3_000, record.status === "working");
+  usePoll(async () => detail.revalidate(), 3_000, record.status === "working");
   return detail;
 }
 
