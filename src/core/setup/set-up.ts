@@ -137,7 +137,7 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   return finish();
 }
 
-const IN_PLACE_TITLE = "Use the installed offrun CLI";
+const IN_PLACE_TITLE = "Use the Installed Offrun CLI";
 
 /**
  * What a user of the Raycast extension, whose CLI comes without the sandbox runtime, runs to get
@@ -155,11 +155,11 @@ export function sandboxInstallCommand(env: NodeJS.ProcessEnv): string {
 }
 
 const TITLES: Record<SetupStepId, string> = {
-  cli: "Copy the offrun CLI",
-  launcher: "Write the launcher",
+  cli: "Copy the Offrun CLI",
+  launcher: "Write the Launcher",
   node: "Find Node.js",
-  link: "Put offrun on PATH",
-  service: "Install the companion's login service",
+  link: "Put Offrun on PATH",
+  service: "Install the Companion's Login Service",
 };
 
 async function nodeStep(launcher: string, env: NodeJS.ProcessEnv): Promise<SetupStep> {
