@@ -23,7 +23,6 @@ import {
   parseProjectValue,
 } from "../core/views/host-start.js";
 import { ADD_PROJECT, useAddProject } from "./lib/add-project.js";
-import { finderRepository } from "./lib/finder-project.js";
 import { withCompanion } from "./lib/companion.js";
 import { appendText, type StartAgentContext } from "./lib/dictate.js";
 import { DictateAction } from "./lib/dictate-action.js";
@@ -159,17 +158,6 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
       }
     }),
   });
-
-  // Opened over Finder with a folder or file of a repository selected: that is the project, listed
-  // first (recent first), unless a draft or Dictate Task already chose one.
-  useEffect(() => {
-    if (draft?.project) return;
-    void finderRepository().then((root) => {
-      if (!root) return;
-      setProject(root);
-      setValue("project", root);
-    });
-  }, []);
 
   const addProject = useAddProject((root) => {
     setValue("project", root);
