@@ -110,7 +110,7 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
         `offrun ${copied.version} is in ${copied.dir}.` +
         missing.map((p) => ` ${p.name} was not found beside it, so ${p.neededFor} will not work.`).join("") +
         (onlySandbox
-          ? " To run agents sandboxed, install it beside the copy with Copy Install Command (npm, about 9 MB), which also restarts the companion; Set Up Offrun keeps it from then on."
+          ? " To run agents sandboxed, install it beside the copy with Copy Install Command (npm, about 20 MB), which also restarts the companion; Set Up Offrun keeps it from then on."
           : ""),
       ...(missing.length ? { fix: onlySandbox ? sandboxInstallCommand(env) : CLI_INSTALL_COMMAND } : {}),
     });
