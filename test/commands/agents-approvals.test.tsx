@@ -6,6 +6,7 @@ import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
 import { render, type Screen } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
+import { macKey } from "../helpers/store-rules.js";
 
 // Approve / deny / answer from the Agents view, on live turns of the real Claude Code against the
 // fake model server: the answer reaches the running CLI through the companion.
@@ -66,6 +67,9 @@ test("Approve lets the waiting command run in the live turn", async () => {
   expect(screen.find("List.Section").props.subtitle).toBe("1 need you");
   // Issue 25, item 4: ↵ is Send Message whatever has loaded; Approve asks first, showing the command.
   expect(screen.actionsOf(item)[0]!.props.title).toBe("Send Message");
+  // Approve and Deny have keys of their own (they had none), neither of them ↵.
+  expect(macKey(screen.action(item, "Approve").props.shortcut)).toBe("cmd+opt+y");
+  expect(macKey(screen.action(item, "Deny").props.shortcut)).toBe("cmd+opt+n");
   await screen.press(screen.action(item, "Approve"));
   expect(runtime.alerts.at(-1)).toMatchObject({ title: "Approve for yes?" });
   expect(runtime.alerts.at(-1)!.message).toContain("approved.txt");
@@ -85,6 +89,9 @@ test("Deny refuses it: nothing runs and the turn ends", async () => {
   await startNeedingYou("no");
   const screen = render(<Agents />);
   await screen.press(screen.action(await agentItem(screen, "no", "Deny"), "Deny"));
+  // Deny shows what it refuses, whole, before it does (it acted at once).
+  expect(runtime.alerts.at(-1)).toMatchObject({ title: "Deny for no?" });
+  expect(runtime.alerts.at(-1)!.message).toContain("denied.txt");
   await untilIdle("no");
   const record = await readAgent(world.repo, "no");
   await expect(fs.access(path.join(record.worktree, "denied.txt"))).rejects.toThrow();
@@ -116,6 +123,8 @@ test("Answer opens a message box whose text reaches the agent's question", async
   const screen = render(<Agents />);
   const item = await agentItem(screen, "ask", "Answer");
   expect(screen.actionsOf(item).map((a) => a.props.title)).not.toContain("Approve");
+  // ↵ stays Send Message once the question has loaded (Answer came first then, and ↵ changed).
+  expect(screen.actionsOf(item)[0]!.props.title).toBe("Send Message");
   await screen.press(screen.action(item, "Answer"));
   await screen.waitFor(() => screen.findField("text"));
   screen.setField("text", "pnpm please");

@@ -131,5 +131,22 @@ test("Show Diff and Show Changed Files show the worktree as it is when they open
   await screen.settle();
   await screen.press(screen.action(screen.byTitle("List.Item", "late"), "Show Changed Files"));
   await screen.waitFor(() => expect(screen.findAll("List.Item").map((item) => item.props.title)).toEqual(["late.txt"]));
+
+  // What broke: both read once and never again. Refresh (⌘R) reads the worktree as it is now.
+  await fs.writeFile(path.join(record.worktree, "later.txt"), "written after the list opened\n");
+  const refresh = screen.action(screen.byTitle("List.Item", "late.txt"), "Refresh");
+  expect(refresh.props.shortcut).toMatchObject({ macOS: { modifiers: ["cmd"], key: "r" } });
+  await screen.press(refresh);
+  await screen.waitFor(() =>
+    expect(screen.findAll("List.Item").map((item) => item.props.title)).toEqual(["late.txt", "later.txt"]),
+  );
+  runtime.navigation!.pop();
+  await screen.settle();
+  await fs.writeFile(path.join(record.worktree, "last.txt"), "written after the diff opened\n");
+  await screen.press(screen.action(screen.byTitle("List.Item", "late"), "Show Diff"));
+  await screen.waitFor(() => expect(String(screen.find("Detail").props.markdown)).toContain("last.txt"));
+  await fs.writeFile(path.join(record.worktree, "final.txt"), "written after that\n");
+  await screen.press(screen.action(screen.find("Detail"), "Refresh"));
+  await screen.waitFor(() => expect(String(screen.find("Detail").props.markdown)).toContain("final.txt"));
   screen.unmount();
 });

@@ -4,7 +4,7 @@ import { List } from "@raycast/api";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { AgentActions } from "../../src/commands/agents/agent-actions.js";
-import { STOP_SHORTCUT } from "../../src/commands/lib/shortcuts.js";
+import { APPROVE_SHORTCUT, DENY_SHORTCUT, STOP_SHORTCUT } from "../../src/commands/lib/shortcuts.js";
 import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
 import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
 import { runOffrun } from "../helpers/offrun.js";
@@ -144,18 +144,24 @@ test("Agents shows no empty view while it loads", () => {
 /** Keys Raycast keeps for itself (`@raycast/eslint-plugin` no-reserved-shortcut's list, as macKey writes them). */
 const RESERVED = ["cmd+w", "cmd+k", "cmd+,", "cmd+p", "cmd+shift+/", "cmd+q", "cmd+escape", "cmd+return", "cmd+a"];
 
-test("Stop's shortcut equals no common shortcut on either platform, nor one Raycast reserves", () => {
+// Approve and Deny had no shortcut (issue 25: "Approve and Deny have their own shortcuts").
+test.each([
+  ["Stop", STOP_SHORTCUT],
+  ["Approve", APPROVE_SHORTCUT],
+  ["Deny", DENY_SHORTCUT],
+])("%s's shortcut equals no common shortcut on either platform, nor one Raycast reserves", (_name, shortcut) => {
   const common = Object.values(Keyboard.Shortcut.Common).flatMap((both) => [macKey(both.macOS), macKey(both.windows)]);
-  const stop = macKey(STOP_SHORTCUT)!;
+  const mac = macKey(shortcut)!;
   // Raycast reads ⌘ as ⌃ and ⌥ as Alt on Windows: the same keys must be free there too.
-  const { modifiers, key } = STOP_SHORTCUT as RaycastKeyboard.Shortcut & { modifiers: string[]; key: string };
+  const { modifiers, key } = shortcut as RaycastKeyboard.Shortcut & { modifiers: string[]; key: string };
   const windows = macKey({
     modifiers: modifiers.map((m) => ({ cmd: "ctrl", opt: "alt" })[m] ?? m),
     key,
   });
-  expect(common).not.toContain(stop);
+  expect(common).not.toContain(mac);
   expect(common).not.toContain(windows);
-  expect(RESERVED).not.toContain(stop);
+  expect(RESERVED).not.toContain(mac);
+  expect(new Set([STOP_SHORTCUT, APPROVE_SHORTCUT, DENY_SHORTCUT].map((s) => macKey(s))).size).toBe(3);
 });
 
 /**

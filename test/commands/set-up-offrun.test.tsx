@@ -8,6 +8,7 @@ import { launcherPaths } from "../../src/core/setup/launcher.js";
 import { eventually } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
+import { titleCaseBreaches, usSpellingBreaches } from "../helpers/title-case.js";
 import { viewBreaches } from "../helpers/store-rules.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
@@ -43,12 +44,17 @@ test("Set Up Offrun installs the bundled CLI and shows each step", async () => {
     .findAll("List.Item")
     .map((item) => [item.props.title, (item.props.icon as { source: string }).source]);
   expect(titles).toEqual([
-    ["Copy the offrun CLI", "CheckCircle"],
-    ["Write the launcher", "CheckCircle"],
+    ["Copy the Offrun CLI", "CheckCircle"],
+    ["Write the Launcher", "CheckCircle"],
     ["Find Node.js", "CheckCircle"],
-    ["Put offrun on PATH", "CheckCircle"],
-    ["Install the companion's login service", "Warning"],
+    ["Put Offrun on PATH", "CheckCircle"],
+    ["Install the Companion's Login Service", "Warning"],
   ]);
+  // The steps' titles come from the core (src/core/setup/set-up.ts), which the check of the
+  // commands' literal titles (layout.test.tsx) does not read: they were sentence case.
+  expect(
+    titles.flatMap(([title]) => [...titleCaseBreaches(String(title)), ...usSpellingBreaches(String(title))]),
+  ).toEqual([]);
   const { launcher } = launcherPaths(sandbox.box.env);
   expect(await fs.readlink(path.join(links, "offrun"))).toBe(launcher);
   const version = await execa(path.join(links, "offrun"), ["--version"], { env: sandbox.box.env, extendEnv: false });
@@ -69,7 +75,7 @@ test("without a usable Node it offers Copy Install Command and a help page", asy
   }, 30_000);
   expect(screen.action(node, "Copy Install Command").props.content).toBe("brew install node");
   // The steps after it were not tried, and say so.
-  const skipped = screen.byTitle("List.Item", "Put offrun on PATH");
+  const skipped = screen.byTitle("List.Item", "Put Offrun on PATH");
   expect((skipped.props.icon as { source: string }).source).toBe("Circle");
   expect(screen.action(skipped, "Copy Install Command").props.content).toBe("brew install node");
 

@@ -142,6 +142,24 @@ test("companion install, run by Raycast's versioned Node, writes a service that 
   // The launcher it runs starts this checkout's offrun with the Node it finds then.
   const started = await runLauncher(launcher, env);
   expect(started.stdout.trim()).toBe(await version());
+
+  // Raycast updates: its Node moves to a folder of the new version. The service, run as its
+  // manager runs it (its program, with the environment the file gives it), still starts offrun.
+  const runtimes = path.dirname(path.dirname(raycastNode));
+  await fs.rename(path.join(runtimes, "22.14.0"), path.join(runtimes, "22.16.0"));
+  const serviceEnv: NodeJS.ProcessEnv = { HOME: box.home, TMPDIR: box.tmp };
+  if (process.platform === "darwin") {
+    for (const [, name, value] of text.matchAll(/<key>(\w+)<\/key>\s*<string>([^<]*)<\/string>/g)) {
+      if (name === "PATH" || name === "OFFRUN_HOME") serviceEnv[name] = value;
+    }
+  } else {
+    for (const [, name, value] of text.matchAll(/^Environment="(\w+)=([^"]*)"$/gm)) serviceEnv[name!] = value;
+  }
+  expect(serviceEnv.PATH).toBeDefined();
+  expect(serviceEnv.PATH).not.toContain("com.raycast.macos");
+  const afterUpdate = await runLauncher(launcher, serviceEnv);
+  expect(afterUpdate.stderr).toBe("");
+  expect(afterUpdate.stdout.trim()).toBe(await version());
 });
 
 test("a CLI installed by Homebrew is named by its opt link, which outlives `brew upgrade`", async () => {

@@ -3,13 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { agentEventSchema } from "../../src/core/foundation/events.js";
 import { loadProjectConfig } from "../../src/core/foundation/project.js";
-import {
-  appendJsonLine,
-  readJsonl,
-  splitJsonl,
-  withFileLock,
-  writeJsonAtomic,
-} from "../../src/core/foundation/store.js";
+import { appendJsonLine, readJsonl, splitJsonl, writeJsonAtomic } from "../../src/core/foundation/store.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -69,28 +63,4 @@ test("atomic JSON writes leave no temp file behind and can set a mode", async ()
   expect(JSON.parse(await fs.readFile(file, "utf8"))).toEqual({ ok: true });
   expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
   expect(await fs.readdir(path.dirname(file))).toEqual(["state.json"]);
-});
-
-// Two files of one folder locked at once (the quota ledger and the sign-in cache, during a failover):
-// proper-lockfile keyed both locks by the folder, so releasing the first took the second's entry
-// and the second's lock directory stayed behind; the next writer of that file waited 10 s for it to
-// go stale.
-
-test("locks of two files in one folder are released each, and the next writer gets in at once", async () => {
-  const folder = path.join(dir, "locks");
-  const quota = path.join(folder, "quota.json");
-  const signIns = path.join(folder, "sign-ins.json");
-  let releaseFirst!: () => void;
-  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-  const first = withFileLock(quota, () => firstHeld);
-  const second = withFileLock(signIns, async () => {
-    releaseFirst();
-    await first;
-  });
-  await Promise.all([first, second]);
-  expect((await fs.readdir(folder)).filter((entry) => entry.endsWith(".lock"))).toEqual([]);
-  const started = Date.now();
-  await withFileLock(signIns, async () => undefined);
-  await withFileLock(quota, async () => undefined);
-  expect(Date.now() - started).toBeLessThan(2_000);
 });

@@ -9,7 +9,7 @@ import { loadHostAgentDetail } from "../../core/views/host-agents.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
-import { STOP_SHORTCUT } from "../lib/shortcuts.js";
+import { APPROVE_SHORTCUT, DENY_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
 import { ChangedFiles, DiffView } from "./agent-detail.js";
 import * as ops from "./companion-calls.js";
 import { MessageForm } from "./message-form.js";
@@ -57,20 +57,6 @@ export function AgentActions({
   return (
     <ActionPanel>
       <ActionPanel.Section>
-        {first?.type === "question" ? (
-          <Action.Push
-            title="Answer"
-            icon={Icon.SpeechBubble}
-            target={
-              <MessageForm
-                record={record}
-                title={`Answer ${record.name}`}
-                submitTitle="Send Answer"
-                onSend={(text) => ops.answer(row, requestId, text)}
-              />
-            }
-          />
-        ) : null}
         <Action.Push
           title="Send Message"
           icon={Icon.Envelope}
@@ -85,18 +71,30 @@ export function AgentActions({
             />
           }
         />
+        {/* After Send Message: ↵ stays Send Message whatever the detail has loaded (issue 25). */}
+        {first?.type === "question" ? (
+          <Action.Push
+            title="Answer"
+            icon={Icon.SpeechBubble}
+            target={
+              <MessageForm
+                record={record}
+                title={`Answer ${record.name}`}
+                submitTitle="Send Answer"
+                onSend={(text) => ops.answer(row, requestId, text)}
+              />
+            }
+          />
+        ) : null}
         {first?.type === "approval_request" ? (
           <>
             <Action
               title="Approve"
               icon={Icon.Check}
+              shortcut={APPROVE_SHORTCUT}
               onAction={async () => {
                 // The command is shown before it runs: the request may have arrived since the row was read.
-                // Whole, not the row's shortened text: what is approved is the command itself.
-                const input = first.input as { command?: unknown } | undefined;
-                const whole = typeof input?.command === "string" ? input.command : JSON.stringify(first.input, null, 2);
-                const command = visible(`${first.tool}: ${whole}`);
-                if (await confirmAlert({ title: `Approve for ${record.name}?`, message: command })) {
+                if (await confirmAlert({ title: `Approve for ${record.name}?`, message: wholeRequest(first) })) {
                   after(ops.approve(row, requestId, {}));
                 }
               }}
@@ -104,7 +102,13 @@ export function AgentActions({
             <Action
               title="Deny"
               icon={Icon.XMarkCircle}
-              onAction={() => after(ops.approve(row, requestId, { deny: true }))}
+              shortcut={DENY_SHORTCUT}
+              onAction={async () => {
+                // A shortcut can be pressed on the wrong row: Deny names what it refuses too.
+                if (await confirmAlert({ title: `Deny for ${record.name}?`, message: wholeRequest(first) })) {
+                  after(ops.approve(row, requestId, { deny: true }));
+                }
+              }}
             />
             {first.alwaysKey ? (
               <Action
@@ -213,4 +217,11 @@ export function AgentActions({
       </ActionPanel.Section>
     </ActionPanel>
   );
+}
+
+/** The waiting request whole, not the row's shortened text: what is approved or denied is the command itself. */
+function wholeRequest(request: { tool: string; input?: unknown }): string {
+  const input = request.input as { command?: unknown } | undefined;
+  const whole = typeof input?.command === "string" ? input.command : JSON.stringify(request.input, null, 2);
+  return visible(`${request.tool}: ${whole}`);
 }

@@ -1,4 +1,4 @@
-import { Action, ActionPanel, Detail, Icon, List } from "@raycast/api";
+import { Action, ActionPanel, Detail, Icon, Keyboard, List } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import {
   devServerUrl,
@@ -9,18 +9,33 @@ import {
 import { readPreviewText } from "../../core/views/agent-detail-load.js";
 import { readHostFile } from "../../core/views/host-agents.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
+import { usePoll } from "../lib/poll.js";
 
 /**
  * The agent's diff and changed files, read when the screen opens (and read again, not taken
- * from the row, which may not have loaded yet: a blank page, or "No Changes" where there are).
+ * from the row, which may not have loaded yet: a blank page, or "No Changes" where there are),
+ * then every 3 s while the agent works, as Agents polls, and on Refresh.
  */
-function useDetail(load: () => Promise<AgentDetailData>) {
-  return useCachedPromise(load, [], { keepPreviousData: false });
+function useDetail(record: AgentRecord, load: () => Promise<AgentDetailData>) {
+  const detail = useCachedPromise(load, [], { keepPreviousData: false });
+  usePoll(async () => detail.revalidate(), 3_000, record.status === "working");
+  return detail;
+}
+
+function RefreshAction({ onRefresh }: { onRefresh: () => void }) {
+  return (
+    <Action
+      title="Refresh"
+      icon={Icon.ArrowClockwise}
+      shortcut={Keyboard.Shortcut.Common.Refresh}
+      onAction={onRefresh}
+    />
+  );
 }
 
 /** The diff with line numbers, full screen. */
 export function DiffView({ record, load }: { record: AgentRecord; load: () => Promise<AgentDetailData> }) {
-  const { data, isLoading } = useDetail(load);
+  const { data, isLoading, revalidate } = useDetail(record, load);
   return (
     <Detail
       navigationTitle={`Diff of ${record.name}`}
@@ -29,6 +44,7 @@ export function DiffView({ record, load }: { record: AgentRecord; load: () => Pr
       actions={
         <ActionPanel>
           <Action.CopyToClipboard title="Copy Branch" content={record.branch} />
+          <RefreshAction onRefresh={revalidate} />
         </ActionPanel>
       }
     />
@@ -61,7 +77,7 @@ function FilePreview({ record, file, host }: { record: AgentRecord; file: Previe
  */
 export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<AgentDetailData>; host?: string }) {
   const { record, host } = props;
-  const { data, isLoading } = useDetail(props.load);
+  const { data, isLoading, revalidate } = useDetail(record, props.load);
   const files = data?.files ?? [];
   return (
     <List
@@ -71,7 +87,15 @@ export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<A
       searchBarPlaceholder="Filter changed files"
     >
       {isLoading ? null : (
-        <List.EmptyView title="No Changes" description={`${record.name} has changed nothing since its base.`} />
+        <List.EmptyView
+          title="No Changes"
+          description={`${record.name} has changed nothing since its base.`}
+          actions={
+            <ActionPanel>
+              <RefreshAction onRefresh={revalidate} />
+            </ActionPanel>
+          }
+        />
       )}
       {files.map((file) => {
         // Deleted, or a link out of the worktree: nothing of it is opened here.
@@ -88,6 +112,7 @@ export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<A
               host ? (
                 <ActionPanel>
                   <Action.CopyToClipboard title="Copy Path" content={file.absolute} />
+                  <RefreshAction onRefresh={revalidate} />
                 </ActionPanel>
               ) : (
                 <ActionPanel>
@@ -95,6 +120,7 @@ export function ChangedFiles(props: { record: AgentRecord; load: () => Promise<A
                   {openable ? <Action.Open title="Open File" target={file.absolute} /> : null}
                   <Action.ShowInFinder path={openable ? file.absolute : record.worktree} />
                   <Action.OpenInBrowser title="Open Dev Server" url={devServerUrl(record)} icon={Icon.Globe} />
+                  <RefreshAction onRefresh={revalidate} />
                 </ActionPanel>
               )
             }

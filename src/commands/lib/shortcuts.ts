@@ -16,3 +16,11 @@ export const DICTATE_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "shift"]
  * Windows (⌃.), where Raycast reads ⌘ as ⌃ (test/commands/layout.test.tsx checks all of it).
  */
 export const STOP_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "opt"], key: "." };
+
+/**
+ * Approve and Deny the command an agent waits on: ⌥⌘Y and ⌥⌘N, the y and n of a CLI's own
+ * prompt, beside Stop's ⌥⌘. and like it equal to no Keyboard.Shortcut.Common on either platform
+ * nor a key Raycast reserves (test/commands/layout.test.tsx). Each asks first, showing the command.
+ */
+export const APPROVE_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "opt"], key: "y" };
+export const DENY_SHORTCUT: Keyboard.Shortcut = { modifiers: ["cmd", "opt"], key: "n" };

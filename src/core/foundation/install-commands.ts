@@ -14,6 +14,13 @@ export const NODE_DOWNLOAD_URL = "https://nodejs.org/en/download";
 export const CLI_INSTALL_COMMAND = "npm install -g offrun";
 
 /**
+ * The sandbox runtime the CLI is built against (package.json's exact dependency). The Raycast
+ * extension leaves it out of the CLI it carries (docs/development.md says why); Set Up Offrun's
+ * fix installs this version beside the installed copy.
+ */
+export const SANDBOX_RUNTIME = { name: "@anthropic-ai/sandbox-runtime", version: "0.0.83" } as const;
+
+/**
  * For a machine reached over ssh: the npm package, or before it is on the registry, the tarball a
  * checkout packs, copied there.
  */

@@ -53,9 +53,12 @@ export async function writeTextAtomic(file: string, text: string, options: Write
 export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
   const { default: lockfile } = await import("proper-lockfile");
   await fs.mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  // Keyed by the file, not its folder: proper-lockfile keeps one entry per locked path in the
-  // process, and two files of one folder locked at once (the quota ledger and the sign-in cache,
-  // in a failover) shared it, so one lock's release left the other's lock behind for 10 s.
+  // The file itself is what is locked, not its folder: proper-lockfile keeps the locks a process
+  // holds by the path given here, so two files of one folder locked at once (the quota and sign-in
+  // caches) shared one entry: a release then freed the other file's entry, leaving that `.lock` on
+  // disk for every writer to wait out (ELOCKED on the folder when one gave up), or threw "Lock is
+  // not acquired/owned by you" (test/unit/file-lock.test.ts). The file need not exist (no
+  // realpath); on disk the lock is `<file>.lock`, as before.
   const release = await lockfile.lock(file, {
     realpath: false,
     lockfilePath: `${file}.lock`,

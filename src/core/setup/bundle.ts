@@ -125,7 +125,11 @@ export async function copyBundledCli(
     if (hadOld) await fs.rename(dest, old);
     await fs.rename(fresh, dest);
     if (hadOld) await fs.rm(old, { recursive: true, force: true });
-    return { dir: dest, version, missing };
+    // One the user installed beside the copy (the extension leaves the sandbox runtime out, and
+    // Set Up Offrun's fix installs it into ~/.offrun/lib/node_modules) is found there by Node.
+    const stillMissing: string[] = [];
+    for (const name of missing) if (!(await resolvePackage(name, dest))) stillMissing.push(name);
+    return { dir: dest, version, missing: stillMissing };
   } catch (error) {
     await fs.rm(fresh, { recursive: true, force: true }).catch(() => undefined);
     throw error;

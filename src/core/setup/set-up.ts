@@ -4,10 +4,10 @@ import path from "node:path";
 import * as z from "zod";
 import { CompanionClient } from "../companion/client.js";
 import type { PingResult } from "../companion/protocol.js";
-import { serviceFilePath } from "../companion/service.js";
+import { serviceFilePath, shellLine } from "../companion/service.js";
 import { describeError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
-import { CLI_INSTALL_COMMAND } from "../foundation/install-commands.js";
+import { CLI_INSTALL_COMMAND, SANDBOX_RUNTIME } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
 import { CLI_EXTERNAL_PACKAGES, bundledCliVersion, copyBundledCli } from "./bundle.js";
 import {
@@ -101,14 +101,18 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
     packageDir = copied.dir;
     cliVersion = copied.version;
     const missing = CLI_EXTERNAL_PACKAGES.filter((p) => copied.missing.includes(p.name));
+    const onlySandbox = missing.length === 1 && missing[0]!.name === SANDBOX_RUNTIME.name;
     steps.push({
       id: "cli",
       status: missing.length ? "warning" : "done",
       title: options.inPlace ? IN_PLACE_TITLE : TITLES.cli,
       detail:
         `offrun ${copied.version} is in ${copied.dir}.` +
-        missing.map((p) => ` ${p.name} was not found beside it, so ${p.neededFor} will not work.`).join(""),
-      ...(missing.length ? { fix: CLI_INSTALL_COMMAND } : {}),
+        missing.map((p) => ` ${p.name} was not found beside it, so ${p.neededFor} will not work.`).join("") +
+        (onlySandbox
+          ? " To run agents sandboxed, install it beside the copy with Copy Install Command (npm, about 20 MB), which also restarts the companion; Set Up Offrun keeps it from then on."
+          : ""),
+      ...(missing.length ? { fix: onlySandbox ? sandboxInstallCommand(env) : CLI_INSTALL_COMMAND } : {}),
     });
   } catch (error) {
     const title = options.inPlace ? IN_PLACE_TITLE : TITLES.cli;
@@ -133,14 +137,29 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   return finish();
 }
 
-const IN_PLACE_TITLE = "Use the installed offrun CLI";
+const IN_PLACE_TITLE = "Use the Installed Offrun CLI";
+
+/**
+ * What a user of the Raycast extension, whose CLI comes without the sandbox runtime, runs to get
+ * `--sandbox`: the runtime the CLI is built for, installed into ~/.offrun/lib/node_modules (where
+ * Node finds it from ~/.offrun/lib/offrun, and which a later Set Up Offrun leaves in place), then
+ * the login service installed again, which restarts the companion so that it loads the runtime.
+ */
+export function sandboxInstallCommand(env: NodeJS.ProcessEnv): string {
+  const { launcher, lib } = launcherPaths(env);
+  return (
+    shellLine(["npm", "install", "--prefix", path.dirname(lib), `${SANDBOX_RUNTIME.name}@${SANDBOX_RUNTIME.version}`]) +
+    " && " +
+    shellLine([launcher, "companion", "install"])
+  );
+}
 
 const TITLES: Record<SetupStepId, string> = {
-  cli: "Copy the offrun CLI",
-  launcher: "Write the launcher",
+  cli: "Copy the Offrun CLI",
+  launcher: "Write the Launcher",
   node: "Find Node.js",
-  link: "Put offrun on PATH",
-  service: "Install the companion's login service",
+  link: "Put Offrun on PATH",
+  service: "Install the Companion's Login Service",
 };
 
 async function nodeStep(launcher: string, env: NodeJS.ProcessEnv): Promise<SetupStep> {
