@@ -9,7 +9,7 @@ import { loadHostAgentDetail } from "../../core/views/host-agents.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { reviewAgentWithProgress } from "../lib/review.js";
-import { STOP_SHORTCUT } from "../lib/shortcuts.js";
+import { DIFF_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
 import { ChangedFiles, DiffView } from "./agent-detail.js";
 import * as ops from "./companion-calls.js";
 import { MessageForm } from "./message-form.js";
@@ -118,7 +118,7 @@ export function AgentActions({
         <Action.Push
           title="Show Diff"
           icon={Icon.Document}
-          shortcut={{ modifiers: ["cmd"], key: "d" }}
+          shortcut={DIFF_SHORTCUT}
           target={<DiffView record={record} load={loadDetail} />}
         />
         <Action.Push
