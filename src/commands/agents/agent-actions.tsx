@@ -8,7 +8,7 @@ import { loadAgentDetail } from "../../core/views/agent-detail-load.js";
 import { loadHostAgentDetail } from "../../core/views/host-agents.js";
 import { loadStartOptions } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
-import { reviewAgentWithProgress } from "../lib/review.js";
+import { startReview } from "../lib/review.js";
 import { DIFF_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
 import { ChangedFiles, DiffView } from "./agent-detail.js";
 import * as ops from "./companion-calls.js";
@@ -128,16 +128,8 @@ export function AgentActions({
         />
       </ActionPanel.Section>
       <ActionPanel.Section>
-        <Action
-          title="Review Changes"
-          icon={Icon.MagnifyingGlass}
-          onAction={() => after(reviewAgentWithProgress(row, false))}
-        />
-        <Action
-          title="Review and Request Fixes"
-          icon={Icon.Pencil}
-          onAction={() => after(reviewAgentWithProgress(row, true))}
-        />
+        <Action title="Review Changes" icon={Icon.MagnifyingGlass} onAction={() => after(startReview(row, false))} />
+        <Action title="Review and Request Fixes" icon={Icon.Pencil} onAction={() => after(startReview(row, true))} />
         {others.isLoading || logins.length > 0 ? (
           <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} isLoading={others.isLoading}>
             {logins.map((login) => (
