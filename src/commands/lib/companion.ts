@@ -63,3 +63,6 @@ export async function startCompanion(): Promise<StartedCompanion> {
 }
 
 export { START_COMPANION_COMMAND };
+
+/** Set Up Offrun's launch context that makes it only start the companion (the menu bar's Start Companion). */
+export const START_COMPANION_CONTEXT = { startCompanion: true } as const;
