@@ -66,7 +66,7 @@ test("the title is the tightest login's used %: a limited login counts as full",
   const claude = model.harnesses[0]!.logins;
   expect(claude.map((l) => l.title)).toEqual(["Default: 23%", "Work: 61%"]);
   // A reading 40 minutes old is marked with its age.
-  expect(claude[1]!.windows[0]).toMatch(/^5-hour 61% · resets \d\d:\d\d \(40m ago\)$/);
+  expect(claude[1]!.windows[0]).toMatch(/^5-Hour 61% · resets \d\d:\d\d \(40m ago\)$/);
   expect(model.harnesses[1]!.logins[0]!.windows[0]).toMatch(/^Limited until \d\d:\d\d$/);
 });
 
