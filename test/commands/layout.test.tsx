@@ -133,6 +133,39 @@ test("Switch Login… and Hand Off… say they load, and are not shown when ther
   screen.unmount();
 });
 
+// Selecting a row read Start Agent's whole options for its submenus: the project's branches (git) and
+// settings, about a second a selection here (bench/agents-selection.bench.tsx).
+test("selecting a row reads the logins and CLIs for its submenus without running git", async () => {
+  await agentsWithOneWaiting();
+  const overview = await loadAgentsOverview({ env: process.env });
+  const row = overview.groups[0]!.agents.find((a) => a.record.name === "upload")!;
+  // A git first on PATH that writes down each call, then runs the real one.
+  const realGit = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, "git"))
+    .find((file) => fs.existsSync(file))!;
+  const spy = path.join(sandbox.box.dir, "git-spy");
+  const calls = path.join(sandbox.box.dir, "git.calls");
+  fs.mkdirSync(spy);
+  fs.writeFileSync(path.join(spy, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${realGit}' "$@"\n`, {
+    mode: 0o755,
+  });
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${spy}${path.delimiter}${savedPath ?? ""}`;
+  try {
+    const screen = render(
+      <List searchBarPlaceholder="Filter agents">
+        <List.Item title="upload" actions={<AgentActions row={row} detail={undefined} reload={() => undefined} />} />
+      </List>,
+    );
+    await screen.waitFor(() => expect(screen.findAll("ActionPanel.Submenu")).toHaveLength(0));
+    screen.unmount();
+  } finally {
+    process.env.PATH = savedPath;
+  }
+  expect(fs.existsSync(calls) ? fs.readFileSync(calls, "utf8") : "").toBe("");
+});
+
 test("Agents shows no empty view while it loads", () => {
   const screen = render(<Agents />);
   expect(screen.find("List").props.isLoading).toBe(true);

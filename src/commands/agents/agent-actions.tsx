@@ -6,7 +6,7 @@ import type { AgentRow } from "../../core/views/agents-overview.js";
 import { hostHarnessChoices } from "../../core/views/host-start.js";
 import { loadAgentDetail } from "../../core/views/agent-detail-load.js";
 import { loadHostAgentDetail } from "../../core/views/host-agents.js";
-import { loadStartOptions } from "../../core/views/start-options.js";
+import { loadHarnessChoices } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { startReview } from "../lib/review.js";
 import { DIFF_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
@@ -37,9 +37,10 @@ export function AgentActions({
     async (host: string) =>
       host
         ? { harnesses: await hostHarnessChoices(host) }
-        : loadStartOptions({ project: record.project, env: faceEnv() }),
+        : { harnesses: await loadHarnessChoices({ project: record.project, env: faceEnv() }) },
     [row.host ?? ""],
     // Read with the selection, not when a submenu opens: a submenu that is empty once read is not shown.
+    // Only the logins and CLIs, from files: no git, no project settings (Start Agent's whole options did both).
     { execute: isSelected },
   );
   const after = (done: Promise<unknown>) => void done.then(reload);
