@@ -14,6 +14,8 @@ import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import type { AccountQuota } from "../core/quota/ledger.js";
 import { cachedAccountQuota } from "../core/quota/pipeline.js";
+import { clockTime } from "../core/views/format.js";
+import { windowText } from "../core/views/quota-window.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { throughCompanion } from "./context.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
@@ -75,13 +77,12 @@ function identityOf(entry: SignInEntry): {
   };
 }
 
-/** "23% of five_hour, resets 21:00", "limited until 21:00" or "unknown". */
-function describeQuota(quota: AccountQuota): string {
-  const at = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-  if (quota.limitedUntil) return `limited until ${at(quota.limitedUntil)}`;
+/** "5-Hour 23% · resets 21:00" (the deciding window, as every face writes it), "limited until 21:00" or "unknown". */
+function describeQuota(quota: AccountQuota, now = Date.now()): string {
+  if (quota.limitedUntil) return `limited until ${clockTime(quota.limitedUntil, now)}`;
   const blocking = quota.blocking;
   if (!blocking || blocking.usedPercent === undefined) return "unknown";
-  return `${Math.round(blocking.usedPercent)}% of ${blocking.kind}${blocking.resetsAt ? `, resets ${at(blocking.resetsAt)}` : ""}`;
+  return windowText(blocking, now);
 }
 
 interface AddOptions extends GlobalOptions {

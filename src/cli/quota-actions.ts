@@ -1,13 +1,16 @@
 import type { QuotaListRow } from "../core/quota/row.js";
 import { quotaReport } from "../core/quota/report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
+import { clockTime } from "../core/views/format.js";
 import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
+import { windowText } from "../core/views/quota-window.js";
 import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";
 
 /**
- * offrun quota: per login, its sign-in, each window with used %, reset time, pace, source and age;
+ * offrun quota: per login, its sign-in, each window ("5-Hour 23% · resets 21:00", as every face writes
+ * it: core/views/quota-window.ts; ◀ marks the one that decides), pace, source and age;
  * with hosts added, their logins too (each host time-boxed; one that does not answer is named).
  */
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {
@@ -20,7 +23,7 @@ export async function quota(options: GlobalOptions & { refresh?: boolean }): Pro
   const data = [...rows, ...remote.rows];
   output(options, data, () =>
     table(
-      ["LOGIN", "WINDOW", "USED", "RESETS", "PACE", "SOURCE", "AGE"],
+      ["LOGIN", "WINDOW", "PACE", "SOURCE", "AGE"],
       data.flatMap((row) => rowsOf(row, now)),
     ),
   );
@@ -41,27 +44,23 @@ function rowsOf(row: QuotaListRow & { host?: string }, now: Date): string[][] {
   const name = `${row.host ? `${row.host} · ` : ""}${row.displayName} · ${row.label}`;
   const signedOut = row.signIn.state === "signed-out";
   const rows: string[][] = [];
-  if (signedOut) rows.push([name, "SIGNED OUT", "-", "-", "-", `sign in: ${row.signIn.command ?? "-"}`, "-"]);
+  if (signedOut) rows.push([name, "SIGNED OUT", "-", `sign in: ${row.signIn.command ?? "-"}`, "-"]);
   if (row.limitedUntil) {
-    const until = `until ${new Date(row.limitedUntil).toLocaleString()}`;
-    rows.push([name, "LIMITED", "-", until, "-", row.source ?? "offrun", "-"]);
+    rows.push([name, `LIMITED until ${clockTime(row.limitedUntil, now.getTime())}`, "-", row.source ?? "offrun", "-"]);
   }
   if (row.windows.length === 0 && !row.limitedUntil && !signedOut) {
-    if (row.coverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-", "-", "-"]);
+    if (row.coverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-"]);
     else {
       const why = row.attempts.map((a) => `${a.source}: ${a.outcome}`).join(", ") || "no source";
-      rows.push([name, "unknown", "-", "-", "-", why, "-"]);
+      rows.push([name, "unknown", "-", why, "-"]);
     }
   }
   const pace = row.limitedUntil || signedOut ? undefined : paceText(row.pace, now.getTime());
   for (const window of row.windows) {
-    const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
     const blocking = row.blocking?.kind === window.kind;
     rows.push([
       name,
-      `${window.kind}${blocking ? " ◀" : ""}`,
-      used,
-      window.resetsAt ? new Date(window.resetsAt).toLocaleString() : "-",
+      `${windowText(window, now.getTime())}${blocking ? " ◀" : ""}`,
       blocking && pace ? pace : "-",
       window.source,
       `${elapsed(window.observedAt, now.getTime())} ago`,

@@ -15,14 +15,13 @@ import { readSnapshotExplained } from "../core/companion/snapshot.js";
 import { shorten } from "../core/views/format.js";
 import { buildMenuBar } from "../core/views/menu-bar.js";
 import { listHarnesses } from "../harnesses/registry.js";
-import { START_COMPANION_COMMAND, startCompanion } from "./lib/companion.js";
-import { describeError } from "./lib/failure.js";
+import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT } from "./lib/companion.js";
 
 /**
  * Agent Quota (menu bar, every minute): paints from the companion's snapshot and the pid file
  * alone, so it is done at once whatever state the companion is in, on a background refresh as
  * when opened. It never starts the companion: when it is down, the menu says so and offers
- * Start Companion (the login service) and the command to copy.
+ * Start Companion (which opens Set Up Offrun to start the login service) and the command to copy.
  */
 
 async function loadMenu() {
@@ -59,7 +58,7 @@ export function menuText(title: string, subtitle?: string): { title: string; sub
 }
 
 /** Opens another command; `context` reaches it as its launch context (Agents selects that agent). */
-const openCommand = (name: string, context?: { project: string; agent: string; host?: string }) => () =>
+const openCommand = (name: string, context?: Record<string, unknown>) => () =>
   void launchCommand({ name, type: LaunchType.UserInitiated, ...(context ? { context } : {}) }).catch(() =>
     showHUD(`Could not open ${name}`),
   );
@@ -74,14 +73,6 @@ export default function AgentQuota() {
       : model?.state === "limited"
         ? { source: Icon.Hourglass, tintColor: Color.Yellow }
         : Icon.Gauge;
-  const start = async () => {
-    await showHUD("Starting the Offrun companion…");
-    await startCompanion().then(
-      (started) => showHUD(started.message),
-      (error: unknown) => showHUD(`Could not start the companion: ${describeError(error)}`),
-    );
-    revalidate();
-  };
   return (
     <MenuBarExtra isLoading={isLoading} icon={icon} title={model?.title} tooltip={model?.tooltip ?? "Offrun"}>
       {data?.problem ? (
@@ -98,7 +89,9 @@ export default function AgentQuota() {
             title="Start Companion"
             subtitle={model.interrupted > 0 ? `${model.interrupted} turn(s) interrupted` : undefined}
             icon={Icon.Play}
-            onAction={() => void start()}
+            // Starting takes seconds (a login shell, the service): Set Up Offrun's view does it and shows how it went,
+            // since Raycast unloads this command when its menu closes.
+            onAction={openCommand("set-up-offrun", START_COMPANION_CONTEXT)}
           />
           <MenuBarExtra.Item
             title="Copy Start Command"

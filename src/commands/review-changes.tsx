@@ -1,26 +1,38 @@
-import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigation } from "@raycast/api";
-import { useCachedPromise } from "@raycast/utils";
+import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, type LaunchProps } from "@raycast/api";
+import { useCachedPromise, usePromise } from "@raycast/utils";
+import type { ReviewEvent } from "../core/foundation/events.js";
 import { fixRequest } from "../core/review/fixes.js";
 import { visible } from "../core/foundation/visible.js";
 import { eventMarkdown } from "../core/views/agent-detail.js";
 import { loadAgentsOverview } from "../core/views/agents-overview.js";
+import { loadLaunchedReview, reviewLaunch, type ReviewLaunchContext } from "../core/views/review-launch.js";
 import { STATUS_LOOK } from "./agents.js";
 import { shownName, withAgentCompanion, type AgentTarget } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
-import { reviewAgentWithProgress, type ReviewOutcome } from "./lib/review.js";
+import { startReview } from "./lib/review.js";
 import { useSubmitOnce } from "./lib/submit-once.js";
 
-/** Review Changes: the most recently active agent first; Enter reviews it with the configured reviewer. */
+/**
+ * Review Changes: the most recently active agent first; Enter starts a review of it with the
+ * configured reviewer and returns. The companion runs the review; when it is done, its
+ * notification opens this command on the findings (launch context: the agent and the review's id).
+ */
 
-function Findings({ target, outcome }: { target: AgentTarget; outcome: ReviewOutcome }) {
-  const { record } = target;
-  const review = outcome.review;
-  const fixes = review.type === "review" ? fixRequest(review) : undefined;
+/** The agent a review is about, as a deeplink names it. */
+type Reviewed = Pick<ReviewLaunchContext, "project" | "agent" | "host">;
+
+function Findings({ agent, review }: { agent: Reviewed; review: ReviewEvent | undefined }) {
+  const target = { record: { name: agent.agent }, ...(agent.host ? { host: agent.host } : {}) };
+  const fixes = review?.type === "review" ? fixRequest(review) : undefined;
   return (
     <Detail
       navigationTitle={`Review of ${shownName(target)}`}
-      markdown={visible([eventMarkdown(review) ?? "", ...outcome.warnings.map((w) => `⚠ ${w}`)].join("\n\n"))}
+      markdown={visible(
+        review
+          ? (eventMarkdown(review) ?? "")
+          : `*No such review in ${shownName(target)}'s conversation: the agent may have been discarded.*`,
+      )}
       actions={
         <ActionPanel>
           {fixes ? (
@@ -31,7 +43,7 @@ function Findings({ target, outcome }: { target: AgentTarget; outcome: ReviewOut
                 try {
                   // Through the companion, under the draft's lock: a review adding fixes at that moment keeps them both.
                   await withAgentCompanion(target, (client) =>
-                    client.call("draft.add", { project: record.project, name: record.name, text: fixes }),
+                    client.call("draft.add", { project: agent.project, name: agent.agent, text: fixes }),
                   );
                   await showToast({
                     style: Toast.Style.Success,
@@ -50,7 +62,26 @@ function Findings({ target, outcome }: { target: AgentTarget; outcome: ReviewOut
   );
 }
 
-export default function ReviewChanges() {
+/** The findings a notification's deeplink names, read from the agent's chat log. */
+function LaunchedFindings({ context }: { context: ReviewLaunchContext }) {
+  const { data, isLoading, error, revalidate } = usePromise(loadLaunchedReview, [context]);
+  if (error) {
+    return (
+      <List searchBarPlaceholder="Review">
+        <FailureView error={error} onRetry={revalidate} />
+      </List>
+    );
+  }
+  if (isLoading) return <Detail isLoading markdown="" navigationTitle="Review" />;
+  return <Findings agent={context} review={data} />;
+}
+
+export default function ReviewChanges(props: Pick<LaunchProps, "launchContext">) {
+  const launched = reviewLaunch(props.launchContext);
+  return launched ? <LaunchedFindings context={launched} /> : <ReviewList />;
+}
+
+function ReviewList() {
   const { data, isLoading, error, revalidate } = useCachedPromise(async () => {
     const overview = await loadAgentsOverview({ env: faceEnv() });
     // This machine's agents and every host's (a host's reviewer runs there, read-only too).
@@ -89,12 +120,9 @@ export default function ReviewChanges() {
 }
 
 function ReviewActions({ target, once }: { target: AgentTarget; once: ReturnType<typeof useSubmitOnce>["once"] }) {
-  const { push } = useNavigation();
+  // Starts and returns: the review runs on in the companion, and its notification opens the findings.
   const review = once(
-    async (requestFixes: boolean) => {
-      const outcome = await reviewAgentWithProgress(target, requestFixes);
-      if (outcome) push(<Findings target={target} outcome={outcome} />);
-    },
+    async (requestFixes: boolean) => void (await startReview(target, requestFixes)),
     `${target.host ?? ""}:${target.record.project}/${target.record.name}`,
   );
   return (

@@ -4,15 +4,14 @@ import { List } from "@raycast/api";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { AgentActions } from "../../src/commands/agents/agent-actions.js";
-import { APPROVE_SHORTCUT, DENY_SHORTCUT, STOP_SHORTCUT } from "../../src/commands/lib/shortcuts.js";
 import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
 import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { Keyboard } from "../helpers/raycast-api.js";
-import type { Keyboard as RaycastKeyboard } from "@raycast/api";
 import { ROW_CHARS_BESIDE_DETAIL, rowChars } from "../helpers/row-width.js";
 import { macKey } from "../helpers/store-rules.js";
+import { canShowTogether, sourceShortcuts } from "../helpers/shortcuts.js";
 import { titleCaseBreaches, usSpellingBreaches } from "../helpers/title-case.js";
 import { writeStateSnapshot } from "../screens/scene.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
@@ -134,6 +133,39 @@ test("Switch Login… and Hand Off… say they load, and are not shown when ther
   screen.unmount();
 });
 
+// Selecting a row read Start Agent's whole options for its submenus: the project's branches (git) and
+// settings, about a second a selection here (bench/agents-selection.bench.tsx).
+test("selecting a row reads the logins and CLIs for its submenus without running git", async () => {
+  await agentsWithOneWaiting();
+  const overview = await loadAgentsOverview({ env: process.env });
+  const row = overview.groups[0]!.agents.find((a) => a.record.name === "upload")!;
+  // A git first on PATH that writes down each call, then runs the real one.
+  const realGit = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, "git"))
+    .find((file) => fs.existsSync(file))!;
+  const spy = path.join(sandbox.box.dir, "git-spy");
+  const calls = path.join(sandbox.box.dir, "git.calls");
+  fs.mkdirSync(spy);
+  fs.writeFileSync(path.join(spy, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec '${realGit}' "$@"\n`, {
+    mode: 0o755,
+  });
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${spy}${path.delimiter}${savedPath ?? ""}`;
+  try {
+    const screen = render(
+      <List searchBarPlaceholder="Filter agents">
+        <List.Item title="upload" actions={<AgentActions row={row} detail={undefined} reload={() => undefined} />} />
+      </List>,
+    );
+    await screen.waitFor(() => expect(screen.findAll("ActionPanel.Submenu")).toHaveLength(0));
+    screen.unmount();
+  } finally {
+    process.env.PATH = savedPath;
+  }
+  expect(fs.existsSync(calls) ? fs.readFileSync(calls, "utf8") : "").toBe("");
+});
+
 test("Agents shows no empty view while it loads", () => {
   const screen = render(<Agents />);
   expect(screen.find("List").props.isLoading).toBe(true);
@@ -144,24 +176,34 @@ test("Agents shows no empty view while it loads", () => {
 /** Keys Raycast keeps for itself (`@raycast/eslint-plugin` no-reserved-shortcut's list, as macKey writes them). */
 const RESERVED = ["cmd+w", "cmd+k", "cmd+,", "cmd+p", "cmd+shift+/", "cmd+q", "cmd+escape", "cmd+return", "cmd+a"];
 
-// Approve and Deny had no shortcut (issue 25: "Approve and Deny have their own shortcuts").
-test.each([
-  ["Stop", STOP_SHORTCUT],
-  ["Approve", APPROVE_SHORTCUT],
-  ["Deny", DENY_SHORTCUT],
-])("%s's shortcut equals no common shortcut on either platform, nor one Raycast reserves", (_name, shortcut) => {
-  const common = Object.values(Keyboard.Shortcut.Common).flatMap((both) => [macKey(both.macOS), macKey(both.windows)]);
-  const mac = macKey(shortcut)!;
-  // Raycast reads ⌘ as ⌃ and ⌥ as Alt on Windows: the same keys must be free there too.
-  const { modifiers, key } = shortcut as RaycastKeyboard.Shortcut & { modifiers: string[]; key: string };
-  const windows = macKey({
-    modifiers: modifiers.map((m) => ({ cmd: "ctrl", opt: "alt" })[m] ?? m),
-    key,
+// Show Diff had ⌘D, Raycast's Common.Duplicate, and Dictate ⌘⇧D, Common.RemoveAll on Windows (⌃⇧D): the old
+// check read only Stop's constant.
+test("every shortcut of every action in src/commands equals no other's in its panel, nor a common or reserved one it is not", () => {
+  const found = sourceShortcuts(path.resolve("src/commands"));
+  expect(found.length).toBeGreaterThan(10);
+  expect(found.find((s) => s.written === "STOP_SHORTCUT")).toMatchObject({ macOS: "cmd+opt+.", windows: "alt+ctrl+." });
+  const common = Object.entries(Keyboard.Shortcut.Common).flatMap(([name, both]) => [
+    { name, key: macKey(both.macOS)! },
+    { name, key: macKey(both.windows)! },
+  ]);
+  const breaches: string[] = [];
+  for (const s of found) {
+    if (RESERVED.includes(s.macOS)) breaches.push(`${s.at} ${s.title}: ${s.macOS} is reserved by Raycast`);
+    if (s.common) continue; // Raycast's own, used for what it names
+    // Raycast reads ⌘ as Ctrl and ⌥ as Alt on Windows: the same keys must be free there too.
+    for (const key of [s.macOS, s.windows]) {
+      for (const c of common.filter((c) => c.key === key))
+        breaches.push(`${s.at} ${s.title}: ${key} is Keyboard.Shortcut.Common.${c.name}`);
+    }
+  }
+  found.forEach((a, i) => {
+    for (const b of found.slice(i + 1)) {
+      if (!canShowTogether(a, b)) continue;
+      if (a.macOS === b.macOS || a.windows === b.windows)
+        breaches.push(`${a.at} ${a.title} and ${b.at} ${b.title} share ${a.macOS === b.macOS ? a.macOS : a.windows}`);
+    }
   });
-  expect(common).not.toContain(mac);
-  expect(common).not.toContain(windows);
-  expect(RESERVED).not.toContain(mac);
-  expect(new Set([STOP_SHORTCUT, APPROVE_SHORTCUT, DENY_SHORTCUT].map((s) => macKey(s))).size).toBe(3);
+  expect([...new Set(breaches)]).toEqual([]);
 });
 
 /**

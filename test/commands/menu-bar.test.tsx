@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { LaunchProps } from "@raycast/api";
 import AgentQuota from "../../src/commands/agent-quota.js";
+import SetUpOffrun from "../../src/commands/set-up-offrun.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { isAlive, runningCompanionPid } from "../../src/core/foundation/pids.js";
 import { eventually } from "../helpers/offrun.js";
@@ -9,6 +11,8 @@ import { buildMenuBar } from "../../src/core/views/menu-bar.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+
+type LaunchContext = LaunchProps["launchContext"];
 
 const NOW = Date.parse("2026-03-02T18:00:00Z");
 const names = new Map([
@@ -62,7 +66,7 @@ test("the title is the tightest login's used %: a limited login counts as full",
   const claude = model.harnesses[0]!.logins;
   expect(claude.map((l) => l.title)).toEqual(["Default: 23%", "Work: 61%"]);
   // A reading 40 minutes old is marked with its age.
-  expect(claude[1]!.windows[0]).toMatch(/^5-hour 61% · resets \d\d:\d\d \(40m ago\)$/);
+  expect(claude[1]!.windows[0]).toMatch(/^5-Hour 61% · resets \d\d:\d\d \(40m ago\)$/);
   expect(model.harnesses[1]!.logins[0]!.windows[0]).toMatch(/^Limited until \d\d:\d\d$/);
 });
 
@@ -311,7 +315,9 @@ describe("the menu bar command", () => {
     screen.unmount();
   });
 
-  test("with no companion it is done at once, says so, and Start Companion starts it", async () => {
+  // Start Companion started the service from the menu bar command itself, which Raycast unloads when
+  // its menu closes (raycast/extensions#2334): the start could be cut off, its HUD never shown.
+  test("with no companion it is done at once, says so, and Start Companion opens a view that starts it", async () => {
     const screen = render(<AgentQuota />);
     await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
     // Nothing was started by painting the menu.
@@ -323,17 +329,40 @@ describe("the menu bar command", () => {
     const footer = screen.findAll("MenuBarExtra.Item").map((i) => i.props.title);
     expect(footer).toEqual(expect.arrayContaining(["Refresh", "Preferences…"]));
 
+    runtime.calls = [];
     (section.children[0]!.props.onAction as () => void)();
+    // The menu bar's action does no long work itself: it launches the view command, and returns.
+    await screen.waitFor(() => expect(runtime.calls.map((c) => c.kind)).toContain("launchCommand"));
+    expect(runtime.calls.find((c) => c.kind === "launchCommand")!.args[0]).toEqual({
+      name: "set-up-offrun",
+      type: "userInitiated",
+      context: { startCompanion: true },
+    });
+    expect(runtime.calls.map((c) => c.kind)).not.toContain("showHUD");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await runningCompanionPid()).toBeUndefined();
+    const launched = runtime.calls.find((c) => c.kind === "launchCommand")!.args[0] as { context: LaunchContext };
+
+    // That view starts the companion and shows how it went.
+    const view = render(<SetUpOffrun launchContext={launched.context} />);
+    expect(view.find("Detail").props.markdown).toBe("## Starting the Companion…");
     const pid = await eventually(async () => runningCompanionPid(), 30_000, "the companion started by Start Companion");
     expect(isAlive(pid)).toBe(true);
-    await screen.waitFor(
-      () =>
-        expect(screen.findAll("MenuBarExtra.Section").some((s) => s.props.title === "Companion Not Running")).toBe(
-          false,
-        ),
+    await view.waitFor(
+      () => expect(String(view.find("Detail").props.markdown)).toMatch(/^## Companion Running\n\n\S/),
       30_000,
     );
+    expect(view.findAll("Action.CopyToClipboard").map((a) => a.props.title)).toEqual(["Copy Start Command"]);
+    view.unmount();
     screen.unmount();
+    // The menu bar's next run (Raycast reloads it every minute) finds it running.
+    const next = render(<AgentQuota />);
+    await next.waitFor(
+      () =>
+        expect(next.findAll("MenuBarExtra.Section").some((s) => s.props.title === "Companion Not Running")).toBe(false),
+      30_000,
+    );
+    next.unmount();
   });
 
   test("a damaged state.json is one clear line, not a crash", async () => {

@@ -15,7 +15,9 @@ export type Step =
   /** HTTP 401: the login's sign-in is not accepted (signed out, revoked). */
   | { kind: "unauthorized" }
   /** Accepts the request and never answers (the hang scenario). */
-  | { kind: "hang" };
+  | { kind: "hang" }
+  /** Answers with `step` once `until` settles: what a test does meanwhile happens before the answer. */
+  | { kind: "held"; until: Promise<unknown>; step: Exclude<Step, { kind: "held" | "hang" }> };
 
 /** Quota headers to put on every response (what subscription logins see). */
 export interface QuotaHeaders {

@@ -78,6 +78,12 @@ export async function startFakeServer(protocols: Protocol[]): Promise<FakeServer
         res.writeHead(200, { "content-type": "text/event-stream" });
         return;
       }
+      if (step?.kind === "held") {
+        const held = step;
+        record.answeredWith = held.step.kind;
+        void held.until.finally(() => protocol.answer(res, held.step, body, quota));
+        return;
+      }
       protocol.answer(res, step ?? { kind: "text", text: "Done." }, body, quota);
     });
   });

@@ -13,6 +13,18 @@ describe("the Raycast deeplink of a notification", () => {
     });
   });
 
+  // A finished review's notification opened the Agents list: its findings were a scroll away, or lost.
+  it("opens Review Changes on the findings when the notification is about a review", () => {
+    const link = new URL(agentDeeplink({ project: "/work/shop", agent: "fix-login", host: "devbox", review: "r1a2b" }));
+    expect(`${link.protocol}//${link.host}${link.pathname}`).toBe("raycast://extensions/offrun/offrun/review-changes");
+    expect(JSON.parse(link.searchParams.get("context") ?? "")).toEqual({
+      project: "/work/shop",
+      agent: "fix-login",
+      host: "devbox",
+      review: "r1a2b",
+    });
+  });
+
   it("is only offered on macOS with Raycast installed", async () => {
     const home = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-deeplink-"));
     expect(raycastIsInstalled("linux", home)).toBe(false);

@@ -128,7 +128,7 @@ describe("a host's logins", () => {
     expect(groups).toHaveLength(1);
     const [signedIn, signedOut] = groups[0]!.logins;
     expect(groups[0]!.name).toBe("Claude Code");
-    expect(signedIn!.quota.summary).toMatch(/^23% used, resets /);
+    expect(signedIn!.quota.summary).toMatch(/^5-Hour 23% · resets \d\d:\d\d$/);
     expect(signedOut!.quota.signedOut).toBe(true);
     expect(signedOut!.signInCommand).toBe("ssh -t -p 2222 me@devbox.internal -- offrun accounts login claude work");
   });

@@ -6,10 +6,10 @@ import type { AgentRow } from "../../core/views/agents-overview.js";
 import { hostHarnessChoices } from "../../core/views/host-start.js";
 import { loadAgentDetail } from "../../core/views/agent-detail-load.js";
 import { loadHostAgentDetail } from "../../core/views/host-agents.js";
-import { loadStartOptions } from "../../core/views/start-options.js";
+import { loadHarnessChoices } from "../../core/views/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
-import { reviewAgentWithProgress } from "../lib/review.js";
-import { APPROVE_SHORTCUT, DENY_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
+import { startReview } from "../lib/review.js";
+import { APPROVE_SHORTCUT, DENY_SHORTCUT, DIFF_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";
 import { ChangedFiles, DiffView } from "./agent-detail.js";
 import * as ops from "./companion-calls.js";
 import { MessageForm } from "./message-form.js";
@@ -37,9 +37,10 @@ export function AgentActions({
     async (host: string) =>
       host
         ? { harnesses: await hostHarnessChoices(host) }
-        : loadStartOptions({ project: record.project, env: faceEnv() }),
+        : { harnesses: await loadHarnessChoices({ project: record.project, env: faceEnv() }) },
     [row.host ?? ""],
     // Read with the selection, not when a submenu opens: a submenu that is empty once read is not shown.
+    // Only the logins and CLIs, from files: no git, no project settings (Start Agent's whole options did both).
     { execute: isSelected },
   );
   const after = (done: Promise<unknown>) => void done.then(reload);
@@ -122,7 +123,7 @@ export function AgentActions({
         <Action.Push
           title="Show Diff"
           icon={Icon.Document}
-          shortcut={{ modifiers: ["cmd"], key: "d" }}
+          shortcut={DIFF_SHORTCUT}
           target={<DiffView record={record} load={loadDetail} />}
         />
         <Action.Push
@@ -132,16 +133,8 @@ export function AgentActions({
         />
       </ActionPanel.Section>
       <ActionPanel.Section>
-        <Action
-          title="Review Changes"
-          icon={Icon.MagnifyingGlass}
-          onAction={() => after(reviewAgentWithProgress(row, false))}
-        />
-        <Action
-          title="Review and Request Fixes"
-          icon={Icon.Pencil}
-          onAction={() => after(reviewAgentWithProgress(row, true))}
-        />
+        <Action title="Review Changes" icon={Icon.MagnifyingGlass} onAction={() => after(startReview(row, false))} />
+        <Action title="Review and Request Fixes" icon={Icon.Pencil} onAction={() => after(startReview(row, true))} />
         {others.isLoading || logins.length > 0 ? (
           <ActionPanel.Submenu title="Switch Login…" icon={Icon.Person} isLoading={others.isLoading}>
             {logins.map((login) => (

@@ -36,7 +36,7 @@ const HOST_ACTION_MS = 60_000;
 
 /** Sends requests about `target` to the companion that runs it. */
 export function withAgentCompanion<T>(
-  target: AgentTarget,
+  target: Pick<AgentTarget, "host">,
   fn: (caller: Caller) => Promise<T>,
   hostTimeoutMs = HOST_ACTION_MS,
 ): Promise<T> {
@@ -44,7 +44,7 @@ export function withAgentCompanion<T>(
 }
 
 /** "fix-upload", or "devbox:fix-upload" for a host's agent. */
-export function shownName(target: AgentTarget): string {
+export function shownName(target: { record: Pick<AgentRecord, "name">; host?: string }): string {
   return target.host ? `${target.host}:${target.record.name}` : target.record.name;
 }
 
@@ -63,3 +63,6 @@ export async function startCompanion(): Promise<StartedCompanion> {
 }
 
 export { START_COMPANION_COMMAND };
+
+/** Set Up Offrun's launch context that makes it only start the companion (the menu bar's Start Companion). */
+export const START_COMPANION_CONTEXT = { startCompanion: true } as const;

@@ -105,7 +105,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       notifications: options
         .notifications()
         .slice(0, NOTIFICATIONS_KEPT)
-        .map(({ kind, title, body, project, agent, host, at, outcome }) => ({
+        .map(({ kind, title, body, project, agent, host, at, outcome, link }) => ({
           kind,
           title,
           body,
@@ -114,6 +114,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
           ...(host ? { host } : {}),
           at,
           outcome,
+          link,
         })),
     };
   };

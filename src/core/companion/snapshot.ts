@@ -57,6 +57,8 @@ export const snapshotNotificationSchema = z.object({
   host: z.string().optional(),
   at: z.string(),
   outcome: z.string(),
+  /** The Raycast deeplink the notification opens (a finished review's opens its findings). */
+  link: z.string().optional(),
 });
 
 export const snapshotSchema = z.object({

@@ -32,6 +32,8 @@ export interface AgentNotification {
   turn: number;
   /** The approval or question id, when the event names one: two requests in one turn are two notifications. */
   requestId?: string;
+  /** The review's id, for a finished review: its notification opens the findings (deeplink.ts). */
+  review?: string;
   title: string;
   body: string;
   at: string;
@@ -77,6 +79,7 @@ export function classifyEvent(
     ...(agent.host ? { host: agent.host } : {}),
     turn: event.turn,
     ...(what.requestId ? { requestId: what.requestId } : {}),
+    ...(event.type === "review" ? { review: event.id } : {}),
     title: `${agent.harness} · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
     body: cut(what.body || agent.name),
     at: event.at,

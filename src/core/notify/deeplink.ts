@@ -3,20 +3,23 @@ import os from "node:os";
 import path from "node:path";
 import type { AgentNotification } from "./classify.js";
 
-/** The extension's manifest `author` and `name`, and the Agents command's `name`: a deeplink names all three. */
+/** The extension's manifest `author` and `name`, and the commands' `name`: a deeplink names all three. */
 const OWNER = "offrun";
 const EXTENSION = "offrun";
 const AGENTS_COMMAND = "agents";
+const REVIEW_COMMAND = "review-changes";
 
 /**
  * The Raycast deeplink that opens the Agents command on this agent (its launch context names the
  * project and agent; an external session opens the list). Format: developers.raycast.com
  * information/lifecycle/deeplinks, `context` being URL-encoded JSON.
  */
-export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent" | "host">): string {
-  const { project, agent, host } = notification;
-  const context = JSON.stringify({ project, agent, ...(host ? { host } : {}) });
-  return `raycast://extensions/${OWNER}/${EXTENSION}/${AGENTS_COMMAND}?context=${encodeURIComponent(context)}`;
+export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent" | "host" | "review">): string {
+  const { project, agent, host, review } = notification;
+  // A finished review opens its findings in Review Changes (src/core/views/review-launch.ts reads the context).
+  const command = review ? REVIEW_COMMAND : AGENTS_COMMAND;
+  const context = JSON.stringify({ project, agent, ...(host ? { host } : {}), ...(review ? { review } : {}) });
+  return `raycast://extensions/${OWNER}/${EXTENSION}/${command}?context=${encodeURIComponent(context)}`;
 }
 
 /**

@@ -35,6 +35,8 @@ export type Outcome = "delivered" | "duplicate" | "disabled" | "quiet-hours" | "
 
 export interface NotificationRecord extends AgentNotification {
   outcome: Outcome;
+  /** The Raycast deeplink a click opens (on macOS with Raycast; kept on every platform for the menu bar and tests). */
+  link?: string;
   /** Why delivery failed (no notify-send, ...), for the log and "Copy Details". */
   error?: string;
 }
@@ -100,10 +102,20 @@ export class Notifier {
 
   private async offerNow(notification: AgentNotification): Promise<NotificationRecord> {
     const { host, project, agent } = notification;
-    const key = [host, project, agent, notification.kind, notification.turn, notification.requestId]
+    // Two reviews of one turn are two notifications, as two requests are.
+    const key = [
+      host,
+      project,
+      agent,
+      notification.kind,
+      notification.turn,
+      notification.requestId,
+      notification.review,
+    ]
       .map((part) => String(part ?? ""))
       .join("\u0000");
-    if (this.seen.has(key)) return { ...notification, outcome: "duplicate" };
+    const link = agentDeeplink(notification);
+    if (this.seen.has(key)) return { ...notification, outcome: "duplicate", link };
     this.remember(key);
 
     const settings = await this.settings();
@@ -115,19 +127,21 @@ export class Notifier {
     else if (settings.quietHours && isWithin(now, settings.quietHours)) outcome = "quiet-hours";
     else if (
       !ALWAYS_THROUGH.includes(notification.kind) &&
+      // A review the user started from Raycast comes back only as this notification: never held back.
+      notification.review === undefined &&
       last !== undefined &&
       now.getTime() - last < settings.minIntervalSeconds * 1000
     )
       outcome = "rate-limited";
 
     let record: NotificationRecord;
-    if (outcome) record = { ...notification, outcome };
+    if (outcome) record = { ...notification, outcome, link };
     else {
       this.lastByAgent.set(agentKey, now.getTime());
-      const error = await deliver(notification);
+      const error = await deliver(notification, link);
       record = error
-        ? { ...notification, outcome: "delivery-failed", error }
-        : { ...notification, outcome: "delivered" };
+        ? { ...notification, outcome: "delivery-failed", error, link }
+        : { ...notification, outcome: "delivered", link };
       if (error) this.options.log(`notification "${notification.title}" could not be shown: ${error}`);
     }
     this.history.unshift(record);
@@ -166,9 +180,9 @@ export function isWithin(now: Date, range: { from: string; to: string }): boolea
  * Linux node-notifier runs `notify-send` (through a shell, quoting the text itself); a missing
  * notify-send comes back as an error in the callback, and must never take the companion down.
  */
-function deliver(notification: AgentNotification): Promise<string | undefined> {
+function deliver(notification: AgentNotification, link: string): Promise<string | undefined> {
   // terminal-notifier (macOS) opens `open` on click; notify-send has no click action node-notifier can use.
-  const open = raycastIsInstalled() ? { open: agentDeeplink(notification) } : {};
+  const open = raycastIsInstalled() ? { open: link } : {};
   return new Promise((resolve) => {
     try {
       notifier.notify(

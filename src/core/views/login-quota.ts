@@ -3,8 +3,9 @@ import { currentPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
 import type { SignInState } from "../logins/sign-in.js";
 import { clockTime, titleCase } from "./format.js";
+import { windowText } from "./quota-window.js";
 
-/** How one login's quota reads in the views: "23% used, resets 21:00", "limited until 21:00", "signed out". */
+/** How one login's quota reads in the views: "5-Hour 23% · resets 21:00", "limited until 21:00", "signed out". */
 export interface LoginQuotaView {
   /** Used % of the window that decides (the fullest); undefined when nothing is known. */
   usedPercent: number | undefined;
@@ -63,8 +64,9 @@ export function viewLoginQuota(quota: AccountQuota, now: number, facts: LoginFac
   else if (limited) summary = `limited until ${clockTime(quota.limitedUntil!, now)}`;
   else if (usedPercent === undefined) summary = facts.coverage === "limits" ? LIMITS_ONLY : "quota unknown";
   else {
-    const reset = blocking?.resetsAt ? `, resets ${clockTime(blocking.resetsAt, now)}` : "";
-    summary = `${Math.round(usedPercent)}% used${reset}${pace ? `, ${pace}` : ""}`;
+    // The deciding window as every face writes it; a reading with no window named is the share used.
+    const window = blocking ? windowText({ ...blocking, usedPercent }, now) : `${Math.round(usedPercent)}% used`;
+    summary = `${window}${pace ? ` · ${pace}` : ""}`;
   }
   return {
     usedPercent,
@@ -77,7 +79,7 @@ export function viewLoginQuota(quota: AccountQuota, now: number, facts: LoginFac
   };
 }
 
-/** "Claude · Work: 23% used, resets 21:00" (the Start form's login dropdown). */
+/** "Claude · Work: 5-Hour 23% · resets 21:00" (the Start form's login dropdown). */
 export function loginTitle(harnessName: string, label: string, quota: LoginQuotaView): string {
   return `${harnessName.split(" ")[0]} · ${titleCase(label)}: ${quota.summary}`;
 }

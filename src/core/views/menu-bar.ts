@@ -3,6 +3,7 @@ import { countStatuses, type Snapshot, type SnapshotQuota } from "../companion/s
 import { expireWindow } from "../quota/pipeline.js";
 import { clockTime, elapsedShort, titleCase } from "./format.js";
 import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";
+import { windowText } from "./quota-window.js";
 import { visible } from "../foundation/visible.js";
 
 /**
@@ -27,7 +28,7 @@ export interface MenuAgent {
 export interface MenuLogin {
   label: string;
   title: string;
-  /** "five_hour 23% · resets 21:00 (20m ago)": one line per window. */
+  /** "5-Hour 23% · resets 21:00 (20m ago)": one line per window (quota-window.ts). */
   windows: string[];
   /** Lines above the windows: "Signed out: offrun accounts login …", "Out ~16:40 at this pace", "No usage data: limits only". */
   notes: string[];
@@ -58,28 +59,10 @@ export interface MenuBarModel {
   interrupted: number;
 }
 
-/** A window as people name it: "5-hour", "Weekly", "Weekly (Opus)"; the CLI's own name otherwise. */
-export function windowLabel(kind: string): string {
-  const named: Record<string, string> = {
-    five_hour: "5-hour",
-    seven_day: "Weekly",
-    daily: "Daily",
-    monthly: "Monthly",
-  };
-  if (named[kind]) return named[kind];
-  const weekly = /^seven_day_(\w+)$/.exec(kind);
-  if (weekly) return `Weekly (${weekly[1]!.charAt(0).toUpperCase()}${weekly[1]!.slice(1)})`;
-  const minutes = /^window_(\d+)m$/.exec(kind);
-  if (minutes) return Number(minutes[1]) % 60 === 0 ? `${Number(minutes[1]) / 60}-hour` : `${minutes[1]}-minute`;
-  return kind.replace(/_/g, " ");
-}
-
 function windowLine(window: SnapshotQuota["windows"][number], now: number): string {
-  const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
-  const reset = window.resetsAt ? ` · resets ${clockTime(window.resetsAt, now)}` : "";
   const age = now - Date.parse(window.observedAt);
   const stale = age > STALE_AFTER_MS ? ` (${elapsedShort(window.observedAt, now)} ago)` : "";
-  return `${windowLabel(window.kind)} ${used}${reset}${stale}`;
+  return `${windowText(window, now)}${stale}`;
 }
 
 function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {

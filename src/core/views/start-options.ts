@@ -108,19 +108,21 @@ export async function loadFoundProjects(): Promise<{ root: string; name: string 
   return found.repositories.filter((r) => !skip.has(r.root)).map(({ root, name }) => ({ root, name }));
 }
 
-/** Reads everything the form needs for `project` (default: the most recently used project). */
-export async function loadStartOptions(
+/**
+ * The CLIs (built-in and the project's custom agents), whether each is installed, and their logins
+ * with headroom: files only, no git. The Agents view's Switch Login… and Hand Off… read this when a
+ * row is selected (the whole of loadStartOptions also lists branches and reads the project's settings).
+ */
+export async function loadHarnessChoices(
   options: { project?: string; env?: NodeJS.ProcessEnv; now?: number } = {},
-): Promise<StartOptions> {
+): Promise<HarnessChoice[]> {
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now();
-  const roots = await knownProjects();
-  const project = options.project ?? roots[0];
-  const projects = roots.map((root) => ({ root, name: path.basename(root) }));
-  if (project && !roots.includes(project)) projects.unshift({ root: project, name: path.basename(project) });
-  const harnesses = await listHarnesses({ project, env, tolerant: true });
-  const defaults = await defaultAccounts(env);
-  const choices = await Promise.all(
+  const [harnesses, defaults] = await Promise.all([
+    listHarnesses({ project: options.project, env, tolerant: true }),
+    defaultAccounts(env),
+  ]);
+  return Promise.all(
     harnesses.map(async (harness) => {
       const [binary, accounts] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
@@ -132,6 +134,19 @@ export async function loadStartOptions(
       return harnessChoice(harness, binary !== undefined, candidates, now, defaults[harness.id]);
     }),
   );
+}
+
+/** Reads everything the form needs for `project` (default: the most recently used project). */
+export async function loadStartOptions(
+  options: { project?: string; env?: NodeJS.ProcessEnv; now?: number } = {},
+): Promise<StartOptions> {
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now();
+  const roots = await knownProjects();
+  const project = options.project ?? roots[0];
+  const projects = roots.map((root) => ({ root, name: path.basename(root) }));
+  if (project && !roots.includes(project)) projects.unshift({ root: project, name: path.basename(project) });
+  const choices = await loadHarnessChoices({ project, env, now });
   const settings = project ? await loadProjectSettings(project).catch(() => undefined) : undefined;
   const config = settings?.config;
   const untrusted = settings && settings.trust.withheld.length > 0 ? settings : undefined;
