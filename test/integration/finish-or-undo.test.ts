@@ -102,11 +102,24 @@ test("a discard whose record cannot be written says the worktree is gone and why
 
 test("a discard cut short by a crash after the worktree went is finished by the next companion", async () => {
   const record = await agentWithWork("gone");
-  await git(repo, box.env, ["worktree", "remove", "--force", record.worktree]);
-  expect(await recover()).toEqual([expect.stringMatching(/^marked .*:gone done: its worktree .* is gone/)]);
+  // As a discard killed between its two steps leaves it: its marker, the worktree removed.
+  process.env.OFFRUN_FAULT = "discard:ECRASH";
+  await agentDiscard(repo, "gone", { force: true, deleteBranch: false }).catch(() => undefined);
+  delete process.env.OFFRUN_FAULT;
+  expect(await exists(record.worktree)).toBe(false);
+  expect(await recover()).toEqual([expect.stringMatching(/^finished the discard of .*:gone/)]);
   expect((await readAgent(repo, "gone")).status).toBe("done");
   const chat = (await readChat(repo, "gone")).entries;
-  expect(chat).toEqual([expect.objectContaining({ type: "notice", message: expect.stringContaining("is gone") })]);
+  expect(chat).toEqual([
+    expect.objectContaining({ type: "notice", message: expect.stringMatching(/^Discarded the worktree/) }),
+  ]);
+});
+
+test("a worktree removed by hand is not taken for a discard", async () => {
+  const record = await agentWithWork("by-hand");
+  await git(repo, box.env, ["worktree", "remove", "--force", record.worktree]);
+  expect(await recover()).toEqual([]);
+  expect((await readAgent(repo, "by-hand")).status).toBe("idle");
 });
 
 test("a login add on a full disk removes the home it made and says the disk is full", async () => {

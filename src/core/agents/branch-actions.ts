@@ -10,6 +10,8 @@ import { projectPaths } from "../foundation/paths.js";
 import { isAlive } from "../foundation/pids.js";
 import { injectFault } from "../foundation/fault-points.js";
 import { causeOf, failedForRoom } from "../foundation/disk-full.js";
+import { writeTextAtomic } from "../foundation/store.js";
+import { discardMarker } from "./branch-recovery.js";
 
 /** Git-side operations on an agent that do not need the companion: diff, merge, discard. */
 
@@ -89,6 +91,19 @@ export async function agentDiscard(project: string, name: string, options: { for
   const root = await findRepoRoot(project);
   const record = await readAgent(root, name);
   if (!options.force) refuseWhileWorking(record, "discard it");
+  // Written down first: a discard cut short after the worktree went is finished by the next
+  // companion (branch-recovery.ts), never left as a record naming a worktree that is not there.
+  const marker = discardMarker(root, name);
+  await writeTextAtomic(marker, options.deleteBranch ? "delete-branch\n" : "\n", { fsync: false }).catch(
+    async (error: unknown) => {
+      if (!failedForRoom(error)) throw error;
+      throw new OffrunError(
+        "process_failed",
+        `Could not discard ${name}: ${await causeOf(root, error)}. Nothing was changed: free space, then discard it again.`,
+        { cause: error },
+      );
+    },
+  );
   await discardWorktree({
     root,
     worktree: record.worktree,
@@ -97,6 +112,7 @@ export async function agentDiscard(project: string, name: string, options: { for
     force: options.force,
     deleteBranch: options.deleteBranch,
   }).catch(async (error: unknown) => {
+    await fs.rm(marker, { force: true });
     if (!failedForRoom(error)) throw error;
     throw new OffrunError(
       "process_failed",
@@ -107,8 +123,6 @@ export async function agentDiscard(project: string, name: string, options: { for
   const now = new Date().toISOString();
   const updated: AgentRecord = { ...record, status: "done", updatedAt: now };
   delete updated.pid;
-  // The worktree is gone; cut short here, the record is finished by discarding again, or by the
-  // next companion (branch-recovery.ts), never left naming a worktree that is not there.
   try {
     injectFault("discard", record.worktree);
     await writeAgent(updated);
@@ -128,5 +142,6 @@ export async function agentDiscard(project: string, name: string, options: { for
       { cause: error },
     );
   }
+  await fs.rm(marker, { force: true });
   return { record: updated, worktreeRemoved: record.worktree, logFile: projectPaths(root).chat(name) };
 }
