@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../foundation/errors.js";
-import { accountsRoot, readAccountsFile } from "./accounts-file.js";
+import { accountsRoot, readAccountsStrictly } from "./accounts-file.js";
 import { leftPending, type PendingLoginChange } from "./pending.js";
 import { carryRename } from "./rename.js";
 
@@ -15,7 +15,8 @@ export async function finishLoginChanges(env: NodeJS.ProcessEnv = process.env): 
   const said: string[] = [];
   const left = await leftPending(env);
   if (left.length === 0) return said;
-  const accounts = (await readAccountsFile(env)).accounts;
+  // Strictly: a corrupt file read as empty would make every pending change look never made.
+  const accounts = (await readAccountsStrictly(env)).accounts;
   const listed = (harness: string, label: string) =>
     accounts.find((entry) => entry.harness === harness && entry.label === label);
   for (const { file, change } of left) {
