@@ -9,6 +9,9 @@ import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { isAlive } from "../foundation/pids.js";
 import { injectFault } from "../foundation/fault-points.js";
+import { causeOf, failedForRoom } from "../foundation/disk-full.js";
+import { writeTextAtomic } from "../foundation/store.js";
+import { discardMarker } from "./branch-recovery.js";
 
 /** Git-side operations on an agent that do not need the companion: diff, merge, discard. */
 
@@ -52,17 +55,35 @@ export async function agentMerge(project: string, name: string) {
     branch: record.branch,
     agent: record.name,
     task: record.task,
+  }).catch(async (error: unknown) => {
+    // git's "error: unable to write" on a full disk reads as a failed merge: the disk is the cause.
+    if (!failedForRoom(error)) throw error;
+    throw new OffrunError(
+      "process_failed",
+      `Could not merge ${name}: ${await causeOf(root, error)}. Free space, then merge again.`,
+      { cause: error, ...(error instanceof OffrunError && error.details ? { details: error.details } : {}) },
+    );
   });
-  injectFault("merge", record.worktree);
+  // The merge is git's and whole; what follows only says so. Cut short, it is finished by running
+  // the merge again (an already merged branch is recorded as merged) or by the next companion.
   const now = new Date().toISOString();
-  await writeAgent({ ...record, mergedAt: now, updatedAt: now });
-  await appendChat(root, name, {
-    type: "notice",
-    level: "info",
-    message: `Merged ${record.branch} into ${result.mergedInto} (${result.commit.slice(0, 8)}).`,
-    at: now,
-    turn: record.turns,
-  });
+  try {
+    injectFault("merge", record.worktree);
+    await writeAgent({ ...record, mergedAt: now, updatedAt: now });
+    await appendChat(root, name, {
+      type: "notice",
+      level: "info",
+      message: `Merged ${record.branch} into ${result.mergedInto} (${result.commit.slice(0, 8)}).`,
+      at: now,
+      turn: record.turns,
+    });
+  } catch (error) {
+    throw new OffrunError(
+      "process_failed",
+      `Merged ${record.branch} into ${result.mergedInto} (${result.commit.slice(0, 8)}), but ${name}'s record and chat could not say so: ${await causeOf(root, error)}. Run \`offrun merge ${name}\` again to record it.`,
+      { cause: error },
+    );
+  }
   return { record, ...result };
 }
 
@@ -70,6 +91,19 @@ export async function agentDiscard(project: string, name: string, options: { for
   const root = await findRepoRoot(project);
   const record = await readAgent(root, name);
   if (!options.force) refuseWhileWorking(record, "discard it");
+  // Written down first: a discard cut short after the worktree went is finished by the next
+  // companion (branch-recovery.ts), never left as a record naming a worktree that is not there.
+  const marker = discardMarker(root, name);
+  await writeTextAtomic(marker, options.deleteBranch ? "delete-branch\n" : "\n", { fsync: false }).catch(
+    async (error: unknown) => {
+      if (!failedForRoom(error)) throw error;
+      throw new OffrunError(
+        "process_failed",
+        `Could not discard ${name}: ${await causeOf(root, error)}. Nothing was changed: free space, then discard it again.`,
+        { cause: error },
+      );
+    },
+  );
   await discardWorktree({
     root,
     worktree: record.worktree,
@@ -77,19 +111,37 @@ export async function agentDiscard(project: string, name: string, options: { for
     baseCommit: record.base,
     force: options.force,
     deleteBranch: options.deleteBranch,
+  }).catch(async (error: unknown) => {
+    await fs.rm(marker, { force: true });
+    if (!failedForRoom(error)) throw error;
+    throw new OffrunError(
+      "process_failed",
+      `Could not discard ${name}: ${await causeOf(root, error)}. Free space, then discard it again.`,
+      { cause: error },
+    );
   });
   const now = new Date().toISOString();
   const updated: AgentRecord = { ...record, status: "done", updatedAt: now };
   delete updated.pid;
-  await writeAgent(updated);
-  await appendChat(root, name, {
-    type: "notice",
-    level: "info",
-    message: options.deleteBranch
-      ? `Discarded the worktree and branch ${record.branch}.`
-      : `Discarded the worktree; branch ${record.branch} is kept.`,
-    at: now,
-    turn: record.turns,
-  });
+  try {
+    injectFault("discard", record.worktree);
+    await writeAgent(updated);
+    await appendChat(root, name, {
+      type: "notice",
+      level: "info",
+      message: options.deleteBranch
+        ? `Discarded the worktree and branch ${record.branch}.`
+        : `Discarded the worktree; branch ${record.branch} is kept.`,
+      at: now,
+      turn: record.turns,
+    });
+  } catch (error) {
+    throw new OffrunError(
+      "process_failed",
+      `Removed ${name}'s worktree, but its record and chat could not say so: ${await causeOf(root, error)}. Run \`offrun discard ${name}${options.force ? " --force" : ""}${options.deleteBranch ? " --delete-branch" : ""}\` again to finish.`,
+      { cause: error },
+    );
+  }
+  await fs.rm(marker, { force: true });
   return { record: updated, worktreeRemoved: record.worktree, logFile: projectPaths(root).chat(name) };
 }

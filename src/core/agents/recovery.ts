@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { EventDraft } from "../foundation/events.js";
+import { describeError } from "../foundation/errors.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { visible } from "../foundation/visible.js";
@@ -11,6 +12,7 @@ import { git } from "../git/repo.js";
 import { removeScratch } from "../review/scratch.js";
 import { listAgents } from "./records.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
+import { finishCutBranchActions } from "./branch-recovery.js";
 
 export interface RecoveryHooks {
   /** True when this companion runs a turn of the agent (it is not orphaned). */
@@ -26,7 +28,8 @@ export interface RecoveryHooks {
  * process reporting to anyone. End its orphaned CLI, and close its turn as interrupted. A wait
  * for a reset outlives the companion that armed it, so it is armed again. Review scratch
  * worktrees that companion left behind are removed. A start cut short (start-undo.ts) is undone,
- * as a failed start is. Returns one line for the companion's log per agent recovered.
+ * as a failed start is; a merge or discard cut short is finished (branch-recovery.ts). Returns one
+ * line for the companion's log per agent recovered.
  */
 export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
   const recovered: string[] = [];
@@ -53,6 +56,12 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
       await hooks.update(record, { status: "failed", lastError: reason, ...NO_PROCESS });
       recovered.push(`marked ${root}:${record.name} interrupted: its turn was running when the last companion stopped`);
     }
+    const listed = await listAgents(root).catch(() => []);
+    recovered.push(
+      ...(await finishCutBranchActions(root, listed, hooks).catch((error: unknown) => [
+        `could not finish the merges and discards cut short in ${root}: ${describeError(error)}`,
+      ])),
+    );
     // Reviews run only in a companion and requests wait for recovery: a scratch left now is the last one's.
     await removeLeftoverScratches(root).catch(() => undefined);
   }

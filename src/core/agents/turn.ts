@@ -124,6 +124,8 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
       write(log(turn, { type: "notice", level: "warning", message }));
       return undefined;
     }));
+  // A snapshot the disk had no room for: the turn goes on, and its log says what was lost.
+  for (const message of memory?.lost ?? []) write(log(turn, { type: "notice", level: "warning", message }));
   const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
   const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
   const input: TurnInput = {

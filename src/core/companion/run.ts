@@ -17,6 +17,7 @@ import { SessionFolders } from "../foundation/session-folders.js";
 import { writeSnapshots } from "./snapshot-writer.js";
 import { ChangeBeacon } from "./change-beacon.js";
 import { watchSignIns } from "../logins/sign-in-watch.js";
+import { finishLoginChanges } from "../logins/login-recovery.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
 import { CompanionStop } from "../agents/turn-stop.js";
 import { onStateProblem, stateProblems } from "../foundation/state-problems.js";
@@ -68,6 +69,9 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   for (const problem of stateProblems()) log(`state: ${problem.message}`);
   onStateProblem((problem) => log(`state: ${problem.message}`));
   for (const line of await supervisor.recover()) log(line);
+  // A login change cut short (logins/pending.ts), before any turn picks a login.
+  for (const line of await finishLoginChanges().catch((error: unknown) => [`login changes: ${describeError(error)}`]))
+    log(line);
   markReady();
   // One watch of the logins' session folders for quota and transcripts alike.
   const folders = new SessionFolders({ log });

@@ -64,3 +64,25 @@ export async function releaseReserve(offrunDir: string): Promise<boolean> {
     () => false,
   );
 }
+
+/** git's and the system's words for a disk without room (LC_ALL=C), from strerror(ENOSPC/EDQUOT/EIO). */
+const DISK_FULL_WORDS = /No space left on device|Disk quota exceeded|Input\/output error/;
+
+/** Whether `error` (a write's, or a git command's with its output in the message or details) found no room. */
+export function failedForRoom(error: unknown): boolean {
+  if (isDiskFull(error)) return true;
+  const details = (error as { details?: unknown } | undefined)?.details;
+  const text = `${error instanceof Error ? error.message : String(error)}\n${typeof details === "string" ? details : ""}`;
+  return DISK_FULL_WORDS.test(text);
+}
+
+/**
+ * Why a step of an operation failed, said for a person: a full disk as "the disk holding <dir> is
+ * full (N KB free)", never as the error a half-made step then suggests; anything else as its message.
+ */
+export async function causeOf(dir: string, error: unknown): Promise<string> {
+  if (!failedForRoom(error)) return error instanceof Error ? error.message : String(error);
+  const kb = await freeKb(dir);
+  const code = (error as NodeJS.ErrnoException).code;
+  return `the disk holding ${dir} ${code === "EIO" ? "cannot be written (EIO)" : "is full"}${kb === undefined ? "" : ` (${kb} KB free)`}`;
+}

@@ -18,7 +18,16 @@ import { appendFileSync } from "node:fs";
  * says so; `scratch`: a review's scratch checkout made, before the author's changes are applied.
  */
 export const FAULT_POINTS = ["append", "atomic", "worktree", "snapshot", "session-copy", "merge", "scratch"] as const;
-export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+/**
+ * Points inside operations the crash matrix's scenario does not run, each with its own focused
+ * test: `discard`: an agent's worktree removed, before its record says so; `login`: a login change
+ * begun (its home made, or accounts.json written), before the rest of it (accounts.json, the
+ * agents' records, the home's deletion); `memory-revert`: a memory file put back, before that is
+ * recorded.
+ */
+export const OPERATION_FAULT_POINTS = ["discard", "login", "memory-revert"] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number] | (typeof OPERATION_FAULT_POINTS)[number];
 
 const hits = new Map<string, number>();
 

@@ -36,7 +36,7 @@ export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<Accounts
   }
 }
 
-async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
+export async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
   const file = userPaths(offrunHome(env)).accounts;
   const data = await readJsonFile(file, accountsFileSchema, FIX);
   if (!data) return { version: 1, accounts: [] };

@@ -6,7 +6,9 @@ import { DEFAULT_ACCOUNT, type Account, type AccountEntry } from "../foundation/
 import { HOME_MODE, isDirectory } from "./env.js";
 import { findAccount, noSuchLogin } from "./lookup.js";
 import { accountsRoot, toAccount, updateAccountsFile, withDefault, withReserveMoved } from "./accounts-file.js";
-import { OffrunError } from "../foundation/errors.js";
+import { describeError, OffrunError } from "../foundation/errors.js";
+import { injectFault } from "../foundation/fault-points.js";
+import { beginLoginChange, refuseForRoom, type Pending } from "./pending.js";
 import { homeSettled } from "./home-use.js";
 
 /** Changing the logins: add, remove, rename, and the one Start Agent preselects. */
@@ -85,7 +87,8 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
       `${home} is the home of the Default login of ${harness.displayName}: use the login 'default' for it.`,
     );
   }
-  return updateAccountsFile(processEnv, async (file) => {
+  let made: Pending | undefined;
+  const added = updateAccountsFile(processEnv, async (file) => {
     const same = file.accounts.filter((entry) => entry.harness === harness.id);
     if (same.some((entry) => entry.label === request.label)) {
       throw new OffrunError(
@@ -101,9 +104,13 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
       );
     }
     if (!adopted) {
+      // A home this add makes is written down first: cut short, the next companion removes it.
+      if (!(await isDirectory(home)))
+        made = await beginLoginChange({ op: "add", harness: harness.id, label: request.label, home }, processEnv);
       // A home left by `accounts rm` without --purge is reused, with its sign-in.
       await fs.mkdir(home, { recursive: true, mode: HOME_MODE });
       await fs.chmod(home, HOME_MODE);
+      injectFault("login", `add ${harness.id}/${request.label}`);
     }
     const entry: AccountEntry = {
       harness: harness.id,
@@ -115,6 +122,18 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
     };
     return { file: { ...file, accounts: [...file.accounts, entry] }, result: toAccount(entry) };
   });
+  try {
+    const account = await added;
+    await made?.done();
+    return account;
+  } catch (error) {
+    // Undone: the home this add made goes (rmdir: only while it is still empty).
+    if (made) {
+      await fs.rmdir(home).catch(() => undefined);
+      await made.done();
+    }
+    return refuseForRoom(processEnv, `Could not add login '${request.label}'`)(error);
+  }
 }
 
 export interface RemoveAccountResult {
@@ -140,6 +159,10 @@ export async function removeAccount(request: {
       `The Default login of ${harness.displayName} is the CLI's own home (${harness.defaultHome(processEnv)}); Offrun does not remove it. Sign out with the CLI itself.`,
     );
   }
+  // A home to delete is written down before accounts.json drops the login: cut short between the
+  // two, the next companion deletes it, rather than leave a home no login names.
+  const root = path.join(accountsRoot(processEnv), harness.id) + path.sep;
+  let purging: Pending | undefined;
   const account = await updateAccountsFile(processEnv, async (file) => {
     const entry = file.accounts.find((e) => e.harness === harness.id && e.label === request.label);
     if (!entry)
@@ -148,6 +171,12 @@ export async function removeAccount(request: {
         request.label,
         file.accounts.filter((e) => e.harness === harness.id),
       );
+    if (request.purge && !entry.adopted && path.resolve(entry.home).startsWith(root)) {
+      purging = await beginLoginChange(
+        { op: "remove", harness: harness.id, label: entry.label, home: entry.home },
+        processEnv,
+      );
+    }
     const rest = file.accounts.filter((e) => e !== entry);
     return {
       file: withReserveMoved(
@@ -158,17 +187,30 @@ export async function removeAccount(request: {
       ),
       result: toAccount(entry),
     };
+  }).catch(async (error: unknown) => {
+    await purging?.done();
+    return refuseForRoom(processEnv, `Could not remove login '${request.label}'`)(error);
   });
   if (!request.purge) return { account, deletedHome: false, keptBecause: "not-purged" };
   if (account.adopted) return { account, deletedHome: false, keptBecause: "adopted" };
   // A hand-edited file could point an Offrun-made login anywhere: delete only inside our own folder.
-  const root = path.join(accountsRoot(processEnv), harness.id) + path.sep;
   if (!path.resolve(account.home).startsWith(root)) {
     return { account, deletedHome: false, keptBecause: "outside-offrun" };
   }
-  // No longer listed, so no new check starts in it; one under way ends first.
-  await homeSettled(account.home);
-  await fs.rm(account.home, { recursive: true, force: true });
+  try {
+    injectFault("login", `remove ${harness.id}/${request.label}`);
+    // No longer listed, so no new check starts in it; one under way ends first.
+    await homeSettled(account.home);
+    await fs.rm(account.home, { recursive: true, force: true });
+  } catch (error) {
+    await purging?.done();
+    throw new OffrunError(
+      "process_failed",
+      `Removed login '${request.label}' of ${harness.displayName}, but its home ${account.home} could not be deleted: ${describeError(error)}. Delete it with \`rm -rf ${account.home}\`.`,
+      { cause: error },
+    );
+  }
+  await purging?.done();
   return { account, deletedHome: true };
 }
 

@@ -1,3 +1,4 @@
+import fs from "node:fs/promises";
 import type { Account } from "../foundation/account-model.js";
 import { renameAccount } from "./accounts.js";
 import { listAgents, writeAgent } from "../agents/records.js";
@@ -6,6 +7,11 @@ import type { AgentRecord } from "../foundation/model.js";
 import { knownProjects } from "../foundation/project.js";
 import { renameLedgerEntry } from "../quota/ledger.js";
 import { moveSignIn } from "./sign-in.js";
+import { beginLoginChange, leftPending, refuseForRoom } from "./pending.js";
+import { causeOf } from "../foundation/disk-full.js";
+import { injectFault } from "../foundation/fault-points.js";
+import { offrunHome } from "../foundation/paths.js";
+import { findAccount } from "./lookup.js";
 
 /**
  * Renames a login everywhere Offrun names it: accounts.json (and its default entry), then the
@@ -20,6 +26,8 @@ export async function renameLogin(request: {
   to: string;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<{ account: Account; agents: string[] }> {
+  const finished = await finishedRename(request);
+  if (finished) return finished;
   // Read now, not before: in the companion this runs under the turn locks of these agents
   // (Supervisor.whileAllIdle), so the records are the ones the turns left.
   const onLogin = await agentsOnLogin(request.harness, request.label);
@@ -30,12 +38,43 @@ export async function renameLogin(request: {
       `Login '${request.label}' has agents in a turn (${busy.map((r) => r.name).join(", ")}). Rename it once they are idle, or stop them first.`,
     );
   }
-  const account = await renameAccount(request);
-  const now = new Date().toISOString();
-  for (const record of onLogin) await writeAgent({ ...record, account: account.label, updatedAt: now });
-  await renameLedgerEntry(request.harness, request.label, account.label);
-  await moveSignIn(request.harness, request.label, account.label);
+  const env = request.processEnv ?? process.env;
+  const pending = await beginLoginChange(
+    { op: "rename", harness: request.harness, label: request.label, to: request.to },
+    env,
+  ).catch(refuseForRoom(env, `Could not rename login '${request.label}'`));
+  const account = await renameAccount(request).catch(async (error: unknown) => {
+    await pending.done();
+    return refuseForRoom(env, `Could not rename login '${request.label}'`)(error);
+  });
+  try {
+    injectFault("login", `rename ${request.harness}/${request.label}`);
+    await carryRename(request.harness, request.label, account.label);
+  } catch (error) {
+    // accounts.json has the new name: going back would be a second rename on the same full disk.
+    // It is finished instead, by the companion's next start or this same rename run again.
+    pending.leave();
+    throw new OffrunError(
+      "process_failed",
+      `Renamed login '${request.label}' to '${request.to}' in accounts.json, but its agents' records and quota could not follow: ${await causeOf(offrunHome(env), error)}. Until they do, its agents cannot start a turn: free space, then run \`offrun accounts rename ${request.harness} ${request.label} ${request.to}\` again (the companion also finishes it when it starts).`,
+      { cause: error },
+    );
+  }
+  await pending.done();
   return { account, agents: onLogin.map((r) => r.name) };
+}
+
+/**
+ * What follows a login's new name in accounts.json: the records of the agents on it, its cached
+ * quota, its sign-in state. Each step finds what is left to move, so running it again finishes it.
+ */
+export async function carryRename(harness: string, from: string, to: string): Promise<string[]> {
+  const now = new Date().toISOString();
+  const onLogin = await agentsOnLogin(harness, from);
+  for (const record of onLogin) await writeAgent({ ...record, account: to, updatedAt: now });
+  await renameLedgerEntry(harness, from, to);
+  await moveSignIn(harness, from, to);
+  return onLogin.map((r) => r.name);
 }
 
 /** The records of every agent, in every known project, that runs on this login. */
@@ -47,4 +86,30 @@ export async function agentsOnLogin(harness: string, label: string): Promise<Age
     }
   }
   return onLogin;
+}
+
+/**
+ * The same rename run again after it was cut short (accounts.json has the new name, a pending
+ * change says so): it is finished, and answered as the rename it was.
+ */
+async function finishedRename(request: {
+  harness: string;
+  label: string;
+  to: string;
+  processEnv?: NodeJS.ProcessEnv;
+}): Promise<{ account: Account; agents: string[] } | undefined> {
+  const env = request.processEnv ?? process.env;
+  const same = (await leftPending(env)).filter(
+    ({ change }) =>
+      change?.op === "rename" &&
+      change.harness === request.harness &&
+      change.label === request.label &&
+      change.to === request.to,
+  );
+  if (same.length === 0) return undefined;
+  const account = await findAccount(request.harness, request.to, env).catch(() => undefined);
+  if (!account) return undefined;
+  const agents = await carryRename(request.harness, request.label, request.to);
+  for (const { file } of same) await fs.rm(file, { force: true });
+  return { account, agents };
 }

@@ -1,7 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { appendChat, listAgents, readAgent, readChat } from "../agents/records.js";
-import { OffrunError } from "../foundation/errors.js";
+import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
+import { causeOf, failedForRoom } from "../foundation/disk-full.js";
+import { injectFault } from "../foundation/fault-points.js";
 import type { MemoryChangeEvent } from "../foundation/events.js";
 import { revertOnto } from "./diff.js";
 import { readBlob, readMemoryFile, sha256, storeBlob, updateRecorded } from "./snapshots.js";
@@ -85,21 +87,36 @@ export async function revertMemoryChange(root: string, agent: string, id: string
       `Memory change ${id} of ${agent} cannot be reverted: ${unsafe.join("; ")}. Edit the file by hand (\`offrun memory edit\`).`,
     );
   }
+  const full = path.join(projectPaths(root).memory, rel);
+  // What the file read before the revert, to put back if the revert cannot be recorded.
+  let previous: { text: string | undefined } | undefined;
   const outcome = await updateRecorded(root, async (recorded) => {
     const current = await readMemoryFile(root, rel);
     const before = event.before === undefined ? undefined : await readBlob(root, event.before);
     const after = event.after === undefined ? undefined : await readBlob(root, event.after);
     if (current === before) return "unchanged" as const;
     const target = await revertedText(event, agent, current, before, after);
-    const full = path.join(projectPaths(root).memory, rel);
+    // The snapshot first: a revert whose text has no snapshot could not itself be shown or undone.
+    if (target !== undefined) await storeBlob(root, sha256(target), target);
+    previous = { text: current };
     if (target === undefined) await fs.rm(full, { force: true });
     else {
       await fs.mkdir(path.dirname(full), { recursive: true });
       await writeTextAtomic(full, target, { shared: true });
-      await storeBlob(root, sha256(target), target);
     }
+    injectFault("memory-revert", full);
     recorded[rel] = { sha: target === undefined ? null : sha256(target), at: new Date().toISOString() };
     return "reverted" as const;
+  }).catch(async (error: unknown) => {
+    // A refusal (a conflict, a missing snapshot) changed nothing and says so itself.
+    if (previous === undefined && !failedForRoom(error)) throw error;
+    // Whole or not at all: a file changed back but not recorded would be credited to the next turn.
+    const putBack = previous === undefined ? "Nothing was changed" : await putBackText(full, previous.text);
+    throw new OffrunError(
+      isOffrunError(error) && !failedForRoom(error) ? error.kind : "process_failed",
+      `Could not revert memory change ${id} of ${agent}: ${await causeOf(root, error)}. ${putBack}.`,
+      { cause: error },
+    );
   });
   if (outcome === "reverted") {
     await appendChat(root, agent, {
@@ -108,6 +125,12 @@ export async function revertMemoryChange(root: string, agent: string, id: string
       message: `You reverted memory change ${id} (${event.file}).`,
       at: new Date().toISOString(),
       turn: record.turns,
+    }).catch(async (error: unknown) => {
+      throw new OffrunError(
+        "process_failed",
+        `Reverted memory change ${id} (${event.file}), but ${agent}'s chat could not say so: ${await causeOf(root, error)}. The file is reverted; nothing needs doing again.`,
+        { cause: error },
+      );
     });
   }
   return { file: event.file, outcome };
@@ -145,4 +168,15 @@ async function revertedText(
   const merged = await revertOnto(current, after ?? "", before);
   if (!merged.ok) throw refuse(`changed since in the same lines (${merged.conflicts} conflicting part(s))`);
   return merged.text;
+}
+
+/** Writes back what a memory file read before a revert that could not be recorded; says how it went. */
+async function putBackText(full: string, text: string | undefined): Promise<string> {
+  try {
+    if (text === undefined) await fs.rm(full, { force: true });
+    else await writeTextAtomic(full, text, { shared: true });
+    return "The file is as it was before; nothing was changed";
+  } catch (error) {
+    return `The file is reverted but that is not recorded, and putting it back failed too (${describeError(error)}): the next turn of its agent will show the revert as its own change`;
+  }
 }

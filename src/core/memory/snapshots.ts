@@ -9,6 +9,7 @@ import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.j
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { readTextInside } from "../foundation/inside.js";
 import { injectFault } from "../foundation/fault-points.js";
+import { failedForRoom } from "../foundation/disk-full.js";
 
 /**
  * Snapshots of `.offrun/memory`, kept in `.offrun/memory-snapshots/` of the project: content
@@ -62,8 +63,20 @@ export function sha256(text: string): string {
  */
 const known = new Map<string, { size: number; mtimeMs: number; ino: number; sha: string }>();
 
-/** Reads every memory file (unchanged ones from the cache), stores each content as a blob, and returns the state. */
-export async function scanMemory(root: string): Promise<MemoryState> {
+/** A memory file read whose snapshot could not be stored: its text is kept in memory for this turn only. */
+export interface LostSnapshot {
+  rel: string;
+  sha: string;
+  text: string;
+  error: unknown;
+}
+
+/**
+ * Reads every memory file (unchanged ones from the cache), stores each content as a blob, and
+ * returns the state. With `lost`, a blob a full disk has no room for does not stop the scan: the
+ * file is in the state all the same and the blob is listed there, for the turn to report.
+ */
+export async function scanMemory(root: string, lost?: LostSnapshot[]): Promise<MemoryState> {
   const base = projectPaths(root).memory;
   const state: MemoryState = {};
   const entries = await fs.readdir(base, { recursive: true, withFileTypes: true }).catch(() => []);
@@ -74,14 +87,14 @@ export async function scanMemory(root: string): Promise<MemoryState> {
       // Symlinks are skipped: following one could pull any file on the machine into the log.
       if (!entry.isFile()) return;
       const full = path.join(entry.parentPath, entry.name);
-      const sha = await shaOf(root, full);
+      const sha = await shaOf(root, full, path.relative(base, full).split(path.sep).join("/"), lost);
       if (sha) state[path.relative(base, full).split(path.sep).join("/")] = sha;
     }),
   );
   return state;
 }
 
-async function shaOf(root: string, full: string): Promise<string | undefined> {
+async function shaOf(root: string, full: string, rel: string, lost?: LostSnapshot[]): Promise<string | undefined> {
   const stat = await fs.stat(full).catch(() => undefined);
   if (!stat || stat.size > MAX_MEMORY_FILE_BYTES) return undefined;
   const seen = known.get(full);
@@ -90,7 +103,14 @@ async function shaOf(root: string, full: string): Promise<string | undefined> {
   const text = await readTextInside(root, full);
   if (text === undefined) return undefined;
   const sha = sha256(text);
-  await storeBlob(root, sha, text);
+  try {
+    await storeBlob(root, sha, text);
+  } catch (error) {
+    if (!lost || !failedForRoom(error)) throw error;
+    // Not cached as known: the next scan tries to store it again.
+    lost.push({ rel, sha, text, error });
+    return sha;
+  }
   known.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, sha });
   return sha;
 }

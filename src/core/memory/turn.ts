@@ -6,12 +6,14 @@ import { unifiedDiff } from "./diff.js";
 import {
   excludeSnapshots,
   readBaseline,
-  readBlob,
+  readBlob as readStoredBlob,
   scanMemory,
   updateRecorded,
   writeBaseline,
+  type LostSnapshot,
   type MemoryState,
 } from "./snapshots.js";
+import { causeOf } from "../foundation/disk-full.js";
 import type { AgentRecord } from "../foundation/model.js";
 
 type MemoryChangeDraft = Extract<EventDraft, { type: "memory_change" }>;
@@ -22,6 +24,8 @@ export interface MemoryTurn {
   briefing?: string;
   /** The one folder the agent may write besides its worktree: its own memory. */
   addDirs: string[];
+  /** Warnings for the turn's log: snapshots of the memory as the turn found it that a full disk lost. */
+  lost: string[];
   /** After the turn: each changed memory file becomes a memory_change event (and, in Planner, a warning when not allowed). */
   finish(log: (event: EventDraft) => Promise<void>): Promise<void>;
 }
@@ -49,7 +53,8 @@ export async function openMemoryTurn(
   const briefed = previous?.briefed;
   const fresh = !resume || briefed?.harness !== record.harness || briefed.account !== record.account;
   const takenAt = new Date().toISOString();
-  const baseline = await scanMemory(root);
+  const lostBefore: LostSnapshot[] = [];
+  const baseline = await scanMemory(root, lostBefore);
   const [briefing] = await Promise.all([
     fresh ? memoryBriefing(root, record.name, canWrite) : undefined,
     writeBaseline(root, record.name, {
@@ -62,10 +67,25 @@ export async function openMemoryTurn(
   return {
     ...(briefing !== undefined ? { briefing } : {}),
     addDirs: [files.agentDir],
+    lost:
+      lostBefore.length > 0
+        ? [await describeLostSnapshots(root, lostBefore, "as this turn found it", "The turn goes on without it; a")]
+        : [],
     finish: async (log) => {
       try {
-        const changes = await recordChanges(record, turn, baseline, takenAt);
+        const lostAfter: LostSnapshot[] = [];
+        const changes = await recordChanges(record, turn, baseline, takenAt, [...lostBefore], lostAfter);
         for (const change of changes) await log(change);
+        // A file unchanged since the turn began was reported lost then: only new texts are news.
+        const reported = new Set(lostBefore.map((l) => l.sha));
+        const fresh = lostAfter.filter((l) => !reported.has(l.sha));
+        if (fresh.length > 0) {
+          await log({
+            type: "notice",
+            level: "warning",
+            message: await describeLostSnapshots(root, fresh, "as this turn left it"),
+          });
+        }
         if (record.mode === "plan") {
           const forbidden = changes.filter((c) => !isOwnMemoryFile(memoryRel(c.file), record.name));
           if (forbidden.length > 0) {
@@ -106,9 +126,14 @@ async function recordChanges(
   turn: number,
   baseline: MemoryState,
   takenAt: string,
+  lostBefore: LostSnapshot[],
+  lostAfter: LostSnapshot[],
 ): Promise<MemoryChangeDraft[]> {
   const root = record.project;
-  const now = await scanMemory(root);
+  const now = await scanMemory(root, lostAfter);
+  // A lost snapshot's text is still known this turn: the change is shown, only not revertable later.
+  const unsaved = new Map([...lostBefore, ...lostAfter].map((l) => [l.sha, l.text]));
+  const readBlob = (sha: string) => unsaved.get(sha) ?? readStoredBlob(root, sha);
   const touched = [...new Set([...Object.keys(baseline), ...Object.keys(now)])]
     .filter((f) => baseline[f] !== now[f])
     .sort();
@@ -128,8 +153,8 @@ async function recordChanges(
       const afterSha = now[rel];
       if (beforeSha === afterSha) continue;
       const file = `${MEMORY_PREFIX}${rel}`;
-      const before = beforeSha === undefined ? undefined : await readBlob(root, beforeSha);
-      const after = afterSha === undefined ? undefined : await readBlob(root, afterSha);
+      const before = beforeSha === undefined ? undefined : await readBlob(beforeSha);
+      const after = afterSha === undefined ? undefined : await readBlob(afterSha);
       changes.push({
         type: "memory_change",
         id: `m${turn}.${changes.length + 1}`,
@@ -144,4 +169,10 @@ async function recordChanges(
     }
     return changes;
   });
+}
+
+/** "Lost: the memory snapshot of … (the disk … is full): …", for the turn's log, never left unsaid. */
+async function describeLostSnapshots(root: string, lost: LostSnapshot[], when: string, then = "A"): Promise<string> {
+  const files = [...new Set(lost.map((l) => `${MEMORY_PREFIX}${l.rel}`))].join(", ");
+  return `Lost: the memory snapshot of ${files} ${when} could not be written (${await causeOf(root, lost[0]!.error)}). ${then} change to ${lost.length === 1 ? "that file" : "those files"} in this turn cannot be reverted with \`offrun memory revert\`. Free space to keep the next snapshots.`;
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import * as z from "zod";
-import { OffrunError } from "../foundation/errors.js";
+import { isOffrunError, OffrunError } from "../foundation/errors.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { shellLine, shellQuote } from "../foundation/shell-quote.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
@@ -35,12 +36,30 @@ export function hostsFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(userPaths(offrunHome(env)).home, "hosts.json");
 }
 
+/**
+ * The hosts. A corrupt file is reported (state-problems.ts) and read as none: this machine's
+ * agents, and every listing of them, go on. A change (add, rm) and naming one host refuse until
+ * the file is fixed: a change made on top of it read as empty would drop every host in it.
+ */
 export async function readHosts(env: NodeJS.ProcessEnv = process.env): Promise<Host[]> {
+  try {
+    return await readHostsStrictly(env);
+  } catch (error) {
+    if (!isOffrunError(error, "invalid_file")) throw error;
+    reportStateProblem({
+      file: hostsFile(env),
+      message: `${error.message.split("\n").join(" ")} Until then Offrun reaches no remote host.`,
+    });
+    return [];
+  }
+}
+
+async function readHostsStrictly(env: NodeJS.ProcessEnv): Promise<Host[]> {
   return (await readJsonFile(hostsFile(env), fileSchema, FIX))?.hosts ?? [];
 }
 
 export async function findHost(name: string, env: NodeJS.ProcessEnv = process.env): Promise<Host> {
-  const hosts = await readHosts(env);
+  const hosts = await readHostsStrictly(env);
   const host = hosts.find((h) => h.name === name);
   if (host) return host;
   const known = hosts.length > 0 ? `Hosts: ${hosts.map((h) => h.name).join(", ")}.` : "No host is added yet.";
@@ -139,7 +158,7 @@ export async function removeHost(name: string, env: NodeJS.ProcessEnv = process.
 async function update<T>(env: NodeJS.ProcessEnv, change: (hosts: Host[]) => { hosts: Host[]; result: T }): Promise<T> {
   const file = hostsFile(env);
   return withFileLock(file, async () => {
-    const changed = change(await readHosts(env));
+    const changed = change(await readHostsStrictly(env));
     await writeJsonAtomic(file, { version: 1, hosts: changed.hosts });
     return changed.result;
   });
