@@ -23,6 +23,7 @@ import {
   parseProjectValue,
 } from "../core/views/host-start.js";
 import { ADD_PROJECT, useAddProject } from "./lib/add-project.js";
+import { finderRepository } from "./lib/finder-project.js";
 import { withCompanion } from "./lib/companion.js";
 import { appendText, type StartAgentContext } from "./lib/dictate.js";
 import { DictateAction } from "./lib/dictate-action.js";
@@ -159,6 +160,19 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
     }),
   });
 
+  // Opened over Finder with a folder or file of a repository selected: that is the project, listed
+  // first (recent first), unless a draft or Dictate Task already chose one, or the user picked one
+  // while Finder was being asked.
+  const pickedByUser = useRef(false);
+  useEffect(() => {
+    if (draft?.project) return;
+    void finderRepository().then((root) => {
+      if (!root || pickedByUser.current) return;
+      setProject(root);
+      setValue("project", root);
+    });
+  }, []);
+
   const addProject = useAddProject((root) => {
     setValue("project", root);
     setProject(root);
@@ -229,6 +243,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
         title="Project"
         value={projectValue}
         onChange={(root) => {
+          if (root !== values.project) pickedByUser.current = true;
           setValue("project", root);
           if (root !== ADD_PROJECT && root !== project) setProject(root);
         }}

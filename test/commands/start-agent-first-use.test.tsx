@@ -148,3 +148,25 @@ test("two quick presses of Start Agent start one agent, and the form shows it is
   expect(screen.find("Form").props.isLoading).toBe(false);
   screen.unmount();
 });
+
+// What broke: Start Agent ignored where the user was; opened over Finder with a file of a
+// repository no agent ran in selected, it offered only the known projects.
+test("opened over Finder, the selected file's repository is the project, listed first; outside a repository nothing changes", async () => {
+  sandbox = await makeFaceSandbox();
+  const other = await fs.realpath(await makeRepo(path.join(sandbox.box.home, "clients", "site"), sandbox.box.env));
+  await fs.mkdir(path.join(other, "docs"));
+  await fs.writeFile(path.join(other, "docs", "plan.md"), "# plan\n");
+  runtime.finderSelection = [path.join(other, "docs", "plan.md")];
+  const screen = await openForm();
+  await screen.waitFor(() => expect(screen.findField("project").props.value).toBe(other));
+  await screen.waitFor(() => expect(projectChoices(screen)).toEqual([other, sandbox.repo, ADD_PROJECT]));
+  await screen.waitFor(() => expect(screen.findField("base").children.map((c) => c.props.value)).toEqual(["", "main"]));
+  screen.unmount();
+
+  runtime.finderSelection = [sandbox.box.home];
+  const outside = await openForm();
+  await outside.settle(500);
+  expect(runtime.calls.filter((c) => c.kind === "getSelectedFinderItems")).toHaveLength(2);
+  expect(outside.findField("project").props.value).toBe(other);
+  outside.unmount();
+});

@@ -52,6 +52,8 @@ export const runtime = {
   alertAnswer: true,
   alerts: [] as { title: string; message?: string; primaryAction?: { title: string } }[],
   preferences: {} as Record<string, unknown>,
+  /** What is selected in Finder; empty: Finder is not the frontmost app (getSelectedFinderItems rejects). */
+  finderSelection: [] as string[],
   /** Set by the renderer: how Action.Push and useNavigation reach the view stack. */
   navigation: undefined as undefined | { push(element: ReactNode): void; pop(): void },
   reset(): void {
@@ -62,6 +64,7 @@ export const runtime = {
     runtime.alerts = [];
     runtime.alertAnswer = true;
     runtime.preferences = {};
+    runtime.finderSelection = [];
     LocalStorageItems.clear();
     // Emptied in place: @raycast/utils keeps Cache instances at module level, holding these maps.
     for (const store of Cache.stores.values()) store.clear();
@@ -380,6 +383,12 @@ export function useNavigation() {
 
 export async function open(target: string, application?: unknown): Promise<void> {
   record("open", target, application);
+}
+/** As Raycast's: rejects unless Finder was the frontmost app (a test sets runtime.finderSelection). */
+export async function getSelectedFinderItems(): Promise<{ path: string }[]> {
+  record("getSelectedFinderItems");
+  if (runtime.finderSelection.length === 0) throw new Error("Finder isn't the frontmost application");
+  return runtime.finderSelection.map((item) => ({ path: item }));
 }
 export async function showInFinder(target: string): Promise<void> {
   record("showInFinder", target);
