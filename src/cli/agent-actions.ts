@@ -207,7 +207,7 @@ async function waitAndReport(
 
 async function readLocally(project: string, name: string) {
   const [{ readAgent, readChat }, { findRepoRoot }] = await Promise.all([
-    import("../core/agents/records.js"),
+    import("../core/records/records.js"),
     import("../core/git/repo.js"),
   ]);
   const root = await findRepoRoot(project);

@@ -1,4 +1,4 @@
-import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
 import Agents from "../../src/commands/agents.js";
 import { harnessContextWindow } from "../../src/core/views/agents-overview.js";
 import { runOffrun } from "../helpers/offrun.js";

@@ -5,7 +5,7 @@ import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { AgentActions } from "../../src/commands/agents/agent-actions.js";
 import { STOP_SHORTCUT } from "../../src/commands/lib/shortcuts.js";
-import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
 import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readAgent } from "../../src/core/agents/records.js";
+import { readAgent } from "../../src/core/records/records.js";
 import { switchLogin } from "../../src/core/logins/switch.js";
 import { Supervisor } from "../../src/core/agents/supervisor.js";
 import type { Started } from "../../src/core/agents/requests.js";

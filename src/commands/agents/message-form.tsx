@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Form, Icon, useNavigation } from "@raycast/api";
 import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
 import { useEffect, useMemo, useRef } from "react";
-import { keepDraft, readDraft } from "../../core/agents/draft.js";
+import { keepDraft, readDraft } from "../../core/records/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
 import { appendText } from "../lib/dictate.js";

@@ -9,7 +9,7 @@ import { isSameProcess, NO_PROCESS } from "../foundation/process-identity.js";
 import { knownProjects } from "../foundation/project.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../review/scratch.js";
-import { listAgents } from "./records.js";
+import { listAgents } from "../records/records.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
 
 export interface RecoveryHooks {

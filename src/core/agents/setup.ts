@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { listAgents, writeAgent } from "./records.js";
+import { listAgents, writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { slugFromPrompt } from "../foundation/names.js";

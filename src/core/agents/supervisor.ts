@@ -12,7 +12,7 @@ import { requireAgentBinary } from "./binary.js";
 import { handOver } from "./handoff.js";
 import { AgentJournal, agentKey } from "./journal.js";
 import { checkPrompt } from "./prompt-check.js";
-import { readAgent, readChat } from "./records.js";
+import { readAgent, readChat } from "../records/records.js";
 import { recoverAgents } from "./recovery.js";
 import type { Decided, HandoffRequest, Started, StartRequest } from "./requests.js";
 import { resumeAfterReset } from "./resume.js";

@@ -1,8 +1,8 @@
 import type * as z from "zod";
 import type { Supervisor } from "../agents/supervisor.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
-import { addToDraft, draftFile, writeDraft } from "../agents/draft.js";
-import { readAgent } from "../agents/records.js";
+import { addToDraft, draftFile, writeDraft } from "../records/draft.js";
+import { readAgent } from "../records/records.js";
 import { findRepoRoot } from "../git/repo.js";
 import { addAccount, setDefaultAccount, setReserve } from "../logins/accounts.js";
 import { removeAccount } from "../logins/changes.js";

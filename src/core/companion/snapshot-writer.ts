@@ -1,7 +1,7 @@
 import path from "node:path";
 import chokidar from "chokidar";
 import { listAccounts } from "../logins/accounts.js";
-import { listAgents, readChat } from "../agents/records.js";
+import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";

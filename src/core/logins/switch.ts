@@ -1,6 +1,6 @@
 import { findHarness } from "../../harnesses/registry.js";
 import { findAccount } from "./accounts.js";
-import { appendChat, readAgent, writeAgent } from "../agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../records/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "./picker.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendChat, listAgents, readAgent, readChat } from "../agents/records.js";
+import { appendChat, listAgents, readAgent, readChat } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { MemoryChangeEvent } from "../foundation/events.js";
 import { revertOnto } from "./diff.js";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { appendChat, readAgent } from "../agents/records.js";
-import { addToDraft } from "../agents/draft.js";
+import { appendChat, readAgent } from "../records/records.js";
+import { addToDraft } from "../records/draft.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import type { ParsedEvent, ReviewEvent } from "../foundation/events.js";
 import { changedBetween, worktreeFingerprint } from "../git/fingerprint.js";

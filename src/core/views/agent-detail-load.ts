@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { readAgent, readChat } from "../agents/records.js";
+import { readAgent, readChat } from "../records/records.js";
 import { pendingFromLog } from "../agents/approvals.js";
 import { asSeen, runningCompanionPid } from "../agents/orphans.js";
 import { isInsideReal } from "../foundation/inside.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { listAgents } from "../agents/records.js";
+import { listAgents } from "../records/records.js";
 import { memoryFiles } from "../memory/files.js";
 import { memoryHistory, type MemoryHistoryEntry } from "../memory/history.js";
 import { visible } from "../foundation/visible.js";
