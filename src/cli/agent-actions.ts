@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import type { Caller } from "../core/companion/client.js";
+import type { Caller } from "../core/protocol/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";

@@ -3,7 +3,7 @@ import { listAgentsAsSeen } from "../core/agents/orphans.js";
 import { listAccounts } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
-import { CompanionClient } from "../core/companion/client.js";
+import { CompanionClient } from "../core/protocol/client.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { runCommand } from "../core/foundation/process.js";
 import { listHarnesses } from "../harnesses/registry.js";

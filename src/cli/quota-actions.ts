@@ -1,4 +1,4 @@
-import type { QuotaRow } from "../core/companion/protocol-views.js";
+import type { QuotaRow } from "../core/protocol/protocol-views.js";
 import { quotaReport } from "../core/quota/report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
 import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { CompanionClient } from "../../src/core/companion/client.js";
+import { CompanionClient } from "../../src/core/protocol/client.js";
 import { draftFile, readDraft } from "../../src/core/records/draft.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ChangeBeacon } from "../../src/core/companion/change-beacon.js";
-import { CompanionClient } from "../../src/core/companion/client.js";
+import { CompanionClient } from "../../src/core/protocol/client.js";
 import { OffrunError } from "../../src/core/foundation/errors.js";
 import type { HostLink } from "../../src/core/remote/link.js";
 import { ChatMirror } from "../../src/core/remote/mirror.js";

@@ -9,7 +9,7 @@ import { sshCommandText, sshShellText } from "../../src/core/remote/hosts-file.j
 import { agentItemId, launchSelection } from "../../src/core/views/agents-launch.js";
 import { buildAgentsOverview } from "../../src/core/views/agents-overview.js";
 import { groupByHarness } from "../../src/core/views/host-logins.js";
-import type { QuotaRow } from "../../src/core/companion/protocol-views.js";
+import type { QuotaRow } from "../../src/core/protocol/protocol-views.js";
 import { agentRecord } from "../helpers/records.js";
 
 // How the Raycast views show another machine's agents and logins beside this machine's.

@@ -1,4 +1,4 @@
-import { CompanionClient, type Caller } from "../../core/companion/client.js";
+import { CompanionClient, type Caller } from "../../core/protocol/client.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { OffrunError, isOffrunError } from "../../core/foundation/errors.js";
 import {

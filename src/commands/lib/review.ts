@@ -1,5 +1,5 @@
 import { Toast, showToast } from "@raycast/api";
-import type { ReviewFinished } from "../../core/companion/protocol.js";
+import type { ReviewFinished } from "../../core/protocol/protocol.js";
 import { OffrunError } from "../../core/foundation/errors.js";
 import { shownName, withAgentCompanion, type AgentTarget } from "./companion.js";
 import { showFailure } from "./failure.js";

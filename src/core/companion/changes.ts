@@ -9,7 +9,7 @@ import { removeAccount } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";
 import { memoryChangeWriters, revertMemoryChange } from "../memory/history.js";
-import type { methods, MethodName } from "./protocol.js";
+import type { methods, MethodName } from "../protocol/protocol.js";
 
 /**
  * The changes the faces ask the companion to make, each under the lock a turn would take: the one

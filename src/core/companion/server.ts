@@ -6,7 +6,7 @@ import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";
-import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "./protocol.js";
+import { methods, RPC_OFFRUN_ERROR, type MethodName, type PingResult } from "../protocol/protocol.js";
 import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";

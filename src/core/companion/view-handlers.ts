@@ -12,10 +12,10 @@ import { findRepoRoot } from "../git/repo.js";
 import { OffrunError } from "../foundation/errors.js";
 import { quotaReport } from "../quota/report.js";
 import { readPreviewText } from "../views/agent-detail-load.js";
-import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "./protocol-views.js";
+import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "../protocol/protocol-views.js";
 import type { ChangeBeacon } from "./change-beacon.js";
 import type { Handlers } from "./changes.js";
-import type { viewMethods } from "./protocol-views.js";
+import type { viewMethods } from "../protocol/protocol-views.js";
 
 /**
  * The companion's answers to the view requests (protocol-views.ts): the same reads the CLI makes

@@ -1,4 +1,4 @@
-import type { QuotaRow } from "../companion/protocol-views.js";
+import type { QuotaRow } from "../protocol/protocol-views.js";
 import { headroom } from "./pipeline.js";
 import { quotaOfAllLogins } from "./refresh.js";
 import { signInCommand } from "../views/login-quota.js";

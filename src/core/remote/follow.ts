@@ -1,7 +1,7 @@
 import { describeError } from "../foundation/errors.js";
 import type { TailedEvent } from "../notify/chat-tail.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
-import { viewReplies, type QuotaRow } from "../companion/protocol-views.js";
+import { viewReplies, type QuotaRow } from "../protocol/protocol-views.js";
 import type { HostLinks } from "./links.js";
 import type { HostLink } from "./link.js";
 import { ChatMirror } from "./mirror.js";

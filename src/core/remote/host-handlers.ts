@@ -1,5 +1,5 @@
 import type { Handlers } from "../companion/changes.js";
-import { viewReplies, type hostMethods } from "../companion/protocol-views.js";
+import { viewReplies, type hostMethods } from "../protocol/protocol-views.js";
 import { HOST_ANSWER_MS, type HostLinks } from "./links.js";
 
 /** The local companion's answers about its hosts (protocol-views.ts hostMethods). */

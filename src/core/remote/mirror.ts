@@ -9,7 +9,7 @@ import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.j
 import type { AgentRecord } from "../foundation/model.js";
 import { readJsonFile, readJsonl, writeJsonAtomic } from "../foundation/store.js";
 import { ChatFactsBook, type ChatFacts } from "../companion/chat-facts.js";
-import { agentsListedSchema, viewReplies, type AgentsListed } from "../companion/protocol-views.js";
+import { agentsListedSchema, viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
 import * as z from "zod";
 import type { HostLink } from "./link.js";
 

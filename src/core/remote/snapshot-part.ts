@@ -2,7 +2,7 @@ import type { ChatFacts } from "../companion/chat-facts.js";
 import { knownSignInState } from "../logins/sign-in.js";
 import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
 import { snapshotAgent } from "../companion/snapshot-writer.js";
-import type { AgentsListed, QuotaRow } from "../companion/protocol-views.js";
+import type { AgentsListed, QuotaRow } from "../protocol/protocol-views.js";
 
 /**
  * A host's agents and logins as the snapshot (state.json) lists them, for the menu bar and the

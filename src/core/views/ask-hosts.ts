@@ -1,5 +1,5 @@
-import { CompanionClient } from "../companion/client.js";
-import type { MethodParams, Reply } from "../companion/protocol.js";
+import { CompanionClient } from "../protocol/client.js";
+import type { MethodParams, Reply } from "../protocol/protocol.js";
 import { describeError } from "../foundation/errors.js";
 import { runningCompanionPid } from "../foundation/pids.js";
 import { readHosts, type Host } from "../remote/hosts-file.js";

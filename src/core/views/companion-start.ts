@@ -1,5 +1,5 @@
 import path from "node:path";
-import { CompanionClient } from "../companion/client.js";
+import { CompanionClient } from "../protocol/client.js";
 import { OffrunError, describeError, isOffrunError } from "../foundation/errors.js";
 import { runCommand, type Command } from "../foundation/process.js";
 import { companionLaunch } from "./companion-launch.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { pendingFromLog } from "../agents/approvals.js";
-import { CompanionClient, type Caller } from "../companion/client.js";
+import { CompanionClient, type Caller } from "../protocol/client.js";
 import { readSnapshot } from "../companion/snapshot.js";
 import { describeError } from "../foundation/errors.js";
 import { parseEventLine, type AgentEvent } from "../foundation/events.js";

@@ -1,4 +1,4 @@
-import type { QuotaRow } from "../companion/protocol-views.js";
+import type { QuotaRow } from "../protocol/protocol-views.js";
 import { knownSignInState, type SignInState } from "../logins/sign-in.js";
 import { sshCommandText, type Host } from "../remote/hosts-file.js";
 import { askHosts, type HostReply } from "./ask-hosts.js";
