@@ -8,7 +8,7 @@ import { Supervisor } from "../agents/supervisor.js";
 import { watchQuota } from "../quota/watcher.js";
 import { chatEventNotifier, notifyFromChats } from "../notify/chat-notifications.js";
 import { HostLinks } from "../remote/links.js";
-import { followHosts } from "../remote/follow.js";
+import { followHosts } from "./follow.js";
 import { Notifier } from "../notify/notifier.js";
 import { ExternalNotifications } from "../notify/external.js";
 import { watchTranscripts } from "../notify/transcript-watch.js";

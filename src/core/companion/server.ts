@@ -13,7 +13,7 @@ import { switchLogin } from "../logins/switch.js";
 import { changeHandlers, type Handlers } from "./changes.js";
 import { ChangeBeacon } from "./change-beacon.js";
 import { viewHandlers } from "./view-handlers.js";
-import { hostHandlers } from "../remote/host-handlers.js";
+import { hostHandlers } from "./host-handlers.js";
 import type { HostLinks } from "../remote/links.js";
 
 export interface CompanionServer {

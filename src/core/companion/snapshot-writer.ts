@@ -36,7 +36,7 @@ export interface SnapshotWriterOptions {
   subscribe?: (listener: () => void) => () => void;
   log: (line: string) => void;
   projects?: () => Promise<string[]>;
-  /** Other machines' agents and logins, as last heard (core/remote/follow.ts). */
+  /** Other machines' agents and logins, as last heard (core/companion/follow.ts). */
   remote?: () => Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
   /** Once per burst of changes, as its write begins (change-beacon.ts). */
   onChange?: () => void;

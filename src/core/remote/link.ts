@@ -2,7 +2,7 @@ import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import type { PipedProcess } from "../foundation/process.js";
 import type { ProcessRunner } from "../foundation/runner.js";
-import { shellLine } from "../companion/service.js";
+import { shellLine } from "../foundation/shell-quote.js";
 import { PROTOCOL_VERSION } from "../protocol/protocol-views.js";
 import { fromResponseError } from "../protocol/client.js";
 import type { ErrorKind } from "../foundation/errors.js";

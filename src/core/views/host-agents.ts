@@ -8,7 +8,7 @@ import type { AgentRecord } from "../foundation/model.js";
 import { splitJsonl } from "../foundation/store.js";
 import type { AccountQuota } from "../quota/ledger.js";
 import { sshShellText } from "../remote/hosts-file.js";
-import { mirrorFile } from "../remote/mirror.js";
+import { mirrorFile } from "../companion/mirror.js";
 import type { ChangedFile } from "../git/diff.js";
 import { askHosts } from "./ask-hosts.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";

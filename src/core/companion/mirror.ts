@@ -8,10 +8,10 @@ import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { readJsonFile, readJsonl, writeJsonAtomic } from "../foundation/store.js";
-import { ChatFactsBook, type ChatFacts } from "../companion/chat-facts.js";
+import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
 import { agentsListedSchema, viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
 import * as z from "zod";
-import type { HostLink } from "./link.js";
+import type { HostLink } from "../remote/link.js";
 
 /** How often a host is asked what grew when it cannot say when something changed (an older offrun there, a failed wait). */
 export const FOLLOW_EVERY_MS = 1_000;

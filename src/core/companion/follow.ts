@@ -1,9 +1,9 @@
 import { describeError } from "../foundation/errors.js";
 import type { TailedEvent } from "../notify/chat-tail.js";
-import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
+import type { SnapshotAgent, SnapshotQuota } from "./snapshot.js";
 import { viewReplies, type QuotaRow } from "../protocol/protocol-views.js";
-import type { HostLinks } from "./links.js";
-import type { HostLink } from "./link.js";
+import type { HostLinks } from "../remote/links.js";
+import type { HostLink } from "../remote/link.js";
 import { ChatMirror } from "./mirror.js";
 import { hostSnapshot } from "./snapshot-part.js";
 

@@ -1,7 +1,7 @@
-import type { ChatFacts } from "../companion/chat-facts.js";
+import type { ChatFacts } from "./chat-facts.js";
 import { knownSignInState } from "../logins/sign-in.js";
-import type { SnapshotAgent, SnapshotQuota } from "../companion/snapshot.js";
-import { snapshotAgent } from "../companion/snapshot-writer.js";
+import type { SnapshotAgent, SnapshotQuota } from "./snapshot.js";
+import { snapshotAgent } from "./snapshot-writer.js";
 import type { AgentsListed, QuotaRow } from "../protocol/protocol-views.js";
 
 /**

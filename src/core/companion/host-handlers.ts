@@ -1,6 +1,6 @@
-import type { Handlers } from "../companion/changes.js";
+import type { Handlers } from "./changes.js";
 import { viewReplies, type hostMethods } from "../protocol/protocol-views.js";
-import { HOST_ANSWER_MS, type HostLinks } from "./links.js";
+import { HOST_ANSWER_MS, type HostLinks } from "../remote/links.js";
 
 /** The local companion's answers about its hosts (protocol-views.ts hostMethods). */
 export function hostHandlers(hosts: HostLinks | undefined): Handlers<keyof typeof hostMethods> {
