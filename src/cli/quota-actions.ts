@@ -1,5 +1,5 @@
 import type { QuotaRow } from "../core/protocol/protocol-views.js";
-import { quotaReport } from "../core/quota/report.js";
+import { quotaReport } from "../core/logins/quota-report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
 import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
 import { withCompanion } from "./context.js";

@@ -5,7 +5,7 @@ import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFiles } from "../foundation/private-files.js";
 import { knownProjects } from "../foundation/project.js";
 import { Supervisor } from "../agents/supervisor.js";
-import { watchQuota } from "../quota/watcher.js";
+import { watchQuota } from "../logins/quota-watcher.js";
 import { chatEventNotifier, notifyFromChats } from "../notify/chat-notifications.js";
 import { HostLinks } from "../remote/links.js";
 import { followHosts } from "./follow.js";

@@ -10,7 +10,7 @@ import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
 import { OffrunError } from "../foundation/errors.js";
-import { quotaReport } from "../quota/report.js";
+import { quotaReport } from "../logins/quota-report.js";
 import { readPreviewText } from "../views/agent-detail-load.js";
 import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "../protocol/protocol-views.js";
 import type { ChangeBeacon } from "./change-beacon.js";

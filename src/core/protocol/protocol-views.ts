@@ -89,7 +89,7 @@ const agentShownSchema = () =>
 export type AgentShown = z.infer<ReturnType<typeof agentShownSchema>>;
 
 /**
- * One login in `offrun quota --json` and in `quota.list` (quota/report.ts builds it): the reading,
+ * One login in `offrun quota --json` and in `quota.list` (logins/quota-report.ts builds it): the reading,
  * and what a face needs beside it to render a remote host's logins as its own.
  */
 const quotaRowSchema = () =>

@@ -1,12 +1,12 @@
 import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
-import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
+import { accountProcessEnv, listAccounts } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
-import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
-import { readLedgerEntry, type AccountQuota } from "./ledger.js";
-import { cachedAccountQuota, readAccountQuota } from "./pipeline.js";
+import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";
+import { readLedgerEntry, type AccountQuota } from "../quota/ledger.js";
+import { cachedAccountQuota, readAccountQuota } from "../quota/pipeline.js";
 
 export interface LoginQuota {
   account: Account;

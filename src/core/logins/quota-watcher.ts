@@ -2,12 +2,12 @@ import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
-import { accountProcessEnv, listAccounts } from "../logins/accounts.js";
+import { accountProcessEnv, listAccounts } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders } from "../foundation/session-folders.js";
-import { readAccountQuota } from "./pipeline.js";
+import { readAccountQuota } from "../quota/pipeline.js";
 
 /** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
 const SETTLE_MS = 500;
