@@ -21,7 +21,7 @@ import { buildReviewPrompt } from "./prompt.js";
 import { chooseReviewer, type ReviewerChoice, type ReviewerWish } from "./reviewer.js";
 import { runReviewer, type ReviewerRun } from "./runner.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
-import { createScratch, readAuthorChanges, removeScratch, type AuthorChanges } from "./scratch.js";
+import { createScratch, readAuthorChanges, removeScratch, type AuthorChanges } from "../git/review-scratch.js";
 
 export interface ReviewRequest extends ReviewerWish {
   project: string;

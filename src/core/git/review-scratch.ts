@@ -2,8 +2,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describeError, OffrunError } from "../foundation/errors.js";
-import { git } from "../git/repo.js";
-import { withRepoLock } from "../git/lock.js";
+import { git } from "./repo.js";
+import { withRepoLock } from "./lock.js";
 import { injectFault } from "../foundation/fault-points.js";
 
 /** What the reviewer is shown: the agent's work since its base, as git sees it. */
