@@ -3,8 +3,21 @@ import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import { accountKey } from "../quota/ledger.js";
-import type { ChainContext } from "./turn-chain.js";
+import type { ParsedEvent } from "../foundation/events.js";
+import type { AgentRecord } from "../foundation/model.js";
+import type { ProcessRunner } from "../foundation/runner.js";
+import type { LoginPicker } from "../logins/picker.js";
 import { injectFault } from "../foundation/fault-points.js";
+
+/** What a move needs of the message it serves (the turn chain's context has it, and calls the move). */
+export interface MoveContext {
+  record: AgentRecord;
+  prompt: string;
+  runner: ProcessRunner;
+  logins: Pick<LoginPicker, "choose">;
+  log(turn: number, event: ParsedEvent): Promise<void>;
+  update(changes: Partial<AgentRecord>): Promise<void>;
+}
 
 /**
  * Moves the conversation to the next login with room: the CLI's own session file is copied into
@@ -12,7 +25,7 @@ import { injectFault } from "../foundation/fault-points.js";
  * Returns why not when no login has room.
  */
 export async function moveToNextLogin(
-  ctx: ChainContext,
+  ctx: MoveContext,
   harness: Harness,
   from: Account,
   tried: Set<string>,
@@ -31,7 +44,7 @@ export async function moveToNextLogin(
 
 /** Copies the session to `to` and switches the agent there; false when the session could not go along. */
 export async function moveSession(
-  ctx: ChainContext,
+  ctx: MoveContext,
   harness: Harness,
   from: Account,
   to: Account,
