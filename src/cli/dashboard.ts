@@ -10,7 +10,7 @@ import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 import type { AgentRecord } from "../core/foundation/model.js";
-import { askHosts } from "../core/views/ask-hosts.js";
+import { askHosts } from "../core/remote/ask-hosts.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, every agent on this machine and on the hosts. */
 export async function dashboard(options: GlobalOptions): Promise<void> {

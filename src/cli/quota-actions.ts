@@ -1,7 +1,7 @@
 import type { QuotaRow } from "../core/protocol/protocol-views.js";
 import { quotaReport } from "../core/logins/quota-report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
-import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
+import { LIMITS_ONLY, paceText } from "../core/logins/login-quota.js";
 import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";

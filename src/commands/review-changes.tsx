@@ -2,8 +2,8 @@ import { Action, ActionPanel, Detail, Icon, List, Toast, showToast, useNavigatio
 import { useCachedPromise } from "@raycast/utils";
 import { fixRequest } from "../core/review/fixes.js";
 import { visible } from "../core/foundation/visible.js";
-import { eventMarkdown } from "../core/views/agent-detail.js";
-import { loadAgentsOverview } from "../core/views/agents-overview.js";
+import { eventMarkdown } from "./presenters/agent-detail.js";
+import { loadAgentsOverview } from "./presenters/agents-overview-load.js";
 import { STATUS_LOOK } from "./agents.js";
 import { shownName, withAgentCompanion, type AgentTarget } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";

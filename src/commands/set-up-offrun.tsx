@@ -2,8 +2,8 @@ import path from "node:path";
 import { Action, ActionPanel, Color, Detail, Icon, List, environment } from "@raycast/api";
 import { usePromise } from "@raycast/utils";
 import { setUpOffrun, type SetupResult, type SetupStep } from "../core/setup/set-up.js";
-import { faceLoginEnvironment } from "../core/views/companion-start.js";
-import { installCommand, setupHelpMarkdown, setupStepMarkdown } from "../core/views/setup-help.js";
+import { faceLoginEnvironment } from "./presenters/companion-start.js";
+import { installCommand, setupHelpMarkdown, setupStepMarkdown } from "./presenters/setup-help.js";
 import { faceEnv } from "./lib/preferences.js";
 
 /**

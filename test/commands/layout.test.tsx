@@ -6,7 +6,7 @@ import Agents from "../../src/commands/agents.js";
 import { AgentActions } from "../../src/commands/agents/agent-actions.js";
 import { STOP_SHORTCUT } from "../../src/commands/lib/shortcuts.js";
 import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
-import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
+import { loadAgentsOverview } from "../../src/commands/presenters/agents-overview-load.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { Keyboard } from "../helpers/raycast-api.js";

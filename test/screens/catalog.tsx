@@ -9,7 +9,7 @@ import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { readAgent } from "../../src/core/records/records.js";
-import { loadAgentDetail } from "../../src/core/views/agent-detail-load.js";
+import { loadAgentDetail } from "../../src/commands/presenters/agent-detail-load.js";
 import type { Screen } from "../helpers/raycast-api-render.js";
 import { SCENE, type Scene } from "./scene.js";
 

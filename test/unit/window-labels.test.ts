@@ -1,4 +1,4 @@
-import { windowLabel } from "../../src/core/views/menu-bar.js";
+import { windowLabel } from "../../src/commands/presenters/menu-bar.js";
 
 // Issue 25, item 5: windows as people name them, not as the CLIs' JSON spells them.
 test("quota windows read 5-hour, Weekly, Weekly (Opus), and an unknown one as its name", () => {

@@ -5,7 +5,7 @@ import {
   START_COMPANION_COMMAND,
   startCompanionService,
   type StartedCompanion,
-} from "../../core/views/companion-start.js";
+} from "../presenters/companion-start.js";
 import { faceEnv, preferences } from "./preferences.js";
 
 /**

@@ -11,7 +11,7 @@ import { knownProjects } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
 import { OffrunError } from "../foundation/errors.js";
 import { quotaReport } from "../logins/quota-report.js";
-import { readPreviewText } from "../views/agent-detail-load.js";
+import { readPreviewText } from "../foundation/inside.js";
 import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "../protocol/protocol-views.js";
 import type { ChangeBeacon } from "./change-beacon.js";
 import type { Handlers } from "./changes.js";

@@ -1,7 +1,7 @@
 import type { QuotaRow } from "../protocol/protocol-views.js";
 import { headroom } from "../quota/pipeline.js";
 import { quotaOfAllLogins } from "./quota-refresh.js";
-import { signInCommand } from "../views/login-quota.js";
+import { signInCommand } from "./login-quota.js";
 
 /** What `offrun quota --json` prints for each login, and what a remote companion answers to `quota.list`. */
 export type { QuotaRow };

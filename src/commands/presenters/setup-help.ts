@@ -1,5 +1,5 @@
-import { NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND, launcherPaths } from "../setup/launcher.js";
-import { CLI_INSTALL_COMMAND, type SetupResult, type SetupStep } from "../setup/set-up.js";
+import { NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND, launcherPaths } from "../../core/setup/launcher.js";
+import { CLI_INSTALL_COMMAND, type SetupResult, type SetupStep } from "../../core/setup/set-up.js";
 
 /** The text of Set Up Offrun's views: a step's detail pane, and the help page. */
 

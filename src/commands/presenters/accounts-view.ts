@@ -1,14 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../foundation/account-model.js";
-import { defaultAccounts, listAccounts, loginCommand } from "../logins/accounts.js";
-import { locateBinary } from "../foundation/binaries.js";
-import { cachedAccountQuota } from "../quota/pipeline.js";
-import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../logins/sign-in.js";
+import type { Account } from "../../core/foundation/account-model.js";
+import { defaultAccounts, listAccounts, loginCommand } from "../../core/logins/accounts.js";
+import { locateBinary } from "../../core/foundation/binaries.js";
+import { cachedAccountQuota } from "../../core/quota/pipeline.js";
+import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
-import { shellQuote } from "../foundation/shell-quote.js";
+import { viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quota.js";
+import { shellQuote } from "../../core/foundation/shell-quote.js";
 
 /**
  * Agent Accounts: the logins of each CLI with their quota and their cached sign-in state, shown at
@@ -92,7 +92,7 @@ export async function writeLoginScript(dir: string, account: Account, env: NodeJ
   const harness = await findHarness(account.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   if (!binary) {
-    const { OffrunError } = await import("../foundation/errors.js");
+    const { OffrunError } = await import("../../core/foundation/errors.js");
     throw new OffrunError("not_installed", `${harness.displayName} is not installed. ${harness.installHint}`);
   }
   await fs.mkdir(dir, { recursive: true });

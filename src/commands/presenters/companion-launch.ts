@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { binaryOverrideVariable, installFolders, locateBinary } from "../foundation/binaries.js";
-import { OffrunError } from "../foundation/errors.js";
-import type { Command } from "../foundation/process.js";
-import { launcherPaths } from "../setup/launcher.js";
-import { CLI_INSTALL_COMMAND } from "../setup/set-up.js";
+import { binaryOverrideVariable, installFolders, locateBinary } from "../../core/foundation/binaries.js";
+import { OffrunError } from "../../core/foundation/errors.js";
+import type { Command } from "../../core/foundation/process.js";
+import { launcherPaths } from "../../core/setup/launcher.js";
+import { CLI_INSTALL_COMMAND } from "../../core/setup/set-up.js";
 
 /**
  * How a face that is not the `offrun` CLI (the Raycast extension) starts the companion. Raycast

@@ -1,8 +1,8 @@
 import type { AccountQuota } from "../quota/ledger.js";
 import { currentPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
-import type { SignInState } from "../logins/sign-in.js";
-import { clockTime, titleCase } from "./format.js";
+import type { SignInState } from "./sign-in.js";
+import { clockTime, titleCase } from "../foundation/format.js";
 
 /** How one login's quota reads in the views: "23% used, resets 21:00", "limited until 21:00", "signed out". */
 export interface LoginQuotaView {

@@ -2,7 +2,7 @@ import { CompanionClient } from "../protocol/client.js";
 import type { MethodParams, Reply } from "../protocol/protocol.js";
 import { describeError } from "../foundation/errors.js";
 import { runningCompanionPid } from "../foundation/pids.js";
-import { readHosts, type Host } from "../remote/hosts-file.js";
+import { readHosts, type Host } from "./hosts-file.js";
 
 /**
  * A face's question to every host (core/remote). Only the companion holds the SSH connections, so

@@ -1,9 +1,9 @@
-import { needsCompanion, type AgentStatus } from "../foundation/model.js";
-import { countStatuses, type Snapshot, type SnapshotQuota } from "../companion/snapshot.js";
-import { expireWindow } from "../quota/pipeline.js";
-import { clockTime, elapsedShort, titleCase } from "./format.js";
-import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "./login-quota.js";
-import { visible } from "../foundation/visible.js";
+import { needsCompanion, type AgentStatus } from "../../core/foundation/model.js";
+import { countStatuses, type Snapshot, type SnapshotQuota } from "../../core/companion/snapshot.js";
+import { expireWindow } from "../../core/quota/pipeline.js";
+import { clockTime, elapsedShort, titleCase } from "../../core/foundation/format.js";
+import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "../../core/logins/login-quota.js";
+import { visible } from "../../core/foundation/visible.js";
 
 /**
  * Agent Quota (menu bar) as data: the title, who needs the user, and each login's windows.

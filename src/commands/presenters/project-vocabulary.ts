@@ -1,4 +1,8 @@
-import { loadProjectVocabulary as loadVocabulary, rewriteDictation, type Vocabulary } from "../vocabulary/index.js";
+import {
+  loadProjectVocabulary as loadVocabulary,
+  rewriteDictation,
+  type Vocabulary,
+} from "../../core/vocabulary/index.js";
 
 /**
  * The vocabulary call site of the Raycast forms: dictated and typed text get the project's

@@ -1,4 +1,4 @@
-import { ERROR_KINDS, OffrunError, describeError, type ErrorKind } from "../foundation/errors.js";
+import { ERROR_KINDS, OffrunError, describeError, type ErrorKind } from "../../core/foundation/errors.js";
 
 /** A failure as the faces show it: a short title, the next step, and details to copy. */
 export interface ExplainedFailure {

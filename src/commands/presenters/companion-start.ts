@@ -1,7 +1,7 @@
 import path from "node:path";
-import { CompanionClient } from "../protocol/client.js";
-import { OffrunError, describeError, isOffrunError } from "../foundation/errors.js";
-import { runCommand, type Command } from "../foundation/process.js";
+import { CompanionClient } from "../../core/protocol/client.js";
+import { OffrunError, describeError, isOffrunError } from "../../core/foundation/errors.js";
+import { runCommand, type Command } from "../../core/foundation/process.js";
 import { companionLaunch } from "./companion-launch.js";
 
 /**

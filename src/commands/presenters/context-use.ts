@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import { parseEventLine, type AgentEvent } from "../foundation/events.js";
-import { splitJsonl } from "../foundation/store.js";
+import { parseEventLine, type AgentEvent } from "../../core/foundation/events.js";
+import { splitJsonl } from "../../core/foundation/store.js";
 
 /** What the last `usage` event of an agent's log says about its context. */
 export interface ContextUse {

@@ -1,8 +1,8 @@
-import type { QuotaRow } from "../protocol/protocol-views.js";
-import { knownSignInState, type SignInState } from "../logins/sign-in.js";
-import { sshCommandText, type Host } from "../remote/hosts-file.js";
-import { askHosts, type HostReply } from "./ask-hosts.js";
-import { loginTitle, viewLoginQuota, type LoginQuotaView } from "./login-quota.js";
+import type { QuotaRow } from "../../core/protocol/protocol-views.js";
+import { knownSignInState, type SignInState } from "../../core/logins/sign-in.js";
+import { sshCommandText, type Host } from "../../core/remote/hosts-file.js";
+import { askHosts, type HostReply } from "../../core/remote/ask-hosts.js";
+import { loginTitle, viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quota.js";
 
 /**
  * The logins of other machines' CLIs (core/remote), for Agent Accounts and for the Agents view's

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { knownProjects } from "../foundation/project.js";
-import { askHosts } from "./ask-hosts.js";
+import { knownProjects } from "../../core/foundation/project.js";
+import { askHosts } from "../../core/remote/ask-hosts.js";
 import { loadHostLogins } from "./host-logins.js";
 import type { HarnessChoice, StartOptions } from "./start-options.js";
 

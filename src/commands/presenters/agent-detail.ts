@@ -1,8 +1,8 @@
 import path from "node:path";
-import type { ChangedFile } from "../git/diff.js";
-import type { AgentEvent } from "../foundation/events.js";
-import type { AgentRecord } from "../foundation/model.js";
-import { visible } from "../foundation/visible.js";
+import type { ChangedFile } from "../../core/git/diff.js";
+import type { AgentEvent } from "../../core/foundation/events.js";
+import type { AgentRecord } from "../../core/foundation/model.js";
+import { visible } from "../../core/foundation/visible.js";
 
 /** The Agents view's detail: the conversation as markdown, the diff with line numbers, the preview. */
 

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { listAgents } from "../records/records.js";
-import { memoryFiles } from "../memory/files.js";
-import { memoryHistory, type MemoryHistoryEntry } from "../memory/history.js";
-import { visible } from "../foundation/visible.js";
+import { listAgents } from "../../core/records/records.js";
+import { memoryFiles } from "../../core/memory/files.js";
+import { memoryHistory, type MemoryHistoryEntry } from "../../core/memory/history.js";
+import { visible } from "../../core/foundation/visible.js";
 
 /** Project Memory: conventions.md, each agent's plan and dead ends, and the recent memory changes. */
 

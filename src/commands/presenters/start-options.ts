@@ -1,17 +1,17 @@
 import path from "node:path";
-import { defaultAccounts, listAccounts } from "../logins/accounts.js";
-import { locateBinary } from "../foundation/binaries.js";
-import { pickAccount } from "../logins/ranking.js";
-import { git } from "../git/repo.js";
-import { foundRepositories } from "../git/repository-scan.js";
-import type { Mode } from "../foundation/model.js";
-import { knownProjects, loadProjectSettings } from "../foundation/project.js";
-import { describeGated } from "../foundation/trust.js";
-import type { AccountQuota } from "../quota/ledger.js";
-import { cachedAccountQuota } from "../quota/pipeline.js";
+import { defaultAccounts, listAccounts } from "../../core/logins/accounts.js";
+import { locateBinary } from "../../core/foundation/binaries.js";
+import { pickAccount } from "../../core/logins/ranking.js";
+import { git } from "../../core/git/repo.js";
+import { foundRepositories } from "../../core/git/repository-scan.js";
+import type { Mode } from "../../core/foundation/model.js";
+import { knownProjects, loadProjectSettings } from "../../core/foundation/project.js";
+import { describeGated } from "../../core/foundation/trust.js";
+import type { AccountQuota } from "../../core/quota/ledger.js";
+import { cachedAccountQuota } from "../../core/quota/pipeline.js";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { loginTitle, viewLoginQuota } from "./login-quota.js";
+import { loginTitle, viewLoginQuota } from "../../core/logins/login-quota.js";
 
 /** What the Start Agent form offers: projects, harnesses, their logins with headroom, branches. */
 

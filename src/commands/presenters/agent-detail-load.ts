@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
-import { readAgent, readChat } from "../records/records.js";
-import { pendingFromLog } from "../agents/approvals.js";
-import { asSeen, runningCompanionPid } from "../agents/orphans.js";
-import { isInsideReal } from "../foundation/inside.js";
-import { diffWorktree } from "../git/diff.js";
+import { readAgent, readChat } from "../../core/records/records.js";
+import { pendingFromLog } from "../../core/agents/approvals.js";
+import { asSeen, runningCompanionPid } from "../../core/agents/orphans.js";
+import { isInsideReal } from "../../core/foundation/inside.js";
+import { diffWorktree } from "../../core/git/diff.js";
 import {
   conversationMarkdown,
   numberedDiff,
@@ -44,18 +44,6 @@ export async function loadAgentDetail(
         ? `*No changes since ${record.base.slice(0, 8)}.*`
         : numberedDiff(diff.patch),
   };
-}
-
-/**
- * A changed file's text for the preview (undefined when unreadable, over 256 KB, or a link that
- * leads out of `worktree`: an agent's `notes.md` can be a link to `~/.ssh/id_ed25519`).
- */
-export async function readPreviewText(file: string, worktree: string): Promise<string | undefined> {
-  const real = await fs.realpath(file).catch(() => undefined);
-  if (real === undefined || !(await isInsideReal(worktree, real))) return undefined;
-  const stat = await fs.stat(real).catch(() => undefined);
-  if (!stat?.isFile() || stat.size > 256 * 1024) return undefined;
-  return fs.readFile(real, "utf8").catch(() => undefined);
 }
 
 /** The changed files that are links leading out of the worktree become "outside": not read, shown or opened. */
