@@ -1,10 +1,11 @@
+import path from "node:path";
 import raycastConfig from "@raycast/eslint-config";
 
 /*
- * The layers of shared/DESIGN.md, enforced: imports run one way, faces (src/commands, src/cli)
- * -> core services (src/core/*) -> the harness registry and adapters (src/harnesses) -> core
- * foundations (src/core/foundation). Every import inside src is relative, so the rules match the
- * specifier as written. ESLint's own no-restricted-imports does it without another plugin.
+ * The layers of docs/development.md ("Where a change goes"), enforced: imports run one way, faces
+ * (src/commands, src/cli) -> core services (src/core/*, in CORE_ORDER among themselves) -> the
+ * harness registry and adapters (src/harnesses) -> core foundations (src/core/foundation). Every
+ * import inside src is relative, so the rules match the specifier as written.
  */
 const face = { regex: "(^|/)(commands|cli)/", message: "The core and the adapters never import a face." };
 const raycast = [
@@ -53,7 +54,76 @@ const oneSettingsReader = {
   },
 };
 
+/**
+ * The rooms of src/core from the top down (the table in docs/development.md, "Where a change
+ * goes"): a folder imports only the folders after it, `import type` included, so no two rooms lean
+ * on each other. A new folder goes into this list where its imports put it.
+ */
+export const CORE_ORDER = [
+  "setup",
+  "companion",
+  "review",
+  "agents",
+  "remote",
+  "notify",
+  "memory",
+  "sandbox",
+  "logins",
+  "records",
+  "protocol",
+  "quota",
+  "vocabulary",
+  "git",
+  "dictation",
+  "hooks",
+  "foundation",
+];
+
+const coreFolder = (file) => /(?:^|\/)src\/core\/([^/]+)\//.exec(file.replaceAll("\\", "/"))?.[1];
+
+/** Refuses an import (a declaration, `export … from`, `import()` or an `import("…")` type) that runs up CORE_ORDER. */
+const coreOrder = {
+  meta: {
+    type: "problem",
+    schema: [],
+    messages: {
+      upward:
+        "core/{{from}} may import only the core folders below it ({{below}}): core/{{to}} is above it. " +
+        "Move what both need down, or the caller up (the order is CORE_ORDER in eslint.config.js).",
+      unknown: "core/{{folder}} is in no place of CORE_ORDER (eslint.config.js): add it where its imports put it.",
+    },
+  },
+  create(context) {
+    const from = coreFolder(context.filename);
+    if (from === undefined) return {};
+    const rank = CORE_ORDER.indexOf(from);
+    const check = (node, source) => {
+      if (typeof source?.value !== "string" || !source.value.startsWith(".")) return;
+      const to = coreFolder(path.join(path.dirname(context.filename), source.value));
+      if (to === undefined || to === from) return;
+      if (rank < 0) context.report({ node, messageId: "unknown", data: { folder: from } });
+      else if (!CORE_ORDER.includes(to)) context.report({ node, messageId: "unknown", data: { folder: to } });
+      else if (CORE_ORDER.indexOf(to) < rank) {
+        const below = CORE_ORDER.slice(rank + 1).join(", ") || "none";
+        context.report({ node, messageId: "upward", data: { from, to, below } });
+      }
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportType: (node) => check(node, node.source ?? node.argument?.literal),
+    };
+  },
+};
+
 const layers = [
+  {
+    files: ["src/core/**/*.ts"],
+    plugins: { offrun: { rules: { "core-order": coreOrder } } },
+    rules: { "offrun/core-order": "error" },
+  },
   {
     files: ["src/core/**/*.ts"],
     rules: restrict(face, ...raycast, {
@@ -91,7 +161,19 @@ const layers = [
     }),
   },
   {
+    files: ["src/commands/presenters/**/*.ts", "src/commands/presenters/**/*.tsx"],
+    rules: restrict(
+      { regex: "(^|/)cli/", message: "The Raycast commands and the CLI are separate faces." },
+      {
+        regex: "^@raycast/",
+        message: "A presenter is plain data for the view: no @raycast/api, so tests need no stand-in.",
+      },
+      { regex: "^react($|/)", message: "A presenter is plain data for the view: no React, so tests need no stand-in." },
+    ),
+  },
+  {
     files: ["src/commands/**/*.ts", "src/commands/**/*.tsx"],
+    ignores: ["src/commands/presenters/**"],
     rules: restrict({ regex: "(^|/)cli/", message: "The Raycast commands and the CLI are separate faces." }),
   },
 ];

@@ -1,7 +1,7 @@
 import { List } from "@raycast/api";
 import { performance } from "node:perf_hooks";
 import { AgentActions } from "../src/commands/agents/agent-actions.js";
-import { loadAgentsOverview } from "../src/core/views/agents-overview.js";
+import { loadAgentsOverview } from "../src/commands/presenters/agents-overview-load.js";
 import { makeFaceSandbox } from "../test/commands/face-sandbox.js";
 import { runOffrun } from "../test/helpers/offrun.js";
 import { render, type UiNode } from "../test/helpers/raycast-api-render.js";

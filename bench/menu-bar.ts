@@ -6,7 +6,7 @@ import { execa } from "execa";
 import * as z from "zod";
 import { AGENT_STATUSES } from "../src/core/foundation/model.js";
 import { readSnapshot, type Snapshot } from "../src/core/companion/snapshot.js";
-import { buildMenuBar } from "../src/core/views/menu-bar.js";
+import { buildMenuBar } from "../src/commands/presenters/menu-bar.js";
 import { BUILTIN_HARNESSES } from "../src/harnesses/registry.js";
 
 /**

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import type { Caller } from "../core/companion/client.js";
-import type { MethodParams } from "../core/companion/protocol.js";
+import type { Caller } from "../core/protocol/client.js";
+import type { MethodParams } from "../core/protocol/protocol.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import type { TurnEndEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";
@@ -203,7 +203,7 @@ async function waitAndReport(
 
 async function readLocally(project: string, name: string) {
   const [{ readAgent, readChat }, { findRepoRoot }] = await Promise.all([
-    import("../core/agents/records.js"),
+    import("../core/records/records.js"),
     import("../core/git/repo.js"),
   ]);
   const root = await findRepoRoot(project);

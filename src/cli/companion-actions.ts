@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { CompanionClient } from "../core/companion/client.js";
+import { CompanionClient } from "../core/protocol/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { AGENT_STATUSES, type AgentStatus } from "../core/foundation/model.js";
 import { userPaths } from "../core/foundation/paths.js";

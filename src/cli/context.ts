@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ensureCompanion, type CompanionClient } from "../core/companion/client.js";
+import { ensureCompanion, type CompanionClient } from "../core/protocol/client.js";
 import { isOffrunError } from "../core/foundation/errors.js";
 import { packageRoot } from "./output.js";
 

@@ -3,14 +3,14 @@ import { listAgentsAsSeen } from "../core/agents/orphans.js";
 import { listAccounts } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
-import { CompanionClient } from "../core/companion/client.js";
+import { CompanionClient } from "../core/protocol/client.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { runCommand } from "../core/foundation/process.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 import type { AgentRecord } from "../core/foundation/model.js";
-import { askHosts } from "../core/views/ask-hosts.js";
+import { askHosts } from "../core/remote/ask-hosts.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, every agent on this machine and on the hosts. */
 export async function dashboard(options: GlobalOptions): Promise<void> {

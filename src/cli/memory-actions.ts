@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { readAgent } from "../core/agents/records.js";
+import { readAgent } from "../core/records/records.js";
 import { OffrunError, describeError, isOffrunError } from "../core/foundation/errors.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { applyMemoryEdit, readForEdit, type MemoryEditFile } from "../core/memory/edit.js";

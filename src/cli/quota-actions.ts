@@ -1,16 +1,16 @@
 import type { QuotaListRow } from "../core/quota/row.js";
-import { quotaReport } from "../core/quota/report.js";
+import { quotaReport } from "../core/logins/quota-report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
-import { clockTime } from "../core/views/format.js";
-import { LIMITS_ONLY, paceText } from "../core/views/login-quota.js";
-import { windowText } from "../core/views/quota-window.js";
+import { clockTime } from "../core/foundation/format.js";
+import { LIMITS_ONLY, paceText } from "../core/logins/login-quota.js";
+import { windowText } from "../core/quota/quota-window.js";
 import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";
 
 /**
  * offrun quota: per login, its sign-in, each window ("5-Hour 23% · resets 21:00", as every face writes
- * it: core/views/quota-window.ts; ◀ marks the one that decides), pace, source and age;
+ * it: core/quota/quota-window.ts; ◀ marks the one that decides), pace, source and age;
  * with hosts added, their logins too (each host time-boxed; one that does not answer is named).
  */
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {

@@ -1,5 +1,5 @@
-import { readAgent } from "../core/agents/records.js";
-import { draftFile, readDraft } from "../core/agents/draft.js";
+import { readAgent } from "../core/records/records.js";
+import { draftFile, readDraft } from "../core/records/draft.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";
 import { withAgent, type HostOptions } from "./target.js";

@@ -9,7 +9,7 @@ import {
   type ServicePlatform,
   type ServiceResult,
 } from "../core/companion/service.js";
-import { CompanionClient } from "../core/companion/client.js";
+import { CompanionClient } from "../core/protocol/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { launcherPaths, stablePackageDir, writeLauncher } from "../core/setup/launcher.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Caller, CompanionClient } from "../core/companion/client.js";
+import type { Caller, CompanionClient } from "../core/protocol/client.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { withCompanion } from "./context.js";
 import { projectDir, type GlobalOptions } from "./output.js";

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { readAgent, readChat } from "../core/agents/records.js";
+import { readAgent, readChat } from "../core/records/records.js";
 import { asSeen, listAgentsAsSeen, runningCompanionPid } from "../core/agents/orphans.js";
 import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { ChatFollower, ChatOwner } from "../core/notify/chat-tail.js";
 import { describeError } from "../core/foundation/errors.js";
 import type { Host } from "../core/remote/hosts-file.js";
-import { copiedAgent, hostDir, projectTag } from "../core/remote/mirror.js";
+import { copiedAgent, hostDir, projectTag } from "../core/companion/mirror.js";
 import { withCompanion } from "./context.js";
 
 /** A copy of a project not known yet asks the hosts again, at most this often. */
@@ -10,7 +10,7 @@ const ASK_AGAIN_MS = 5_000;
 
 /**
  * `offrun watch` on other machines' agents: the companion copies each host's chat logs here as
- * they grow (remote/mirror.ts), so watching those copies shows a host's events as they arrive.
+ * they grow (companion/mirror.ts), so watching those copies shows a host's events as they arrive.
  * A copy's name has its project only as a tag: the hosts are asked which projects they have.
  */
 export async function watchHostCopies(

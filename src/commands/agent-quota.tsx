@@ -12,8 +12,8 @@ import {
 import { useCachedPromise } from "@raycast/utils";
 import { isAlive, runningCompanionPid } from "../core/foundation/pids.js";
 import { readSnapshotExplained } from "../core/companion/snapshot.js";
-import { shorten } from "../core/views/format.js";
-import { buildMenuBar } from "../core/views/menu-bar.js";
+import { shorten } from "../core/foundation/format.js";
+import { buildMenuBar } from "./presenters/menu-bar.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT } from "./lib/companion.js";
 

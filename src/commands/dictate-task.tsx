@@ -14,9 +14,9 @@ import { useCachedState } from "@raycast/utils";
 import { useEffect, useRef, useState } from "react";
 import { dictationAvailability, record, recordingFile, transcribe } from "../core/dictation/index.js";
 import { knownProjects } from "../core/foundation/project.js";
-import { explainFailure } from "../core/views/failure.js";
-import { dictationMarkdown, type DictationScreen } from "../core/views/dictation-screen.js";
-import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
+import { explainFailure } from "./presenters/failure.js";
+import { dictationMarkdown, type DictationScreen } from "./presenters/dictation-screen.js";
+import { applyVocabulary, loadProjectVocabulary } from "./presenters/project-vocabulary.js";
 import type { StartAgentContext } from "./lib/dictate.js";
 import { dictationSettings, faceEnv } from "./lib/preferences.js";
 

@@ -2,7 +2,7 @@ import { Action, ActionPanel, Alert, Icon, Keyboard, List, Toast, confirmAlert, 
 import { useCachedPromise, useCachedState } from "@raycast/utils";
 import { knownProjects } from "../core/foundation/project.js";
 import { visible } from "../core/foundation/visible.js";
-import { loadMemoryView, memoryChangeMarkdown } from "../core/views/memory-view.js";
+import { loadMemoryView, memoryChangeMarkdown } from "./presenters/memory-view.js";
 import { withCompanion } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { preferences } from "./lib/preferences.js";

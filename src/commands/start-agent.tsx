@@ -14,14 +14,14 @@ import { FormValidation, useCachedPromise, useCachedState, useForm } from "@rayc
 import { useEffect, useRef } from "react";
 import type { Mode } from "../core/foundation/model.js";
 import { visible } from "../core/foundation/visible.js";
-import { applyVocabulary, loadProjectVocabulary } from "../core/views/project-vocabulary.js";
-import { loadFoundProjects, loadStartOptions, type HarnessChoice } from "../core/views/start-options.js";
+import { applyVocabulary, loadProjectVocabulary } from "./presenters/project-vocabulary.js";
+import { loadFoundProjects, loadStartOptions, type HarnessChoice } from "./presenters/start-options.js";
 import {
   hostProjectValue,
   loadHostProjects,
   loadHostStartOptions,
   parseProjectValue,
-} from "../core/views/host-start.js";
+} from "./presenters/host-start.js";
 import { ADD_PROJECT, useAddProject } from "./lib/add-project.js";
 import { finderRepository } from "./lib/finder-project.js";
 import { withCompanion } from "./lib/companion.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { readAgent, readChat } from "../../src/core/agents/records.js";
+import { readAgent, readChat } from "../../src/core/records/records.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
 import { render, type Screen } from "../helpers/raycast-api-render.js";

@@ -1,6 +1,6 @@
-import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
 import Agents from "../../src/commands/agents.js";
-import { harnessContextWindow } from "../../src/core/views/agents-overview.js";
+import { harnessContextWindow } from "../../src/commands/presenters/agents-overview.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { readAgent, writeAgent } from "../../src/core/records/records.js";
 import { isAlive } from "../../src/core/foundation/pids.js";
 import Agents from "../../src/commands/agents.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";

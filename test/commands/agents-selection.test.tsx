@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { readAgent } from "../../src/core/agents/records.js";
+import { readAgent } from "../../src/core/records/records.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render, type Screen } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";

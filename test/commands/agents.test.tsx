@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readAgent, writeAgent, appendChat } from "../../src/core/agents/records.js";
+import { readAgent, writeAgent, appendChat } from "../../src/core/records/records.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { AGENT_STATUSES } from "../../src/core/foundation/model.js";
 import Agents from "../../src/commands/agents.js";

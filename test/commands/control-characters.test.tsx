@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { readAgent, writeAgent } from "../../src/core/records/records.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render, collect, type UiNode } from "../helpers/raycast-api-render.js";
 import { agentRecord } from "../helpers/records.js";

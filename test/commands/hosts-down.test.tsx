@@ -1,6 +1,6 @@
 import Agents from "../../src/commands/agents.js";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
-import { START_COMPANION_COMMAND } from "../../src/core/views/companion-start.js";
+import { START_COMPANION_COMMAND } from "../../src/commands/presenters/companion-start.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";

@@ -8,7 +8,7 @@ import {
   removeAccount,
   setDefaultAccount,
 } from "../../src/core/logins/accounts.js";
-import { readAgent } from "../../src/core/agents/records.js";
+import { readAgent } from "../../src/core/records/records.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";

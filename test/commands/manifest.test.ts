@@ -7,7 +7,7 @@ import Agents from "../../src/commands/agents.js";
 import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
-import { appendChat, readAgent, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
 import { addAccount } from "../../src/core/logins/accounts.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";

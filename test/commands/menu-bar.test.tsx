@@ -7,7 +7,7 @@ import { userPaths } from "../../src/core/foundation/paths.js";
 import { isAlive, runningCompanionPid } from "../../src/core/foundation/pids.js";
 import { eventually } from "../helpers/offrun.js";
 import type { Snapshot } from "../../src/core/companion/snapshot.js";
-import { buildMenuBar } from "../../src/core/views/menu-bar.js";
+import { buildMenuBar } from "../../src/commands/presenters/menu-bar.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";

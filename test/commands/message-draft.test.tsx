@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import Agents from "../../src/commands/agents.js";
-import { readAgent } from "../../src/core/agents/records.js";
-import { addToDraft, draftFile, keepDraft, readDraft, writeDraft } from "../../src/core/agents/draft.js";
+import { readAgent } from "../../src/core/records/records.js";
+import { addToDraft, draftFile, keepDraft, readDraft, writeDraft } from "../../src/core/records/draft.js";
 import { eventually, runOffrun } from "../helpers/offrun.js";
 import { type Screen, render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";

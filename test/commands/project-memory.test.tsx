@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import ProjectMemory from "../../src/commands/project-memory.js";
-import { readChat } from "../../src/core/agents/records.js";
+import { readChat } from "../../src/core/records/records.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import ReviewChanges from "../../src/commands/review-changes.js";
-import { readChat } from "../../src/core/agents/records.js";
-import { readDraft } from "../../src/core/agents/draft.js";
+import { readChat } from "../../src/core/records/records.js";
+import { readDraft } from "../../src/core/records/draft.js";
 import { readSnapshot } from "../../src/core/companion/snapshot.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";

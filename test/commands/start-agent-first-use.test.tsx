@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { listAgents } from "../../src/core/agents/records.js";
+import { listAgents } from "../../src/core/records/records.js";
 import { knownProjects, rememberProject } from "../../src/core/foundation/project.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { ADD_PROJECT } from "../../src/commands/lib/add-project.js";

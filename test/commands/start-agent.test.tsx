@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { listAgents } from "../../src/core/agents/records.js";
+import { listAgents } from "../../src/core/records/records.js";
 import { loadProjectSettings } from "../../src/core/foundation/project.js";
 import StartAgent, { startRequest } from "../../src/commands/start-agent.js";
 import { ADD_PROJECT } from "../../src/commands/lib/add-project.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { CompanionClient } from "../../src/core/companion/client.js";
-import { draftFile, readDraft } from "../../src/core/agents/draft.js";
+import { CompanionClient } from "../../src/core/protocol/client.js";
+import { draftFile, readDraft } from "../../src/core/records/draft.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";

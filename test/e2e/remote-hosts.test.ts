@@ -21,7 +21,7 @@ import { runtime } from "../helpers/raycast-api.js";
 import AgentAccounts from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
 import StartAgent from "../../src/commands/start-agent.js";
-import { CompanionClient } from "../../src/core/companion/client.js";
+import { CompanionClient } from "../../src/core/protocol/client.js";
 
 // Agents on another machine: a real OpenSSH server on a loopback port stands for the host, with
 // its own HOME and OFFRUN_HOME, and real Claude Code there against the fake model server. This

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { diffWorktree } from "../../src/core/git/diff.js";
 import { headCommit } from "../../src/core/git/repo.js";
-import { loadAgentsOverview } from "../../src/core/views/agents-overview.js";
+import { loadAgentsOverview } from "../../src/commands/presenters/agents-overview-load.js";
 import { addHost } from "../../src/core/remote/hosts-file.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 

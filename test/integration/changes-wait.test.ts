@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ChangeBeacon } from "../../src/core/companion/change-beacon.js";
-import { CompanionClient } from "../../src/core/companion/client.js";
+import { CompanionClient } from "../../src/core/protocol/client.js";
 import { OffrunError } from "../../src/core/foundation/errors.js";
 import type { HostLink } from "../../src/core/remote/link.js";
-import { ChatMirror } from "../../src/core/remote/mirror.js";
+import { ChatMirror } from "../../src/core/companion/mirror.js";
 import { makeRepo, makeSandbox, runOffrun, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 import { agentRecord } from "../helpers/records.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { listAgentsDetailed, readAgent, readChat } from "../../src/core/agents/records.js";
+import { listAgentsDetailed, readAgent, readChat } from "../../src/core/records/records.js";
 import { recoverAgents } from "../../src/core/agents/recovery.js";
 import { reserveAgent } from "../../src/core/agents/setup.js";
 import { isAlive } from "../../src/core/foundation/pids.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { agentDiscard, agentMerge } from "../../src/core/agents/branch-actions.js";
-import { appendChat, readAgent, readChat, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { recoverAgents } from "../../src/core/agents/recovery.js";
 import { addAccount, removeAccount } from "../../src/core/logins/changes.js";
 import { renameLogin } from "../../src/core/logins/rename.js";

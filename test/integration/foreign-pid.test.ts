@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { recoverAgents } from "../../src/core/agents/recovery.js";
-import { writeAgent } from "../../src/core/agents/records.js";
+import { writeAgent } from "../../src/core/records/records.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 import { isAlive } from "../../src/core/foundation/pids.js";
 import { processStartTime } from "../../src/core/foundation/process-identity.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readAgent, readChat, writeAgent } from "../../src/core/agents/records.js";
+import { readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { readAccountsFile } from "../../src/core/logins/accounts-file.js";
 import { addAccount } from "../../src/core/logins/changes.js";
 import { rememberProject } from "../../src/core/foundation/project.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { appendChat, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, writeAgent } from "../../src/core/records/records.js";
 import { memoryBriefing, memoryFiles } from "../../src/core/memory/files.js";
 import { revertMemoryChange } from "../../src/core/memory/history.js";
 import { agentRecord } from "../helpers/records.js";

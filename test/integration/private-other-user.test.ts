@@ -2,7 +2,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { writeDraft } from "../../src/core/agents/draft.js";
+import { writeDraft } from "../../src/core/records/draft.js";
 import { privateProjectDirs } from "../../src/core/foundation/private-files.js";
 import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";

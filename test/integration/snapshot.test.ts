@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeAgent } from "../../src/core/agents/records.js";
+import { writeAgent } from "../../src/core/records/records.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 import { projectPaths, userPaths } from "../../src/core/foundation/paths.js";
 import { recordObserved } from "../../src/core/quota/ledger.js";

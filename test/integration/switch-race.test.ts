@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { readAgent } from "../../src/core/agents/records.js";
+import { readAgent } from "../../src/core/records/records.js";
 import { switchLogin } from "../../src/core/logins/switch.js";
 import { Supervisor } from "../../src/core/agents/supervisor.js";
-import type { Started } from "../../src/core/agents/requests.js";
+import type { Started } from "../../src/core/protocol/requests.js";
 import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { CompanionStop } from "../../src/core/agents/turn-stop.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeAgent } from "../../src/core/agents/records.js";
+import { writeAgent } from "../../src/core/records/records.js";
 import { recoverAgents } from "../../src/core/agents/recovery.js";
 import { rememberProject } from "../../src/core/foundation/project.js";
 import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";

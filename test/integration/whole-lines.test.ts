@@ -4,7 +4,7 @@ import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offru
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 import { agentEventSchema } from "../../src/core/foundation/events.js";
 import { appendJsonLine, readJsonl } from "../../src/core/foundation/store.js";
-import { readDraft, writeDraft } from "../../src/core/agents/draft.js";
+import { readDraft, writeDraft } from "../../src/core/records/draft.js";
 import { itWithTmpfs, leaveFree, mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
 
 // Chat logs gain whole lines or nothing: after a crash that cut the last line, and on a disk

@@ -8,8 +8,8 @@ import { MessageForm } from "../../src/commands/agents/message-form.js";
 import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
-import { readAgent } from "../../src/core/agents/records.js";
-import { loadAgentDetail } from "../../src/core/views/agent-detail-load.js";
+import { readAgent } from "../../src/core/records/records.js";
+import { loadAgentDetail } from "../../src/commands/presenters/agent-detail-load.js";
 import type { Screen } from "../helpers/raycast-api-render.js";
 import { SCENE, type Scene } from "./scene.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendChat, listAgents, readAgent, readChat, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, listAgents, readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { ChatFactsBook } from "../../src/core/companion/chat-facts.js";
 import type { Snapshot } from "../../src/core/companion/snapshot.js";
 import { countStatuses } from "../../src/core/companion/snapshot.js";

@@ -1,4 +1,4 @@
-import type { Handlers } from "../../src/core/companion/protocol.js";
+import type { Handlers } from "../../src/core/protocol/protocol.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 
 // Never run: `npm run typecheck` compiles it. Each handler below answers what its reply schema

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isOffrunError } from "../../src/core/foundation/errors.js";
 import { writeLauncher } from "../../src/core/setup/launcher.js";
-import { companionLaunch } from "../../src/core/views/companion-launch.js";
+import { companionLaunch } from "../../src/commands/presenters/companion-launch.js";
 import { PROJECT_ROOT, makeSandbox, type Sandbox } from "../helpers/offrun.js";
 
 // How Raycast's Start Companion finds offrun: Set Up Offrun's launcher first, run as it is (it

@@ -6,9 +6,9 @@ import type { AgentRecord } from "../../src/core/foundation/model.js";
 import { shellQuote } from "../../src/core/foundation/shell-quote.js";
 import { agentDeeplink } from "../../src/core/notify/deeplink.js";
 import { sshCommandText, sshShellText } from "../../src/core/remote/hosts-file.js";
-import { agentItemId, launchSelection } from "../../src/core/views/agents-launch.js";
-import { buildAgentsOverview } from "../../src/core/views/agents-overview.js";
-import { groupByHarness } from "../../src/core/views/host-logins.js";
+import { agentItemId, launchSelection } from "../../src/commands/presenters/agents-launch.js";
+import { buildAgentsOverview } from "../../src/commands/presenters/agents-overview.js";
+import { groupByHarness } from "../../src/commands/presenters/host-logins.js";
 import type { QuotaListRow } from "../../src/core/quota/row.js";
 import { agentRecord } from "../helpers/records.js";
 

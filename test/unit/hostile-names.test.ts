@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { listAgentsDetailed, readAgent } from "../../src/core/agents/records.js";
+import { listAgentsDetailed, readAgent } from "../../src/core/records/records.js";
 import { agentRecordSchema } from "../../src/core/foundation/model.js";
-import { ChatMirror, mirrorFile } from "../../src/core/remote/mirror.js";
+import { ChatMirror, mirrorFile } from "../../src/core/companion/mirror.js";
 import type { HostLink } from "../../src/core/remote/link.js";
 import { agentRecord } from "../helpers/records.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendChat, readChat, writeAgent } from "../../src/core/agents/records.js";
+import { appendChat, readChat, writeAgent } from "../../src/core/records/records.js";
 import type { AgentEvent, EventDraft } from "../../src/core/foundation/events.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { revertOnto, unifiedDiff } from "../../src/core/memory/diff.js";

@@ -1,8 +1,8 @@
 import { snapshotSchema } from "../../src/core/companion/snapshot.js";
-import { viewReplies } from "../../src/core/companion/protocol-views.js";
+import { viewReplies } from "../../src/core/protocol/protocol-views.js";
 import { readLedgerEntry, storeReading } from "../../src/core/quota/ledger.js";
 import type { QuotaListRow } from "../../src/core/quota/row.js";
-import { hostSnapshot } from "../../src/core/remote/snapshot-part.js";
+import { hostSnapshot } from "../../src/core/companion/snapshot-part.js";
 
 // One login's quota has one shape (core/quota/row.ts) in the ledger, in state.json and in a
 // companion's `quota.list` answer: what one of them holds, the others keep. Before, each had its

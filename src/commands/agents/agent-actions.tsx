@@ -1,12 +1,12 @@
 import { Action, ActionPanel, confirmAlert, Icon, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { visible } from "../../core/foundation/visible.js";
-import { devServerUrl, type AgentDetailData } from "../../core/views/agent-detail.js";
-import type { AgentRow } from "../../core/views/agents-overview.js";
-import { hostHarnessChoices } from "../../core/views/host-start.js";
-import { loadAgentDetail } from "../../core/views/agent-detail-load.js";
-import { loadHostAgentDetail } from "../../core/views/host-agents.js";
-import { loadHarnessChoices } from "../../core/views/start-options.js";
+import { devServerUrl, type AgentDetailData } from "../presenters/agent-detail.js";
+import type { AgentRow } from "../presenters/agents-overview.js";
+import { hostHarnessChoices } from "../presenters/host-start.js";
+import { loadAgentDetail } from "../presenters/agent-detail-load.js";
+import { loadHostAgentDetail } from "../presenters/host-agents.js";
+import { loadHarnessChoices } from "../presenters/start-options.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 import { startReview } from "../lib/review.js";
 import { APPROVE_SHORTCUT, DENY_SHORTCUT, DIFF_SHORTCUT, STOP_SHORTCUT } from "../lib/shortcuts.js";

@@ -5,9 +5,9 @@ import {
   filePreviewMarkdown,
   type AgentDetailData,
   type PreviewFile,
-} from "../../core/views/agent-detail.js";
-import { readPreviewText } from "../../core/views/agent-detail-load.js";
-import { readHostFile } from "../../core/views/host-agents.js";
+} from "../presenters/agent-detail.js";
+import { readPreviewText } from "../../core/foundation/inside.js";
+import { readHostFile } from "../presenters/host-agents.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { usePoll } from "../lib/poll.js";
 

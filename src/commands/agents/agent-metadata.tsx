@@ -1,7 +1,7 @@
 import { List } from "@raycast/api";
 import { visible } from "../../core/foundation/visible.js";
-import type { AgentRow, ContextView } from "../../core/views/agents-overview.js";
-import { compactCount } from "../../core/views/format.js";
+import type { AgentRow, ContextView } from "../presenters/agents-overview.js";
+import { compactCount } from "../../core/foundation/format.js";
 
 /**
  * An agent's facts for the detail pane's metadata. Beside an open detail pane Raycast leaves a row

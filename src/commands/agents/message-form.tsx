@@ -1,12 +1,12 @@
 import { Action, ActionPanel, Form, Icon, useNavigation } from "@raycast/api";
 import { FormValidation, useCachedPromise, useForm } from "@raycast/utils";
 import { useEffect, useMemo, useRef } from "react";
-import { keepDraft, readDraft } from "../../core/agents/draft.js";
+import { keepDraft, readDraft } from "../../core/records/draft.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
-import { applyVocabulary, loadProjectVocabulary } from "../../core/views/project-vocabulary.js";
+import { applyVocabulary, loadProjectVocabulary } from "../presenters/project-vocabulary.js";
 import { appendText } from "../lib/dictate.js";
 import { withAgentCompanion, type AgentTarget } from "../lib/companion.js";
-import { readHostDraft } from "../../core/views/host-agents.js";
+import { readHostDraft } from "../presenters/host-agents.js";
 import { DictateAction } from "../lib/dictate-action.js";
 import { showFailure } from "../lib/failure.js";
 import { DICTATE_SHORTCUT } from "../lib/shortcuts.js";

@@ -1,11 +1,11 @@
-import { CompanionClient, type Caller } from "../../core/companion/client.js";
+import { CompanionClient, type Caller } from "../../core/protocol/client.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { OffrunError, isOffrunError } from "../../core/foundation/errors.js";
 import {
   START_COMPANION_COMMAND,
   startCompanionService,
   type StartedCompanion,
-} from "../../core/views/companion-start.js";
+} from "../presenters/companion-start.js";
 import { faceEnv, preferences } from "./preferences.js";
 
 /**

@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Clipboard, Icon, LaunchType, List, Toast, launchCommand, showToast } from "@raycast/api";
 import { showFailureToast } from "@raycast/utils";
 import { describeError, isOffrunError } from "../../core/foundation/errors.js";
-import { explainFailure } from "../../core/views/failure.js";
+import { explainFailure } from "../presenters/failure.js";
 import { START_COMPANION_COMMAND, startCompanion } from "./companion.js";
 
 /** Errors as people read them: a short title, the next step, and the details behind "Copy Details". */

@@ -1,5 +1,5 @@
 import { Action, ActionPanel, Color, Icon, List } from "@raycast/api";
-import type { HostProblem } from "../../core/views/agents-overview.js";
+import type { HostProblem } from "../presenters/agents-overview.js";
 import { visible } from "../../core/foundation/visible.js";
 import { START_COMPANION_COMMAND } from "./companion.js";
 

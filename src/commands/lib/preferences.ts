@@ -1,6 +1,6 @@
 import { getPreferenceValues } from "@raycast/api";
 import { DEFAULT_DICTATION, type DictationSettings } from "../../core/dictation/index.js";
-import { binaryOverrides } from "../../core/views/companion-launch.js";
+import { binaryOverrides } from "../presenters/companion-launch.js";
 
 /**
  * The extension's preferences. `Preferences` is the type `ray build` generates from package.json's

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { readAgent, writeAgent, appendChat } from "./records.js";
+import { readAgent, writeAgent, appendChat } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";
 import { diffWorktree } from "../git/diff.js";

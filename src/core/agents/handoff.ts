@@ -6,8 +6,8 @@ import { diffWorktree } from "../git/diff.js";
 import type { LoginPicker } from "../logins/picker.js";
 import { requireAgentBinary } from "./binary.js";
 import type { AgentJournal } from "./journal.js";
-import { readChat } from "./records.js";
-import type { HandoffRequest } from "./requests.js";
+import { readChat } from "../records/records.js";
+import type { HandoffRequest } from "../protocol/requests.js";
 
 /** Room for each part of the handoff, so the whole stays well inside any model's context. */
 const CONVERSATION_CHARS = 30_000;

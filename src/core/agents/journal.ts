@@ -1,7 +1,7 @@
 import type { AgentEvent, EventDraft } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { KeyedQueue } from "../foundation/queue.js";
-import { appendChat, writeAgent } from "./records.js";
+import { appendChat, writeAgent } from "../records/records.js";
 
 /** The key of one agent of one project in the supervisor's maps and queues. */
 export function agentKey(root: string, name: string): string {

@@ -1,6 +1,6 @@
 import { needsCompanion, type AgentRecord } from "../foundation/model.js";
 import { runningCompanionPid } from "../foundation/pids.js";
-import { listAgentsDetailed, type AgentListing } from "./records.js";
+import { listAgentsDetailed, type AgentListing } from "../records/records.js";
 
 /**
  * Only the companion runs turns. When it was killed (`kill -9`, a crash), the records it left

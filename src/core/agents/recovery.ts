@@ -9,8 +9,8 @@ import { isAlive, signalGroup } from "../foundation/pids.js";
 import { isSameProcess, NO_PROCESS } from "../foundation/process-identity.js";
 import { knownProjects } from "../foundation/project.js";
 import { git } from "../git/repo.js";
-import { removeScratch } from "../review/scratch.js";
-import { listAgents } from "./records.js";
+import { removeScratch } from "../git/review-scratch.js";
+import { listAgents } from "../records/records.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
 import { finishCutBranchActions } from "./branch-recovery.js";
 

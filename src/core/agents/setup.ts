@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { listAgents, writeAgent } from "./records.js";
+import { listAgents, writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { slugFromPrompt } from "../foundation/names.js";
@@ -9,7 +9,7 @@ import { trackedStateFiles } from "../git/tracked-state.js";
 import { createWorktree } from "../git/worktrees.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
-import type { StartRequest } from "./requests.js";
+import type { StartRequest } from "../protocol/requests.js";
 import { assertSandboxAvailable } from "../sandbox/support.js";
 import { lookBeforeCheckout, undoFailedStart } from "./start-undo.js";
 

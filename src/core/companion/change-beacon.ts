@@ -1,7 +1,7 @@
 /**
  * Tells a waiting peer that something it may show changed: an agent's record or chat log, the
  * quota, a notification (whatever rewrites state.json, snapshot-writer.ts). A local companion that
- * follows this one over SSH (remote/mirror.ts) asks `changes.wait` and is answered at the next
+ * follows this one over SSH (companion/mirror.ts) asks `changes.wait` and is answered at the next
  * change, not every second: an idle host and its follower do no work at all.
  */
 export class ChangeBeacon {

@@ -1,14 +1,14 @@
 import type { Supervisor } from "../agents/supervisor.js";
 import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
-import { addToDraft, draftFile, writeDraft } from "../agents/draft.js";
-import { readAgent } from "../agents/records.js";
+import { addToDraft, draftFile, writeDraft } from "../records/draft.js";
+import { readAgent } from "../records/records.js";
 import { findRepoRoot } from "../git/repo.js";
 import { addAccount, setDefaultAccount, setReserve } from "../logins/accounts.js";
 import { removeAccount } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";
 import { memoryChangeWriters, revertMemoryChange } from "../memory/history.js";
-import type { Handlers } from "./protocol.js";
+import type { Handlers } from "../protocol/protocol.js";
 
 /**
  * The changes the faces ask the companion to make, each under the lock a turn would take: the one

@@ -20,7 +20,7 @@ interface Known {
 /**
  * The chat facts of many agents, kept current event by event: an agent's log is read whole once,
  * at first sight (`learn`), and from then on only its appended events are applied. Used for this
- * machine's logs (snapshot-writer.ts) and for the local copies of a host's (remote/mirror.ts).
+ * machine's logs (snapshot-writer.ts) and for the local copies of a host's (companion/mirror.ts).
  */
 export class ChatFactsBook {
   private readonly known = new Map<string, Known>();

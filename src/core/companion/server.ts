@@ -6,14 +6,14 @@ import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";
-import { methods, RPC_OFFRUN_ERROR, type Handlers, type MethodName, type PingResult } from "./protocol.js";
+import { methods, RPC_OFFRUN_ERROR, type Handlers, type MethodName, type PingResult } from "../protocol/protocol.js";
 import { explainZodError } from "../foundation/store.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { changeHandlers } from "./changes.js";
 import { ChangeBeacon } from "./change-beacon.js";
 import { viewHandlers } from "./view-handlers.js";
-import { hostHandlers } from "../remote/host-handlers.js";
+import { hostHandlers } from "./host-handlers.js";
 import type { HostLinks } from "../remote/links.js";
 
 export interface CompanionServer {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import chokidar from "chokidar";
 import { listAccounts } from "../logins/accounts.js";
-import { listAgents, readChat } from "../agents/records.js";
+import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -36,7 +36,7 @@ export interface SnapshotWriterOptions {
   subscribe?: (listener: () => void) => () => void;
   log: (line: string) => void;
   projects?: () => Promise<string[]>;
-  /** Other machines' agents and logins, as last heard (core/remote/follow.ts). */
+  /** Other machines' agents and logins, as last heard (core/companion/follow.ts). */
   remote?: () => Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
   /** Once per burst of changes, as its write begins (change-beacon.ts). */
   onChange?: () => void;

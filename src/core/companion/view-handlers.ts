@@ -4,18 +4,18 @@ import path from "node:path";
 import { pendingFromLog } from "../agents/approvals.js";
 import { agentDiff } from "../agents/branch-actions.js";
 import { asSeen, listAgentsAsSeen } from "../agents/orphans.js";
-import { readDraft } from "../agents/draft.js";
-import { readAgent, readChat } from "../agents/records.js";
+import { readDraft } from "../records/draft.js";
+import { readAgent, readChat } from "../records/records.js";
 import { projectPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
 import { OffrunError } from "../foundation/errors.js";
-import { quotaReport } from "../quota/report.js";
-import { readPreviewText } from "../views/agent-detail-load.js";
-import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "./protocol-views.js";
+import { quotaReport } from "../logins/quota-report.js";
+import { readPreviewText } from "../foundation/inside.js";
+import { PROTOCOL_VERSION, type AgentsListed, type AgentShown } from "../protocol/protocol-views.js";
 import type { ChangeBeacon } from "./change-beacon.js";
-import type { Handlers } from "./protocol.js";
-import type { viewMethods } from "./protocol-views.js";
+import type { Handlers } from "../protocol/protocol.js";
+import type { viewMethods } from "../protocol/protocol-views.js";
 
 /**
  * The companion's answers to the view requests (protocol-views.ts): the same reads the CLI makes

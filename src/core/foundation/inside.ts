@@ -30,3 +30,15 @@ export async function readTextInside(root: string, file: string): Promise<string
   const read = await readInside(root, file);
   return read && "text" in read ? read.text : undefined;
 }
+
+/**
+ * A changed file's text for the preview (undefined when unreadable, over 256 KB, or a link that
+ * leads out of `worktree`: an agent's `notes.md` can be a link to `~/.ssh/id_ed25519`).
+ */
+export async function readPreviewText(file: string, worktree: string): Promise<string | undefined> {
+  const real = await fs.realpath(file).catch(() => undefined);
+  if (real === undefined || !(await isInsideReal(worktree, real))) return undefined;
+  const stat = await fs.stat(real).catch(() => undefined);
+  if (!stat?.isFile() || stat.size > 256 * 1024) return undefined;
+  return fs.readFile(real, "utf8").catch(() => undefined);
+}

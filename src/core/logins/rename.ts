@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import type { Account } from "../foundation/account-model.js";
 import { renameAccount } from "./accounts.js";
-import { listAgents, writeAgent } from "../agents/records.js";
+import { listAgents, writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { knownProjects } from "../foundation/project.js";

@@ -1,12 +1,12 @@
 import { findHarness } from "../../harnesses/registry.js";
 import { findAccount } from "./accounts.js";
-import { appendChat, readAgent, writeAgent } from "../agents/records.js";
+import { appendChat, readAgent, writeAgent } from "../records/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "./picker.js";
 import { isAlive } from "../foundation/pids.js";
 import type { AgentRecord } from "../foundation/model.js";
-import type { SwitchRequest, Switched } from "./switch-request.js";
+import type { SwitchRequest, Switched } from "../protocol/switch-request.js";
 
 /**
  * Moves an agent to another login of the same CLI, as failover does but because the user asked:

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { appendChat, listAgents, readAgent, readChat } from "../agents/records.js";
+import { appendChat, listAgents, readAgent, readChat } from "../records/records.js";
 import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
 import { causeOf, failedForRoom } from "../foundation/disk-full.js";
 import { injectFault } from "../foundation/fault-points.js";

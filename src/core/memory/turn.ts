@@ -1,4 +1,4 @@
-import { listAgents } from "../agents/records.js";
+import { listAgents } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft } from "../foundation/events.js";
 import { ensureMemory, isOwnMemoryFile, memoryBriefing, ownerOf } from "./files.js";

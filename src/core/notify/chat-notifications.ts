@@ -1,5 +1,5 @@
 import chokidar from "chokidar";
-import { readAgent } from "../agents/records.js";
+import { readAgent } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";

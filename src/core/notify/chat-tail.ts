@@ -25,7 +25,7 @@ export interface ChatFollower {
   /** Follows one more project's chats (a project added while running). */
   addProject(root: string): Promise<void>;
   /**
-   * Follows the logs of another folder, such as the local copies of a host's (remote/mirror.ts):
+   * Follows the logs of another folder, such as the local copies of a host's (companion/mirror.ts):
    * `ownerOf` says whose a file is, or undefined for one not known yet (looked at again on its next change).
    */
   addFolder(dir: string, ownerOf: (file: string) => ChatOwner | undefined): Promise<void>;

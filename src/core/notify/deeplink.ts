@@ -16,7 +16,7 @@ const REVIEW_COMMAND = "review-changes";
  */
 export function agentDeeplink(notification: Pick<AgentNotification, "project" | "agent" | "host" | "review">): string {
   const { project, agent, host, review } = notification;
-  // A finished review opens its findings in Review Changes (src/core/views/review-launch.ts reads the context).
+  // A finished review opens its findings in Review Changes (src/commands/presenters/review-launch.ts reads the context).
   const command = review ? REVIEW_COMMAND : AGENTS_COMMAND;
   const context = JSON.stringify({ project, agent, ...(host ? { host } : {}), ...(review ? { review } : {}) });
   return `raycast://extensions/${OWNER}/${EXTENSION}/${command}?context=${encodeURIComponent(context)}`;

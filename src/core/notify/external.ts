@@ -1,5 +1,5 @@
 import path from "node:path";
-import { listAgents } from "../agents/records.js";
+import { listAgents } from "../records/records.js";
 import { knownProjects } from "../foundation/project.js";
 import { projectPaths } from "../foundation/paths.js";
 import { cut, type AgentNotification } from "./classify.js";

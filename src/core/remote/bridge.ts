@@ -1,6 +1,6 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import rpc from "vscode-jsonrpc/node.js";
-import { openSocket } from "../companion/client.js";
+import { openSocket } from "../protocol/client.js";
 import { LineSplitter } from "../foundation/lines.js";
 import { LineMessageReader, LineMessageWriter } from "./line-transport.js";
 

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { shellLine } from "../companion/service.js";
+import { shellLine } from "../foundation/shell-quote.js";
 import { HOST_INSTALL_TEXT, MIN_NODE, NODE_DOWNLOAD_URL } from "../foundation/install-commands.js";
 import { runCommand } from "../foundation/process.js";
 import { sshTarget, type Host } from "./hosts-file.js";

@@ -1,7 +1,7 @@
 import chokidar, { type FSWatcher } from "chokidar";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import type { ProcessRunner } from "../foundation/runner.js";
-import { agentsListedSchema, type AgentsListed } from "../companion/protocol-views.js";
+import { agentsListedSchema, type AgentsListed } from "../protocol/protocol-views.js";
 import { hostsFile, readHosts, type Host } from "./hosts-file.js";
 import { HostLink, type LinkStatus } from "./link.js";
 

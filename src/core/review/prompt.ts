@@ -1,6 +1,6 @@
 import type { AgentRecord } from "../foundation/model.js";
 import { REVIEW_JSON_SCHEMA } from "./output.js";
-import type { AuthorChanges } from "./scratch.js";
+import type { AuthorChanges } from "../git/review-scratch.js";
 
 /** More diff than this is cut from the prompt: the reviewer can read every file in its checkout anyway. */
 const PROMPT_DIFF_CHARS = 200_000;

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { appendChat, readAgent } from "../agents/records.js";
-import { addToDraft } from "../agents/draft.js";
+import { appendChat, readAgent } from "../records/records.js";
+import { addToDraft } from "../records/draft.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import type { EventDraft, ReviewEvent } from "../foundation/events.js";
 import { changedBetween, worktreeFingerprint } from "../git/fingerprint.js";
@@ -21,7 +21,7 @@ import { buildReviewPrompt } from "./prompt.js";
 import { chooseReviewer, type ReviewerChoice, type ReviewerWish } from "./reviewer.js";
 import { runReviewer, type ReviewerRun } from "./runner.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
-import { createScratch, readAuthorChanges, removeScratch, type AuthorChanges } from "./scratch.js";
+import { createScratch, readAuthorChanges, removeScratch, type AuthorChanges } from "../git/review-scratch.js";
 
 export interface ReviewRequest extends ReviewerWish {
   project: string;

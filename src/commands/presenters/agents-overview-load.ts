@@ -1,0 +1,70 @@
+import { listAccounts } from "../../core/logins/accounts.js";
+import { listAgentsAsSeen, runningCompanionPid } from "../../core/agents/orphans.js";
+import { projectPaths } from "../../core/foundation/paths.js";
+import { knownProjects } from "../../core/foundation/project.js";
+import { accountKey } from "../../core/quota/ledger.js";
+import { cachedAccountQuota } from "../../core/quota/pipeline.js";
+import { agentKey, buildAgentsOverview, harnessContextWindow, type AgentsOverview } from "./agents-overview.js";
+import { readContextUse, type ContextUse } from "./context-use.js";
+import { readHostAgents } from "./host-agents.js";
+
+/**
+ * Reads every known project's agents, the logins' cached quota and each agent's context use, and
+ * (unless `hosts` is false) every host's agents through the companion, each host time-boxed.
+ * `signal` stops between reads once the answer is not wanted (the Agents view polls every 3 s).
+ */
+export async function loadAgentsOverview(
+  options: { env?: NodeJS.ProcessEnv; now?: number; projects?: string[]; signal?: AbortSignal; hosts?: boolean } = {},
+): Promise<AgentsOverview> {
+  const { signal } = options;
+  const env = options.env ?? process.env;
+  const now = options.now ?? Date.now();
+  const running = (await runningCompanionPid()) !== undefined;
+  // The hosts answer over the companion while this machine's files are read. Both are awaited
+  // together: an abort that ends one must not leave the other's rejection unhandled.
+  const [hosts, { projects, quotas, context }] = await Promise.all([
+    options.hosts === false ? undefined : readHostAgents({ companionRunning: running, signal }),
+    readThisMachine(options.projects, env, now, running, signal),
+  ]);
+  signal?.throwIfAborted();
+  for (const { host, record, use } of hosts?.context ?? []) context.set(agentKey(record, host), use);
+  return buildAgentsOverview(
+    {
+      projects: [...projects, ...(hosts?.projects ?? [])],
+      quotas: [...quotas, ...(hosts?.quotas ?? [])],
+      context,
+      contextWindow: harnessContextWindow,
+      unreachable: hosts?.unreachable ?? [],
+    },
+    now,
+  );
+}
+
+/** This machine's projects, the logins their agents use (cached quota) and each agent's context use. */
+async function readThisMachine(
+  only: string[] | undefined,
+  env: NodeJS.ProcessEnv,
+  now: number,
+  running: boolean,
+  signal: AbortSignal | undefined,
+) {
+  const roots = only ?? (await knownProjects());
+  signal?.throwIfAborted();
+  const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
+  signal?.throwIfAborted();
+  const records = projects.flatMap((p) => p.agents);
+  const accounts = await listAccounts(undefined, env);
+  signal?.throwIfAborted();
+  const used = new Set(records.map((r) => `${r.harness}/${r.account}`));
+  const quotas = await Promise.all(
+    accounts.filter((a) => used.has(accountKey(a))).map((a) => cachedAccountQuota(a, new Date(now))),
+  );
+  const context = new Map<string, ContextUse>();
+  await Promise.all(
+    records.map(async (record) => {
+      const use = await readContextUse(projectPaths(record.project).chat(record.name));
+      if (use) context.set(agentKey(record), use);
+    }),
+  );
+  return { projects, quotas, context };
+}

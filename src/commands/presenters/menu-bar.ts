@@ -1,0 +1,171 @@
+import { needsCompanion, type AgentStatus } from "../../core/foundation/model.js";
+import { countStatuses, type Snapshot, type SnapshotQuota } from "../../core/companion/snapshot.js";
+import { expireWindow } from "../../core/quota/pipeline.js";
+import { clockTime, elapsedShort, titleCase } from "../../core/foundation/format.js";
+import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "../../core/logins/login-quota.js";
+import { windowText } from "../../core/quota/quota-window.js";
+import { visible } from "../../core/foundation/visible.js";
+
+/**
+ * Agent Quota (menu bar) as data: the title, who needs the user, and each login's windows.
+ * Built from the companion's snapshot alone, so the menu paints from one file read.
+ */
+
+export interface MenuAgent {
+  project: string;
+  projectName: string;
+  /** As the menu shows it: host:agent for another machine's. */
+  name: string;
+  /** The agent's own name (what the Agents command is opened on). */
+  agent: string;
+  harness: string;
+  /** What it waits for: the command to approve or the question. */
+  waitingFor: string;
+  /** The machine it runs on, when not this one; `name` is then host:agent. */
+  host?: string;
+}
+
+export interface MenuLogin {
+  label: string;
+  title: string;
+  /** "5-Hour 23% · resets 21:00 (20m ago)": one line per window (quota-window.ts). */
+  windows: string[];
+  /** Lines above the windows: "Signed out: offrun accounts login …", "Out ~16:40 at this pace", "No usage data: limits only". */
+  notes: string[];
+  limited: boolean;
+  /** It cannot run until it signs in again (it does not count toward the title's tightest %). */
+  signedOut: boolean;
+  usedPercent: number | undefined;
+}
+
+export interface MenuHarness {
+  id: string;
+  name: string;
+  logins: MenuLogin[];
+}
+
+export interface MenuBarModel {
+  /** The needs-you count when any agent needs the user, else the tightest login's used %. */
+  title: string | undefined;
+  /** Which icon: someone needs you, a login is limited, or all is well. */
+  state: "needs-you" | "limited" | "ok" | "no-data";
+  tooltip: string;
+  needsYou: MenuAgent[];
+  harnesses: MenuHarness[];
+  counts: Partial<Record<AgentStatus, number>>;
+  /** No snapshot, or the companion that wrote it is gone. */
+  companionDown: boolean;
+  /** Agents whose turn the companion carried when it went away (shown as failed: interrupted). */
+  interrupted: number;
+}
+
+function windowLine(window: SnapshotQuota["windows"][number], now: number): string {
+  const age = now - Date.parse(window.observedAt);
+  const stale = age > STALE_AFTER_MS ? ` (${elapsedShort(window.observedAt, now)} ago)` : "";
+  return `${windowText(window, now)}${stale}`;
+}
+
+function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {
+  const limited = quota.limitedUntil !== undefined && Date.parse(quota.limitedUntil) > now;
+  const signedOut = quota.signIn?.state === "signed-out";
+  const windows = quota.windows.map((w) => expireWindow(w, new Date(now)));
+  const known = windows.map((w) => w.usedPercent).filter((p): p is number => p !== undefined);
+  const usedPercent = signedOut ? undefined : limited ? 100 : known.length > 0 ? Math.max(...known) : undefined;
+  const lines = windows.map((w) => windowLine(w, now));
+  if (limited) lines.unshift(`Limited until ${clockTime(quota.limitedUntil!, now)}`);
+  const pace = limited || signedOut ? undefined : paceText(quota.pace, now);
+  const limitsOnly = !limited && known.length === 0 && quota.coverage === "limits";
+  const notes = [
+    ...(signedOut ? [`Signed out: ${signInCommand(quota)}`] : []),
+    ...(pace ? [`${pace[0]!.toUpperCase()}${pace.slice(1)}`] : []),
+    ...(limitsOnly ? [`${LIMITS_ONLY[0]!.toUpperCase()}${LIMITS_ONLY.slice(1)}`] : []),
+  ];
+  const summary = signedOut
+    ? "signed out"
+    : limited
+      ? "limited"
+      : usedPercent !== undefined
+        ? `${Math.round(usedPercent)}%${pace?.startsWith("out") ? ` · ${pace.replace(" at this pace", "")}` : ""}`
+        : limitsOnly
+          ? "limits only"
+          : "unknown";
+  return {
+    label: quota.label,
+    title: `${titleCase(quota.label)}: ${summary}`,
+    windows: lines,
+    notes,
+    limited,
+    signedOut,
+    usedPercent,
+  };
+}
+
+export function buildMenuBar(
+  snapshot: Snapshot | undefined,
+  options: { now: number; harnessNames: ReadonlyMap<string, string>; companionAlive: boolean },
+): MenuBarModel {
+  if (!snapshot) {
+    return {
+      title: undefined,
+      state: "no-data",
+      tooltip: "Offrun: the companion has not written its state yet",
+      needsYou: [],
+      harnesses: [],
+      counts: {},
+      companionDown: !options.companionAlive,
+      interrupted: 0,
+    };
+  }
+  const { now } = options;
+  const down = !options.companionAlive;
+  // A companion that is gone carries no turn on: what it left working or waiting is interrupted.
+  // Another host's agents belong to its own companion: this one being down interrupts none of them.
+  const carried = (a: Snapshot["agents"][number]) => a.host === undefined && needsCompanion(a);
+  const interrupted = down ? snapshot.agents.filter(carried).length : 0;
+  const agents = down
+    ? snapshot.agents.map((a) => (carried(a) ? { ...a, status: "failed" as const } : a))
+    : snapshot.agents;
+  const counts = down ? countStatuses(agents) : snapshot.counts;
+  const needsYou = agents
+    .filter((a) => a.status === "needs-you")
+    .map((a) => ({
+      project: a.project,
+      projectName: `${a.project.split("/").filter(Boolean).at(-1) ?? a.project}${a.host ? ` on ${a.host}` : ""}`,
+      name: a.host ? `${a.host}:${a.name}` : a.name,
+      agent: a.name,
+      ...(a.host ? { host: a.host } : {}),
+      harness: a.harness,
+      // The agent's own words, in a menu item of one line: shown, never obeyed.
+      waitingFor: visible(a.pending[0]?.text ?? "waiting for you", "line"),
+    }));
+  // Grouped by CLI, and by machine: another host's logins are their own group ("Claude Code on devbox").
+  const byHarness = new Map<string, { name: string; logins: MenuLogin[] }>();
+  for (const quota of snapshot.quota) {
+    const id = quota.host ? `${quota.host}:${quota.harness}` : quota.harness;
+    const name = `${options.harnessNames.get(quota.harness) ?? quota.harness}${quota.host ? ` on ${quota.host}` : ""}`;
+    const group = byHarness.get(id) ?? { name, logins: [] };
+    group.logins.push(viewLogin(quota, now));
+    byHarness.set(id, group);
+  }
+  const harnesses = [...byHarness].map(([id, group]) => ({ id, ...group }));
+  const all = harnesses.flatMap((h) => h.logins);
+  const used = all.map((l) => l.usedPercent).filter((p): p is number => p !== undefined);
+  const tightest = used.length > 0 ? Math.max(...used) : undefined;
+  const limited = all.some((l) => l.limited);
+  const title =
+    needsYou.length > 0 ? String(needsYou.length) : tightest === undefined ? undefined : `${Math.round(tightest)}%`;
+  const working = counts.working ?? 0;
+  const tightestText = tightest === undefined ? "" : ` · tightest login ${Math.round(tightest)}%`;
+  return {
+    title,
+    state: needsYou.length > 0 ? "needs-you" : limited ? "limited" : "ok",
+    tooltip: down
+      ? `Offrun · the companion is not running${interrupted > 0 ? ` · ${interrupted} interrupted` : ""}${tightestText}`
+      : `Offrun · ${needsYou.length} need you · ${working} working${tightestText}`,
+    needsYou,
+    harnesses,
+    counts,
+    companionDown: down,
+    interrupted,
+  };
+}

@@ -1,0 +1,231 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { agentEventSchema, parseEventLine, type AgentEvent } from "../foundation/events.js";
+import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
+import { agentNameProblem } from "../foundation/names.js";
+import { offrunHome, userPaths } from "../foundation/paths.js";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
+import type { AgentRecord } from "../foundation/model.js";
+import { readJsonFile, readJsonl, writeJsonAtomic } from "../foundation/store.js";
+import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
+import { agentsListedSchema, viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
+import * as z from "zod";
+import type { HostLink } from "../remote/link.js";
+
+/** How often a host is asked what grew when it cannot say when something changed (an older offrun there, a failed wait). */
+export const FOLLOW_EVERY_MS = 1_000;
+/** How long one `changes.wait` is held by the host; after it, one round runs anyway (a change its watchers missed). */
+const CHANGES_WAIT_MS = 25_000;
+
+/** `~/.offrun/hosts/<host>/`: the local copies of a host's chat logs. */
+export function hostDir(host: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(userPaths(offrunHome(env)).home, "hosts", host);
+}
+
+/** The local copy of one remote agent's chat log: byte for byte the remote file's first `size` bytes. */
+export function mirrorFile(host: string, project: string, agent: string, env: NodeJS.ProcessEnv = process.env): string {
+  // Records are checked when they arrive; this is the last place a hostile name could become a path.
+  const problem = agentNameProblem(agent);
+  if (problem) throw new OffrunError("invalid_input", `host ${host} named an agent '${agent}': ${problem}.`);
+  return path.join(hostDir(host, env), "chats", `${projectTag(project)}-${agent}.jsonl`);
+}
+
+/** A host's project as the names of its copies start: the project's path is the host's, of any length. */
+export function projectTag(project: string): string {
+  return createHash("sha256").update(project).digest("hex").slice(0, 12);
+}
+
+/** The project tag and agent a copy is of, from its file name (mirrorFile's). */
+export function copiedAgent(file: string): { tag: string; agent: string } | undefined {
+  const match = /^([0-9a-f]{12})-(.+)\.jsonl$/.exec(path.basename(file));
+  return match ? { tag: match[1]!, agent: match[2]! } : undefined;
+}
+
+const stateSchema = z.object({ followingSince: z.string() });
+
+/** One new event of a remote agent, for the notifier. */
+export interface MirroredEvent {
+  host: string;
+  project: string;
+  agent: string;
+  harness: string;
+  event: AgentEvent;
+}
+
+/**
+ * Keeps a local copy of every chat log on a host, read by offset: the copy's size is the offset,
+ * so what was copied before a dropped connection (or a restart of either companion) is never read
+ * again and nothing after it is skipped: each event reaches `onEvent` once. Events older than the
+ * first time this host was followed are history, copied without telling anyone.
+ */
+export class ChatMirror {
+  private following = false;
+  private closed = false;
+  /** The host answers `changes.wait`; false once it said it does not know the request. */
+  private hostWaits = true;
+  /** Ends the pause between rounds early (a new connection, close). */
+  private wake: (() => void) | undefined;
+  private running: Promise<void> | undefined;
+  private since: string | undefined;
+  /** The host's last answer to agents.list. */
+  listing: AgentsListed | undefined;
+  /** What each copied log says (last words, what waits), kept as lines are copied: state.json reads no log. */
+  private readonly facts = new ChatFactsBook();
+
+  constructor(
+    private readonly link: HostLink,
+    private readonly options: {
+      onEvent: (event: MirroredEvent) => void;
+      log: (line: string) => void;
+      /** The listing changed, or a log grew: what the snapshot shows of the host is out of date. */
+      onChange?: () => void;
+    },
+  ) {}
+
+  /**
+   * Follows until closed: the host's token (asked without one, it answers at once), a round, then
+   * the host's next change (`changes.wait`, held by the host until something changes there), a
+   * round again, and so on. Called again on each new connection.
+   */
+  follow(): void {
+    // A new connection may be to an updated offrun, and is caught up with at once.
+    this.hostWaits = true;
+    this.wake?.();
+    if (this.following || this.closed) return;
+    this.following = true;
+    void (async () => {
+      let token: string | undefined;
+      while (!this.closed) {
+        token = await this.nextChange(token);
+        if (this.closed) break;
+        this.running = this.catchUp().catch((error: unknown) => {
+          if (this.link.state.state === "connected")
+            this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
+        });
+        await this.running;
+        this.running = undefined;
+      }
+    })();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.running;
+  }
+
+  /** The host's token after its next change; undefined after a plain pause (no wait, or a failed one). */
+  private async nextChange(token: string | undefined): Promise<string | undefined> {
+    if (this.hostWaits && this.link.state.state === "connected") {
+      try {
+        const params = { ...(token === undefined ? {} : { after: token }), timeoutMs: CHANGES_WAIT_MS };
+        const answer = await this.link.call("changes.wait", params, CHANGES_WAIT_MS + 10_000);
+        return viewReplies["changes.wait"].parse(answer).token;
+      } catch (error) {
+        // An offrun there from before changes.wait answers "unhandled method": a round now, then one every second.
+        if (isOffrunError(error, "invalid_input")) {
+          this.hostWaits = false;
+          return undefined;
+        }
+      }
+    }
+    if (!this.closed) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(wake, FOLLOW_EVERY_MS);
+        this.wake = wake;
+      });
+    }
+    return undefined;
+  }
+
+  /** One round: what every agent's log holds beyond the copy, appended to it. */
+  async catchUp(): Promise<void> {
+    if (this.link.state.state !== "connected") return;
+    const since = await this.followingSince();
+    const listing = agentsListedSchema.parse(await this.link.call("agents.list", {}));
+    let grew = false;
+    for (const project of listing.projects) {
+      for (const { record, chatBytes } of project.agents) {
+        grew = (await this.copy(project.root, record, chatBytes, since)) || grew;
+      }
+    }
+    const changed = JSON.stringify(listing.projects) !== JSON.stringify(this.listing?.projects);
+    this.listing = listing;
+    if (changed || grew) this.options.onChange?.();
+  }
+
+  /** The last words and what waits on the user, from the copy of an agent's log. */
+  chatFacts(project: string, agent: string): ChatFacts {
+    return this.facts.get(factsKey(project, agent)) ?? { pending: [] };
+  }
+
+  /** Copies what the host's log holds beyond the copy; true when something was. */
+  private async copy(project: string, record: AgentRecord, remoteSize: number, since: string): Promise<boolean> {
+    const { name: agent, harness } = record;
+    const file = mirrorFile(this.link.host.name, project, agent);
+    const key = factsKey(project, agent);
+    let size = await sizeOf(file);
+    if (remoteSize < size) {
+      // The host's log is shorter than the copy: it was replaced (a discard, a new agent of the same name).
+      await fs.rename(file, `${file}.replaced-${Date.now()}`);
+      this.facts.forget(key);
+      size = 0;
+    }
+    // First sight of this copy (at start, or after a replacement): read whole once; then line by line.
+    if (!this.facts.has(key)) {
+      this.facts.learn(key, record, size === 0 ? [] : (await readJsonl(file, agentEventSchema)).entries);
+    }
+    const start = size;
+    while (size < remoteSize) {
+      const read = viewReplies["chat.read"].parse(
+        await this.link.call("chat.read", { project, name: agent, offset: size }),
+      );
+      if (read.next <= size) break; // a line still being written: next round
+      await makePrivateDir(path.dirname(file));
+      await fs.appendFile(file, read.lines.map((line) => `${line}\n`).join(""), { mode: PRIVATE_FILE_MODE });
+      size = read.next;
+      for (const line of read.lines) {
+        const event = parseEventLine(line);
+        if (!event) continue;
+        this.facts.apply(key, event);
+        if (event.at >= since) this.options.onEvent({ host: this.link.host.name, project, agent, harness, event });
+      }
+    }
+    return size !== start;
+  }
+
+  private async followingSince(): Promise<string> {
+    if (this.since) return this.since;
+    const file = path.join(hostDir(this.link.host.name), "follow.json");
+    const state = await readJsonFile(file, stateSchema).catch(() => undefined);
+    this.since = state?.followingSince ?? new Date().toISOString();
+    if (!state) await writeJsonAtomic(file, { followingSince: this.since });
+    return this.since;
+  }
+}
+
+/** A copy cut short by a crash mid-append ends in half a line: it is trimmed to the last whole one. */
+async function sizeOf(file: string): Promise<number> {
+  const stat = await fs.stat(file).catch(() => undefined);
+  if (!stat || stat.size === 0) return 0;
+  const handle = await fs.open(file, "r+");
+  try {
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, stat.size - 1);
+    if (last[0] === 0x0a) return stat.size;
+    const text = await fs.readFile(file);
+    const end = text.lastIndexOf(0x0a) + 1;
+    await handle.truncate(end);
+    return end;
+  } finally {
+    await handle.close();
+  }
+}
+
+const factsKey = (project: string, agent: string) => `${project}\u0000${agent}`;

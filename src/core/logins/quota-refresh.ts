@@ -1,0 +1,77 @@
+import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../foundation/account-model.js";
+import { accountProcessEnv, listAccounts } from "./accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { describeError } from "../foundation/errors.js";
+import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";
+import { readLedgerEntry, type AccountQuota } from "../quota/ledger.js";
+import { cachedAccountQuota, readAccountQuota } from "../quota/pipeline.js";
+
+export interface LoginQuota {
+  account: Account;
+  harness: Harness;
+  quota: AccountQuota;
+  /** The cached sign-in state: a signed-out login is shown as such, not as "quota unknown". */
+  signIn: SignInEntry;
+}
+
+export interface AllLoginQuotas {
+  logins: LoginQuota[];
+  /** Why the custom ACP agents could not be listed (a bad harnesses file), when so. */
+  customError?: string;
+}
+
+/**
+ * Every login of every installed CLI with its quota: built-ins and custom ACP agents (of the user,
+ * and of `projectRoot`'s config). A CLI that is not installed is left out unless it has an added
+ * login (then its logins show, so a missing binary is no reason to lose sight of their limits).
+ * `fresh` asks the sources now; otherwise the cached reading answers at once, and only a login
+ * never read before is asked.
+ */
+export async function quotaOfAllLogins(
+  options: { fresh?: boolean; env?: NodeJS.ProcessEnv; now?: Date; projectRoot?: string } = {},
+): Promise<AllLoginQuotas> {
+  const env = options.env ?? process.env;
+  let harnesses: readonly Harness[] = BUILTIN_HARNESSES;
+  let customError: string | undefined;
+  try {
+    harnesses = await listHarnesses({ project: options.projectRoot, env });
+  } catch (error) {
+    customError = describeError(error); // the built-ins still answer
+  }
+  const logins: LoginQuota[] = [];
+  for (const harness of harnesses) {
+    const [accounts, binary] = await Promise.all([
+      listAccounts(harness, env),
+      locateBinary(harness.id, harness.binaryName, env),
+    ]);
+    if (!binary && accounts.every((account) => account.isDefault)) continue;
+    const [quotas, signIns] = await Promise.all([
+      Promise.all(accounts.map((account) => quotaOf(account, harness, binary, env, options))),
+      cachedSignIns(accounts),
+    ]);
+    accounts.forEach((account, index) =>
+      logins.push({ account, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(account))! }),
+    );
+  }
+  return { logins, ...(customError ? { customError } : {}) };
+}
+
+async function quotaOf(
+  account: Account,
+  harness: Harness,
+  binary: string | undefined,
+  env: NodeJS.ProcessEnv,
+  options: { fresh?: boolean; now?: Date },
+): Promise<AccountQuota> {
+  const known = (await readLedgerEntry(account)).last !== undefined;
+  if (known && !options.fresh) return cachedAccountQuota(account, options.now);
+  return readAccountQuota({
+    account,
+    harness,
+    binary,
+    env: { ...env, ...accountProcessEnv(account, harness) },
+    now: options.now,
+  });
+}

@@ -1,0 +1,113 @@
+import chokidar from "chokidar";
+import { listHarnesses } from "../../harnesses/registry.js";
+import type { Harness } from "../../harnesses/types.js";
+import type { Account } from "../foundation/account-model.js";
+import { accountProcessEnv, listAccounts } from "./accounts.js";
+import { locateBinary } from "../foundation/binaries.js";
+import { describeError } from "../foundation/errors.js";
+import { userPaths } from "../foundation/paths.js";
+import { SessionFolders } from "../foundation/session-folders.js";
+import { readAccountQuota } from "../quota/pipeline.js";
+
+/** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
+const SETTLE_MS = 500;
+
+export interface QuotaWatcher {
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps every login's quota current in the companion: watches the session folders of each
+ * login's home and, after a burst of appends, re-reads that login's quota (the sources read only
+ * what was appended). A home that does not exist yet is looked for again until it appears, and
+ * a login added while the companion runs is picked up from accounts.json. `folders` is the
+ * companion's one watch of the session folders (the transcript watcher shares it).
+ */
+export async function watchQuota(options: {
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  folders?: SessionFolders;
+}): Promise<QuotaWatcher> {
+  const folders = options.folders ?? new SessionFolders({ log: options.log });
+  const timers = new Set<NodeJS.Timeout>();
+  const watched = new Set<string>();
+  type Login = { harness: Harness; account: Account; binary?: string };
+
+  const refresh = async ({ harness, account, binary }: Login, changedFiles?: string[]) => {
+    try {
+      await readAccountQuota({
+        account,
+        harness,
+        binary,
+        env: { ...options.env, ...accountProcessEnv(account, harness) },
+        ...(changedFiles ? { changedFiles } : {}),
+      });
+    } catch (error) {
+      options.log(`quota of ${harness.id}/${account.label} could not be read: ${describeError(error)}`);
+    }
+  };
+
+  const watchLogin = (login: Login) => {
+    let pending: NodeJS.Timeout | undefined;
+    const changed = new Set<string>();
+    const schedule = (file?: string) => {
+      if (file) changed.add(file);
+      if (pending) clearTimeout(pending);
+      pending = setTimeout(() => {
+        pending = undefined;
+        const files = [...changed];
+        changed.clear();
+        void refresh(login, files.length > 0 ? files : undefined);
+      }, SETTLE_MS);
+      timers.add(pending);
+    };
+    for (const root of login.harness.sessionRoots(login.account.home)) {
+      void folders.subscribe(root, {
+        onFile: (file, event, initial) => {
+          if (!initial && event !== "unlink") schedule(file);
+        },
+      });
+    }
+  };
+
+  /**
+   * The first reading of each login, one login after another: read all at once, ten logins' cold
+   * session files made a heap peak the companion then kept for its whole life.
+   */
+  let firstReadings = Promise.resolve();
+  const readFirst = (login: Login) => {
+    firstReadings = firstReadings.then(() => (closed ? undefined : refresh(login)));
+  };
+  let closed = false;
+
+  /** Starts watching every login not watched yet (at start, and when accounts.json changes). */
+  const watchNewLogins = async () => {
+    for (const harness of await listHarnesses({ env: options.env, tolerant: true })) {
+      const binary = await locateBinary(harness.id, harness.binaryName, options.env);
+      for (const account of await listAccounts(harness, options.env).catch(() => [])) {
+        const key = `${harness.id}/${account.label}\u0000${account.home}`;
+        if (watched.has(key)) continue;
+        watched.add(key);
+        const login = { harness, account, binary };
+        watchLogin(login);
+        readFirst(login); // so the cache is never empty for long
+      }
+    }
+  };
+  await watchNewLogins();
+  const accountsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
+  accountsWatcher.on(
+    "all",
+    () => void watchNewLogins().catch((error) => options.log(`accounts: ${describeError(error)}`)),
+  );
+
+  return {
+    close: async () => {
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      await accountsWatcher.close();
+      if (!options.folders) await folders.close();
+      await firstReadings;
+    },
+  };
+}

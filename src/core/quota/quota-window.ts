@@ -1,0 +1,43 @@
+import { clockTime } from "../foundation/format.js";
+
+/**
+ * How every face writes one quota window: the menu bar, Agent Accounts, the Agents detail, the
+ * Start Agent form and `offrun accounts`/`offrun quota` all call windowText.
+ *
+ *   "5-Hour 23% · resets 21:00"        the reset is today (local time, 24 h)
+ *   "7-Day 40% · resets Tue 09:00"     within a week: the weekday first
+ *   "7-Day 40% · resets 2026-03-20 09:00"  further off: the date
+ *   "5-Hour 23%"                       no reset known; "?" for a percent not known
+ */
+
+/**
+ * A window's name in title case: "5-Hour", "7-Day", "7-Day (Opus)", "Daily", "Monthly", "2-Hour",
+ * "90-Minute"; an unknown one as its own words ("Some New Window"). 7-Day, not Weekly: the
+ * window runs seven days from first use, not a calendar week, as the CLIs' own name says.
+ */
+export function windowName(kind: string): string {
+  const named: Record<string, string> = {
+    five_hour: "5-Hour",
+    seven_day: "7-Day",
+    daily: "Daily",
+    monthly: "Monthly",
+  };
+  if (named[kind]) return named[kind];
+  const capital = (word: string) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+  const weekly = /^seven_day_(\w+)$/.exec(kind);
+  if (weekly) return `7-Day (${weekly[1]!.split("_").map(capital).join(" ")})`;
+  const minutes = /^window_(\d+)m$/.exec(kind);
+  if (minutes) return Number(minutes[1]) % 60 === 0 ? `${Number(minutes[1]) / 60}-Hour` : `${minutes[1]}-Minute`;
+  return kind
+    .split(/[_\s]+/)
+    .filter(Boolean)
+    .map(capital)
+    .join(" ");
+}
+
+/** "5-Hour 23% · resets 21:00" (see the top of this file). */
+export function windowText(window: { kind: string; usedPercent?: number; resetsAt?: string }, now: number): string {
+  const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
+  const reset = window.resetsAt ? ` · resets ${clockTime(window.resetsAt, now)}` : "";
+  return `${windowName(window.kind)} ${used}${reset}`;
+}
