@@ -4,7 +4,13 @@ import { projectPaths } from "../foundation/paths.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { NO_PROCESS } from "../foundation/process-identity.js";
 import { git } from "../git/repo.js";
-import type { RecoveryHooks } from "./recovery.js";
+import type { EventDraft } from "../foundation/events.js";
+
+/** How recovery writes an agent's log and record (the companion's recovery hooks are these and more). */
+export interface RecoveryWrites {
+  log(record: AgentRecord, turn: number, event: EventDraft): Promise<void>;
+  update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void>;
+}
 
 /**
  * A merge or a discard cut short by a crash (branch-actions.ts): git's part is done and whole, the
@@ -16,7 +22,7 @@ import type { RecoveryHooks } from "./recovery.js";
 export async function finishCutBranchActions(
   root: string,
   records: AgentRecord[],
-  hooks: Pick<RecoveryHooks, "log" | "update">,
+  hooks: RecoveryWrites,
 ): Promise<string[]> {
   // A record with no base is a start cut short (start-undo.ts); a live turn is not ours to judge.
   const settled = records.filter((r) => r.base !== "" && r.status !== "working" && r.status !== "needs-you");
@@ -51,7 +57,7 @@ async function finishCutDiscards(
   root: string,
   records: AgentRecord[],
   listed: Set<string>,
-  hooks: Pick<RecoveryHooks, "log" | "update">,
+  hooks: RecoveryWrites,
 ): Promise<string[]> {
   const said: string[] = [];
   const dir = path.dirname(discardMarker(root, "x"));

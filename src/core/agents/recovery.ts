@@ -1,8 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { EventDraft } from "../foundation/events.js";
 import { describeError } from "../foundation/errors.js";
-import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { visible } from "../foundation/visible.js";
 import { isAlive, signalGroup } from "../foundation/pids.js";
@@ -12,15 +10,13 @@ import { git } from "../git/repo.js";
 import { removeScratch } from "../git/review-scratch.js";
 import { listAgents } from "../records/records.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
-import { finishCutBranchActions } from "./branch-recovery.js";
+import { finishCutBranchActions, type RecoveryWrites } from "./branch-recovery.js";
 
-export interface RecoveryHooks {
+export interface RecoveryHooks extends RecoveryWrites {
   /** True when this companion runs a turn of the agent (it is not orphaned). */
   isRunning(root: string, name: string): boolean;
   /** Arms the wait of an agent limited until a reset. */
   scheduleWait(root: string, name: string, at: string): void;
-  log(record: AgentRecord, turn: number, event: EventDraft): Promise<void>;
-  update(record: AgentRecord, changes: Partial<AgentRecord>): Promise<void>;
 }
 
 /**
