@@ -80,7 +80,7 @@ export class RunningTurns {
     prompt: string,
     binary: string,
     config: ProjectConfig,
-    resume: Pick<ChainContext, "resumed" | "onDispatched" | "firstMemory"> = {},
+    resume: Pick<ChainContext, "resumed" | "onDispatched" | "firstMemory" | "carryOver"> = {},
   ): Promise<TurnEndEvent> {
     const { journal } = this.options;
     const controller = new AbortController();

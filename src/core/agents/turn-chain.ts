@@ -53,6 +53,8 @@ export interface ChainContext {
   onClosing?: () => void;
   /** The first turn's memory, opened ahead (a new agent's, during its checkout). */
   firstMemory?: MemoryTurn;
+  /** The user's message: a new session gets the conversation with it (see TurnContext). */
+  carryOver?: boolean;
 }
 
 /**
@@ -190,6 +192,7 @@ async function runOn(
       record: ctx.record,
       prompt,
       continuation,
+      ...(ctx.carryOver ? { carryOver: true } : {}),
       harness,
       binary: ctx.binary,
       config: ctx.config,
