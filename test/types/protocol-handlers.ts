@@ -2,7 +2,7 @@ import type { Handlers } from "../../src/core/protocol/protocol.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 
 // Never run: `npm run typecheck` compiles it. Each handler below answers what its reply schema
-// (companion/protocol.ts) refuses, so each must fail to compile; were the companion's handlers
+// (src/core/protocol/protocol.ts) refuses, so each must fail to compile; were the companion's handlers
 // typed to return `unknown` again, these directives would be unused, and that fails tsc itself.
 
 declare const agent: AgentRecord;

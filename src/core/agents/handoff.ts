@@ -19,6 +19,8 @@ export interface HandoffInput {
   toHarness: string;
   /** What the user wants next, if they said. */
   message?: string;
+  /** The first line, when it is not another CLI taking over (see carryOverPrompt). */
+  intro?: string;
 }
 
 /**
@@ -33,7 +35,8 @@ export async function buildHandoffPrompt(input: HandoffInput): Promise<string> {
   const lastEnd = input.events.findLast((e) => e.type === "turn_end");
   const why = lastEnd?.type === "turn_end" && lastEnd.reason ? ` It stopped: ${lastEnd.reason}` : "";
   const parts = [
-    `You are taking over a coding task from another agent (${record.harness}), in the same git worktree: every file change it made is already here.${why}`,
+    input.intro ??
+      `You are taking over a coding task from another agent (${record.harness}), in the same git worktree: every file change it made is already here.${why}`,
     `## Task\n${record.task}`,
     `## Conversation so far\n${tail(conversation(input.events), CONVERSATION_CHARS)}`,
     diff && diff.files.length > 0
@@ -42,6 +45,24 @@ export async function buildHandoffPrompt(input: HandoffInput): Promise<string> {
     input.message ? `## Next\n${input.message}` : "## Next\nContinue the task from where it stopped.",
   ];
   return parts.join("\n\n");
+}
+
+/**
+ * A user's message to an agent that has a conversation but no session of its CLI to resume (a
+ * companion killed during a handoff or before the first turn's CLI kept its session): the CLI
+ * starts a new session, so it gets the task, the conversation and the diff with the message, as a
+ * handoff would, instead of the message alone.
+ */
+export async function carryOverPrompt(record: AgentRecord, message: string, before: number): Promise<string> {
+  const events = (await readChat(record.project, record.name)).entries.filter((e) => e.turn < before);
+  return buildHandoffPrompt({
+    record,
+    events,
+    toHarness: record.harness,
+    message,
+    intro:
+      "You are going on with a coding task in this git worktree, in a new session: the earlier one could not be resumed, so the task and the conversation so far are repeated here, and every file change made so far is already in the worktree.",
+  });
 }
 
 function conversation(events: AgentEvent[]): string {

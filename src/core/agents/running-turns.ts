@@ -1,3 +1,4 @@
+import { diskFullMessage, isDiskFull } from "../foundation/disk-full.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
@@ -79,7 +80,7 @@ export class RunningTurns {
     prompt: string,
     binary: string,
     config: ProjectConfig,
-    resume: Pick<ChainContext, "resumed" | "onDispatched" | "firstMemory"> = {},
+    resume: Pick<ChainContext, "resumed" | "onDispatched" | "firstMemory" | "carryOver"> = {},
   ): Promise<TurnEndEvent> {
     const { journal } = this.options;
     const controller = new AbortController();
@@ -151,7 +152,10 @@ export class RunningTurns {
    */
   private async failTurn(record: AgentRecord, error: unknown, unsent?: EventDraft): Promise<TurnEndEvent> {
     const { journal } = this.options;
-    const reason = `Offrun could not run this turn: ${describeError(error)}`;
+    // A full disk is the user's to fix (a session copied on failover, a record): said as that.
+    const reason = isDiskFull(error)
+      ? await diskFullMessage(record.project, error)
+      : `Offrun could not run this turn: ${describeError(error)}`;
     // A turn that never began is still one: the user's message and its end go in under its number.
     const turn = unsent === undefined ? record.turns : record.turns + 1;
     const end: TurnEndEvent = { type: "turn_end", outcome: "failed", reason, at: new Date().toISOString(), turn };

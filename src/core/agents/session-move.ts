@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
+import { isDiskFull } from "../foundation/disk-full.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -40,6 +41,8 @@ export async function moveSession(
       });
       if (copied && ctx.prompt && (await holdsText(copied.file, ctx.prompt))) heldPrompt = true;
     } catch (error) {
+      // No room for the copy: the turn ends saying so, and the session stays where it is.
+      if (isDiskFull(error)) throw error;
       carried = false;
       said = `the session could not be copied (${describeError(error)}), so the CLI starts a new session there; the files in the worktree are all kept`;
       await ctx.update({ sessionId: undefined });

@@ -148,7 +148,7 @@ export class Supervisor {
     const binary = await this.requireBinary(harness);
     if (record.resume) await this.turns.endWait(record, "Your new message replaces the wait for the reset.");
     const firstTurn = record.turns + 1;
-    this.turns.begin(record, prompt, binary, config);
+    this.turns.begin(record, prompt, binary, config, { carryOver: true });
     return { agent: record, warnings: [], firstTurn };
   }
 

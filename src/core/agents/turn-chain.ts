@@ -45,6 +45,8 @@ export interface ChainContext {
   onClosing?: () => void;
   /** The first turn's memory, opened ahead (a new agent's, during its checkout). */
   firstMemory?: MemoryTurn;
+  /** The user's message: a new session gets the conversation with it (see TurnContext). */
+  carryOver?: boolean;
 }
 
 /**
@@ -107,6 +109,7 @@ async function carry(
         record,
         prompt: continuation ? CONTINUATION_PROMPT : ctx.prompt,
         continuation,
+        ...(ctx.carryOver ? { carryOver: true } : {}),
         harness,
         binary: ctx.binary,
         config,

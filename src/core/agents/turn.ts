@@ -6,6 +6,7 @@ import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import { startPlannerCheck } from "./planner-check.js";
 import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/model.js";
 import { runCli } from "./cli-run.js";
+import { carryOverPrompt } from "./handoff.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import type { RefusalWatch } from "../sandbox/refusals.js";
 import { liveRunner } from "./live-turn.js";
@@ -37,6 +38,11 @@ export interface TurnContext {
    * as Offrun's notice, so the conversation never shows a message the user did not send.
    */
   continuation?: boolean;
+  /**
+   * The prompt is the user's message to an agent that may have a conversation: when there is no
+   * session to resume, the CLI gets the conversation with it (handoff.ts carryOverPrompt).
+   */
+  carryOver?: boolean;
   /** This turn's memory, already opened (a new agent's first turn, opened during the checkout). */
   memory?: MemoryTurn;
   /** Where the CLI runs (see foundation/runner.ts). */
@@ -126,7 +132,11 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     }));
   // A snapshot the disk had no room for: the turn goes on, and its log says what was lost.
   for (const message of memory?.lost ?? []) write(log(turn, { type: "notice", level: "warning", message }));
-  const prompt = memory?.briefing ? `${memory.briefing}\n\n${ctx.prompt}` : ctx.prompt;
+  const message =
+    ctx.carryOver && !resume && !ctx.continuation && turn > 1
+      ? await carryOverPrompt(record, ctx.prompt, turn)
+      : ctx.prompt;
+  const prompt = memory?.briefing ? `${memory.briefing}\n\n${message}` : message;
   const planner = record.mode === "plan" ? await startPlannerCheck(record.worktree, record.name) : undefined;
   const input: TurnInput = {
     ...promptInput(prompt),

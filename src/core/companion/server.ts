@@ -3,6 +3,8 @@ import type { ProcessRunner } from "../foundation/runner.js";
 import net from "node:net";
 import lockfile from "proper-lockfile";
 import rpc from "vscode-jsonrpc/node.js";
+import path from "node:path";
+import { diskFullAdvice, isDiskFull } from "../foundation/disk-full.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";
@@ -124,7 +126,11 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         } catch (error) {
           const kind = error instanceof OffrunError ? error.kind : "process_failed";
           if (!(error instanceof OffrunError)) options.log(`${name} failed: ${(error as Error)?.stack ?? error}`);
-          return new rpc.ResponseError(RPC_OFFRUN_ERROR, describeError(error), { kind });
+          // A full disk is the user's to fix (a merge, a record): said as that, with the error's own words.
+          const said = isDiskFull(error)
+            ? `${await diskFullAdvice(path.dirname(error.path ?? "."), error, "try again")} The write that failed: ${describeError(error)}`
+            : describeError(error);
+          return new rpc.ResponseError(RPC_OFFRUN_ERROR, said, { kind });
         }
       });
     }

@@ -25,11 +25,16 @@ export async function freeKb(dir: string): Promise<number | undefined> {
 }
 
 /** What a person reads when a write of `project`'s found its disk full. */
-export async function diskFullMessage(project: string, error: NodeJS.ErrnoException): Promise<string> {
-  const kb = await freeKb(project);
+export function diskFullMessage(project: string, error: NodeJS.ErrnoException): Promise<string> {
+  return diskFullAdvice(project, error, "send a message to go on");
+}
+
+/** The same for a step that is not a turn (a review's checkout, a merge): `then` says what to do after. */
+export async function diskFullAdvice(where: string, error: NodeJS.ErrnoException, then: string): Promise<string> {
+  const kb = await freeKb(where);
   const free = kb === undefined ? "" : ` (${kb} KB free)`;
   const what = error.code === "EIO" ? "cannot be written (EIO)" : "is full";
-  return `The disk holding ${project} ${what}${free}: free space, then send a message to go on.`;
+  return `The disk holding ${where} ${what}${free}: free space, then ${then}.`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { agentRecordSchema, MODES } from "../foundation/model.js";
 
 /**
  * What the supervisor is asked and answers, as zod schemas: the companion's protocol
- * (companion/protocol.ts) validates its `agent.start`, `agent.handoff`, … requests and their
+ * (protocol.ts) validates its `agent.start`, `agent.handoff`, … requests and their
  * replies with these, and the supervisor, the faces and the server's handlers use the types
  * inferred from them, so one declaration says what a request is. Built on first use (see
  * foundation/lazy-schemas.ts): a short-lived `offrun` command builds only what it parses.

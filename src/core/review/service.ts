@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { appendChat, readAgent } from "../records/records.js";
 import { addToDraft } from "../records/draft.js";
+import { diskFullAdvice, isDiskFull } from "../foundation/disk-full.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import type { EventDraft, ReviewEvent } from "../foundation/events.js";
 import { changedBetween, worktreeFingerprint } from "../git/fingerprint.js";
@@ -149,7 +150,8 @@ async function runReview(
     scratch = await createScratch(root, record.base, id, changes.patch);
     run = await runInScratch(scratch, record, changes, reviewer, using, transcript);
   } catch (error) {
-    failure = `The review could not run: ${describeError(error)}`;
+    const said = isDiskFull(error) ? await diskFullAdvice(root, error, "review again") : describeError(error);
+    failure = `The review could not run: ${said}`;
   } finally {
     if (scratch) await removeScratch(root, scratch).catch(() => undefined);
   }
