@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "b2e74c9ef61caaef2649ef07c1df4d6b912d33eaa9c034f5ab670b195b46abd0"
+  sha256 "ed67c5d667782b621de5d45897543e7a2d5e88abeed9d2e8a89c54cda54094fd"
   license "MIT"
 
   depends_on "node"
