@@ -5,6 +5,7 @@ import { OffrunError, describeError, isOffrunError } from "../foundation/errors.
 import { offrunHome } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
 import { runCommand } from "../foundation/process.js";
+import { shellLine } from "../foundation/shell-quote.js";
 
 /**
  * The companion as a login service: a launchd agent on macOS, a systemd user unit on Linux.
@@ -232,11 +233,6 @@ function loadPlan(platform: ServicePlatform, file: string, uid: number): Planned
 function unloadPlan(platform: ServicePlatform, uid: number): Planned[] {
   if (platform === "darwin") return [{ argv: ["launchctl", "bootout", `gui/${uid}/${LAUNCHD_LABEL}`] }];
   return [{ argv: ["systemctl", "--user", "disable", "--now", SYSTEMD_UNIT] }];
-}
-
-/** A command line a person can paste into a POSIX shell. */
-export function shellLine(argv: string[]): string {
-  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(" ");
 }
 
 async function runStep(argv: string[], env: NodeJS.ProcessEnv): Promise<ServiceStep> {
