@@ -222,7 +222,7 @@ describe("remote hosts over ssh", () => {
       });
       await screen.press(files);
       const changed = await screen.waitFor(() => screen.byTitle("List.Item", "face.txt"));
-      expect(screen.actionsOf(changed).map((a) => a.props.title)).toEqual(["Copy Path"]);
+      expect(screen.actionsOf(changed).map((a) => a.props.title)).toEqual(["Copy Path", "Refresh"]);
       await screen.waitFor(() => {
         const preview = screen.find(
           "List.Item.Detail",
