@@ -48,7 +48,7 @@ test("Set Up Offrun installs the bundled CLI and shows each step", async () => {
     ["Write the Launcher", "CheckCircle"],
     ["Find Node.js", "CheckCircle"],
     ["Put Offrun on PATH", "CheckCircle"],
-    ["Install the Companion's Login Service", "Warning"],
+    ["Start Companion at Login", "Warning"],
   ]);
   // The steps' titles come from the core (src/core/setup/set-up.ts), which the check of the
   // commands' literal titles (layout.test.tsx) does not read: they were sentence case.

@@ -160,7 +160,9 @@ export class Screen {
 
   /** Moves the list's selection to `item`, as the arrow keys do: Raycast calls onSelectionChange with its id. */
   async select(item: UiNode): Promise<void> {
-    const list = this.find("List", (n) => typeof n.props.onSelectionChange === "function");
+    const list = this.findAll("List", (n) => typeof n.props.onSelectionChange === "function")[0];
+    // Set Up Offrun's list has none: "no <List> matched" over a List read as if the List were missing.
+    if (!list) throw new Error("the <List> has no onSelectionChange: Raycast selects its first row; select none");
     (list.props.onSelectionChange as (id: string | null) => void)(String(item.props.id));
     await this.settle(20);
   }

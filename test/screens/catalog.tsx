@@ -7,6 +7,7 @@ import { ChangedFiles, DiffView } from "../../src/commands/agents/agent-detail.j
 import { MessageForm } from "../../src/commands/agents/message-form.js";
 import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
+import SetUpOffrun from "../../src/commands/set-up-offrun.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { readAgent } from "../../src/core/records/records.js";
 import { loadAgentDetail } from "../../src/commands/presenters/agent-detail-load.js";
@@ -171,6 +172,17 @@ export const SCREENS: ScreenSpec[] = [
     ready: (screen) => {
       loaded(screen, "List");
       screen.byTitle("List.Item", "conventions.md");
+    },
+  },
+  {
+    // Last: it installs the bundled CLI (assets/offrun-cli) into the scene's HOME and link folder.
+    // No `select`: its list has no onSelectionChange, so the first step is the one shown.
+    name: "set-up-offrun",
+    shows: "Set Up Offrun: the five steps with their status icons, the first step's detail (the CLI copied)",
+    element: async () => <SetUpOffrun />,
+    ready: (screen) => {
+      loaded(screen, "List");
+      if (screen.findAll("List.Item").length !== 5) throw new Error("steps not shown yet");
     },
   },
 ];

@@ -34,6 +34,9 @@ export const SCENE = {
   host: "devbox",
 } as const;
 
+/** OFFRUN_LINK_DIR: where Set Up Offrun links `offrun`, a folder of the scene (else /usr/local/bin). */
+const LINK_KEY = "OFFRUN_LINK_DIR";
+
 export interface Scene {
   sandbox: FaceSandbox;
   repo: string;
@@ -129,7 +132,16 @@ export async function buildScene(): Promise<Scene> {
   const host = await runOffrun(["hosts", "add", SCENE.host, "ssh://me@devbox.internal"], { env: sandbox.box.env });
   if (host.exitCode !== 0) throw new Error(`offrun hosts add failed: ${host.stderr}`);
   await writeStateSnapshot();
-  return { sandbox, repo, cleanup: () => sandbox.cleanup() };
+  const savedLinks = process.env[LINK_KEY];
+  const links = path.join(sandbox.box.dir, "links");
+  await fs.mkdir(links);
+  process.env[LINK_KEY] = links;
+  const cleanup = async () => {
+    if (savedLinks === undefined) delete process.env[LINK_KEY];
+    else process.env[LINK_KEY] = savedLinks;
+    await sandbox.cleanup();
+  };
+  return { sandbox, repo, cleanup };
 }
 
 /**

@@ -96,11 +96,11 @@ test("offrun setup uses its own package where it is, so an npm or Homebrew upgra
   expect(result.stderr).toBe("");
   const setup = JSON.parse(result.stdout) as SetupResult;
   expect(setup.steps.map((s) => [s.title, s.status])).toEqual([
-    ["Use the Installed Offrun CLI", "done"],
+    ["Use the Installed CLI", "done"],
     ["Write the Launcher", "done"],
     ["Find Node.js", "done"],
     ["Put Offrun on PATH", "done"],
-    ["Install the Companion's Login Service", "warning"],
+    ["Start Companion at Login", "warning"],
   ]);
   const { launcher, lib } = launcherPaths(env);
   expect(await fs.readFile(launcher, "utf8")).toContain(`offrun_package='${PROJECT_ROOT}'`);

@@ -138,7 +138,7 @@ export async function setUpOffrun(options: SetupOptions): Promise<SetupResult> {
   return finish();
 }
 
-const IN_PLACE_TITLE = "Use the Installed Offrun CLI";
+const IN_PLACE_TITLE = "Use the Installed CLI";
 
 /**
  * What a user of the Raycast extension, whose CLI comes without the sandbox runtime, runs to get
@@ -155,12 +155,16 @@ export function sandboxInstallCommand(env: NodeJS.ProcessEnv): string {
   );
 }
 
+/**
+ * The steps' titles are Set Up Offrun's rows beside its detail pane: 24 characters at most, what
+ * Raycast shows there (test/helpers/row-width.ts); what a step did goes in its detail.
+ */
 const TITLES: Record<SetupStepId, string> = {
   cli: "Copy the Offrun CLI",
   launcher: "Write the Launcher",
   node: "Find Node.js",
   link: "Put Offrun on PATH",
-  service: "Install the Companion's Login Service",
+  service: "Start Companion at Login",
 };
 
 async function nodeStep(launcher: string, env: NodeJS.ProcessEnv): Promise<SetupStep> {
