@@ -12,7 +12,9 @@ export async function harnesses(options: GlobalOptions): Promise<void> {
   // Custom ACP agents come from ~/.offrun/harnesses.json and, inside a project, its config.
   const root = await findRepoRoot(projectDir(options)).catch(() => undefined);
   const support = await sandboxSupport();
-  const rows = await Promise.all((await listHarnesses({ project: root })).map((h) => describe(h, support)));
+  const rows = await Promise.all(
+    (await listHarnesses({ project: root, tolerant: true })).map((h) => describe(h, support)),
+  );
   output(options, rows, () =>
     rows
       .map((h) => {
