@@ -1,11 +1,12 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { describeError } from "../foundation/errors.js";
+import { describeError, isOffrunError } from "../foundation/errors.js";
 import { projectPaths } from "../foundation/paths.js";
 import { visible } from "../foundation/visible.js";
 import { isAlive, signalGroup } from "../foundation/pids.js";
 import { isSameProcess, NO_PROCESS } from "../foundation/process-identity.js";
-import { knownProjects } from "../foundation/project.js";
+import { knownProjects, loadProjectConfig } from "../foundation/project.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../git/review-scratch.js";
 import { listAgents } from "../records/records.js";
@@ -30,6 +31,7 @@ export interface RecoveryHooks extends RecoveryWrites {
 export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
   const recovered: string[] = [];
   for (const root of await knownProjects()) {
+    await reportDamagedConfig(root);
     for (const record of await listAgents(root).catch(() => [])) {
       if (record.resume && record.status === "limited") hooks.scheduleWait(root, record.name, record.resume.at);
       if ((record.status !== "working" && record.status !== "needs-you") || hooks.isRunning(root, record.name))
@@ -74,4 +76,17 @@ async function removeLeftoverScratches(root: string): Promise<void> {
     .filter((line) => line.startsWith("worktree "))
     .map((line) => line.slice("worktree ".length));
   for (const scratch of new Set([...folders, ...listed].filter(isScratch))) await removeScratch(root, scratch);
+}
+
+/**
+ * A damaged `.offrun/config.json` is named at the companion's start (state-problems.ts), not first
+ * when the next agent of that project starts; the other projects are not concerned.
+ */
+async function reportDamagedConfig(root: string): Promise<void> {
+  await loadProjectConfig(root).catch((error: unknown) => {
+    if (!isOffrunError(error, "invalid_file")) return;
+    const message = `${error.message.split("\n").join(" ")} Until then, agents of ${root} cannot start or take a message.`;
+    // eslint-disable-next-line no-restricted-syntax -- names the file in the report; the read is loadProjectConfig's
+    reportStateProblem({ file: projectPaths(root).config, message });
+  });
 }
