@@ -28,6 +28,15 @@ const CASES: [string, (s: Setup) => string, string, string[]][] = [
   // Broke: `offrun ls` (and every listing that asks the hosts) failed outright on it.
   ["hosts.json, cut short", (s) => path.join(s.oh, "hosts.json"), '{"version": 1, "hosts": [{"name": "dev', ["ls"]],
   ["an agent record, empty", (s) => path.join(s.hurt, ".offrun", "agents", "hurt.json"), "", ["ls"]],
+  // Broke: `offrun harnesses` exited 1 on it instead of listing the built-in CLIs.
+  ["harnesses.json, not JSON", (s) => path.join(s.oh, "harnesses.json"), "harnesses: none", ["harnesses"]],
+  // Broke: companion.log never named it (nothing read it until the next start of an agent).
+  [
+    "a project's config.json, wrong shape",
+    (s) => path.join(s.hurt, ".offrun", "config.json"),
+    '{"copyFiles": "all"}',
+    ["harnesses"],
+  ],
 ];
 
 test.each(CASES)(
