@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ed67c5d667782b621de5d45897543e7a2d5e88abeed9d2e8a89c54cda54094fd"
+  sha256 "eca62fd4f609a91d48f5cbb62839ed6b0e0f3dc280b32e9e201de15a03af77b8"
   license "MIT"
 
   depends_on "node"
