@@ -28,10 +28,21 @@ test("a login added while the companion runs is watched, and an appended rollout
 
   const home = path.join(box.dir, "codex-side");
   await fs.cp(RECORDED, path.join(home, "sessions"), { recursive: true });
+  // The recorded windows reset days after the recording (the weekly one on 2026-12-05), and a window
+  // whose reset has passed reads as empty: the copies' resets move as far ahead of now as they were.
+  const day = path.join(home, "sessions", "2026", "11", "30");
+  const shift = Math.floor(Date.now() / 1000) - Math.floor(Date.parse("2026-11-30T02:17:32Z") / 1000);
+  for (const name of await fs.readdir(day)) {
+    const text = await fs.readFile(path.join(day, name), "utf8");
+    await fs.writeFile(
+      path.join(day, name),
+      text.replace(/"resets_at":(\d+)/g, (_all, at: string) => `"resets_at":${Number(at) + shift}`),
+    );
+  }
   expect(await offrun("accounts", "add", "codex", "side", "--home", home, "--no-login")).toSucceed();
 
-  const rollout = (await fs.readdir(path.join(home, "sessions", "2026", "11", "30"))).sort()[0]!;
-  const file = path.join(home, "sessions", "2026", "11", "30", rollout);
+  const rollout = (await fs.readdir(day)).sort()[0]!;
+  const file = path.join(day, rollout);
   const lines = (await fs.readFile(file, "utf8")).trim().split("\n");
   const recorded = lines.findLast((line) => line.includes('"token_count"'))!;
   const resetsAt = Math.floor(Date.now() / 1000) + 3600;
