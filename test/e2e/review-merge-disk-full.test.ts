@@ -31,7 +31,8 @@ test("a review and a merge that meet a full disk say so, with what to do", async
 
   const merge = await world.offrun(["merge", "full"]);
   expect(merge.exitCode).not.toBe(0);
+  // The fault is after git's merge: the merge is made, and what could not be written is said so.
   expect(merge.stderr).toMatch(
-    /The disk holding .+ is full \(\d+ KB free\): free space, then try again\. The write that failed: ENOSPC: /,
+    /Merged offrun\/full into main \([0-9a-f]+\), but full's record and chat could not say so: the disk holding .+ is full \(\d+ KB free\)\. Run `offrun merge full` again to record it\./,
   );
 });
