@@ -2,8 +2,7 @@ import path from "node:path";
 import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { responsesProtocol } from "../fake-server/openai-responses.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
-import { CODEX_BIN, codexTestEnv, prepareCodexHome } from "../helpers/codex-env.js";
+import { claudeCodexEnv } from "../helpers/claude-codex-env.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // A companion killed in the middle of a handoff (the crash matrix's kill at the handoff's line):
@@ -21,21 +20,7 @@ beforeAll(async () => {
   repo = await makeRepo(path.join(box.dir, "repo"), box.env);
   claudeServer = await startFakeServer([anthropicProtocol]);
   codexServer = await startFakeServer([responsesProtocol]);
-  const codexHome = path.join(box.home, ".codex");
-  await prepareCodexHome({ serverUrl: codexServer.url, codexHome });
-  env = {
-    ...codexTestEnv({ home: box.home, tmp: box.tmp, codexHome }),
-    ...claudeTestEnv({
-      serverUrl: claudeServer.url,
-      home: box.home,
-      tmp: box.tmp,
-      configDir: path.join(box.home, ".claude"),
-    }),
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
-    OFFRUN_CODEX_BIN: CODEX_BIN,
-  };
+  env = await claudeCodexEnv(box, claudeServer.url, codexServer.url);
 });
 
 afterAll(async () => {

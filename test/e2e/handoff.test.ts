@@ -3,8 +3,7 @@ import path from "node:path";
 import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { responsesProtocol } from "../fake-server/openai-responses.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
-import { CODEX_BIN, codexTestEnv, prepareCodexHome } from "../helpers/codex-env.js";
+import { claudeCodexEnv } from "../helpers/claude-codex-env.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // Moving an agent to another CLI in the same worktree, and retrying a transient 429.
@@ -20,21 +19,7 @@ beforeAll(async () => {
   repo = await makeRepo(path.join(box.dir, "repo"), box.env);
   claudeServer = await startFakeServer([anthropicProtocol]);
   codexServer = await startFakeServer([responsesProtocol]);
-  const codexHome = path.join(box.home, ".codex");
-  await prepareCodexHome({ serverUrl: codexServer.url, codexHome });
-  env = {
-    ...codexTestEnv({ home: box.home, tmp: box.tmp, codexHome }),
-    ...claudeTestEnv({
-      serverUrl: claudeServer.url,
-      home: box.home,
-      tmp: box.tmp,
-      configDir: path.join(box.home, ".claude"),
-    }),
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
-    OFFRUN_CODEX_BIN: CODEX_BIN,
-  };
+  env = await claudeCodexEnv(box, claudeServer.url, codexServer.url);
   await fs.mkdir(path.join(repo, ".offrun"), { recursive: true });
   // Short pauses so the retry test does not wait for the default backoff.
   await fs.writeFile(
