@@ -35,9 +35,15 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } finally {
-    // Offrun's own files it found corrupt and worked around: said once, after the command's output.
-    const { stateProblems } = await import("../core/foundation/state-problems.js");
-    for (const problem of stateProblems()) print(process.stderr, `offrun: warning: ${problem.message}\n`);
+    // Offrun's own files found corrupt and worked around, by this command or by the companion
+    // (which may have repaired the file since; problem-register.ts): said after the command's output.
+    const [{ stateProblems }, { keptStateProblems }] = await Promise.all([
+      import("../core/foundation/state-problems.js"),
+      import("../core/foundation/problem-register.js"),
+    ]);
+    const kept = await keptStateProblems().catch(() => []);
+    const lines = new Set([...stateProblems(), ...kept].map((problem) => `offrun: warning: ${problem.message}\n`));
+    for (const line of lines) print(process.stderr, line);
   }
 }
 

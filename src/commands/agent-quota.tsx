@@ -8,12 +8,15 @@ import {
   launchCommand,
   openExtensionPreferences,
   showHUD,
+  showInFinder,
 } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { isAlive, runningCompanionPid } from "../core/foundation/pids.js";
 import { readSnapshotExplained } from "../core/companion/snapshot.js";
 import { shorten } from "../core/foundation/format.js";
 import { buildMenuBar } from "./presenters/menu-bar.js";
+import { viewFileProblems } from "./presenters/file-problems.js";
+import { keptStateProblems } from "../core/foundation/problem-register.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT } from "./lib/companion.js";
 
@@ -25,10 +28,11 @@ import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT } from "./lib/companio
  */
 
 async function loadMenu() {
-  const [read, harnesses, pid] = await Promise.all([
+  const [read, harnesses, pid, kept] = await Promise.all([
     readSnapshotExplained(),
     listHarnesses({ tolerant: true }),
     runningCompanionPid(),
+    keptStateProblems().catch(() => []),
   ]);
   const alive = pid !== undefined || (read.snapshot !== undefined && isAlive(read.snapshot.companion.pid));
   return {
@@ -38,6 +42,7 @@ async function loadMenu() {
       companionAlive: alive,
     }),
     problem: read.problem,
+    fileProblems: viewFileProblems(kept),
   };
 }
 
@@ -82,6 +87,20 @@ export default function AgentQuota() {
           icon={Icon.ExclamationMark}
           onAction={revalidate}
         />
+      ) : null}
+      {data && data.fileProblems.length > 0 ? (
+        <MenuBarExtra.Section title="Offrun's Files">
+          {data.fileProblems.map((problem) => (
+            <MenuBarExtra.Item
+              key={problem.id}
+              icon={problem.state === "Damaged" ? { source: Icon.Warning, tintColor: Color.Orange } : Icon.Info}
+              {...menuText(problem.title, problem.state)}
+              tooltip={problem.message}
+              // The message names the file and what to do; Finder shows the file to fix or look at.
+              onAction={() => void showInFinder(problem.file).catch(() => Clipboard.copy(problem.message))}
+            />
+          ))}
+        </MenuBarExtra.Section>
       ) : null}
       {model?.companionDown ? (
         <MenuBarExtra.Section title="Companion Not Running">

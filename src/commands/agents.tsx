@@ -13,6 +13,8 @@ import { AgentActions } from "./agents/agent-actions.js";
 import { AgentMetadata } from "./agents/agent-metadata.js";
 import { FailureView } from "./lib/failure.js";
 import { HostProblemItem } from "./lib/host-problem.js";
+import { FileProblemItem } from "./lib/file-problem.js";
+import { viewFileProblems } from "./presenters/file-problems.js";
 import { usePoll } from "./lib/poll.js";
 import { faceEnv } from "./lib/preferences.js";
 
@@ -55,6 +57,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
       ),
     [data],
   );
+  const fileProblems = useMemo(() => viewFileProblems(data?.problems ?? []), [data]);
   const launched = launchSelection(data, props.launchContext);
   // What Raycast last reported selected (undefined until it says, null when the search hides every row).
   const [reported, setReported] = useState<string | null>();
@@ -90,7 +93,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
   return (
     <List
       isLoading={isLoading}
-      isShowingDetail={rows.length > 0 || (data?.unreachable.length ?? 0) > 0}
+      isShowingDetail={rows.length > 0 || (data?.unreachable.length ?? 0) > 0 || fileProblems.length > 0}
       searchBarPlaceholder="Filter agents"
       selectedItemId={launched}
       onSelectionChange={setReported}
@@ -157,6 +160,13 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
           <HostProblemItem problem={problem} onRetry={reload} />
         </List.Section>
       ))}
+      {fileProblems.length > 0 ? (
+        <List.Section title="Offrun's Files">
+          {fileProblems.map((problem) => (
+            <FileProblemItem key={problem.id} problem={problem} onRetry={reload} />
+          ))}
+        </List.Section>
+      ) : null}
     </List>
   );
 }

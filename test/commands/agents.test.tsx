@@ -3,6 +3,8 @@ import path from "node:path";
 import { readAgent, writeAgent, appendChat } from "../../src/core/records/records.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { AGENT_STATUSES } from "../../src/core/foundation/model.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
+import { keepStateProblem } from "../../src/core/foundation/problem-register.js";
 import Agents from "../../src/commands/agents.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
@@ -22,6 +24,28 @@ test("with no agents the view says how to start one", async () => {
   await screen.waitFor(() => expect(screen.find("List").props.isLoading).toBe(false));
   expect(screen.find("List.EmptyView").props.title).toBe("No Agents Yet");
   expect(screen.findAll("List.Item")).toHaveLength(0);
+  screen.unmount();
+});
+
+// What broke: an agent record that could not be read, and the files the companion found damaged,
+// were in the overview's data but the view never showed them.
+test("an unreadable record and a file the companion found damaged show under Offrun's Files", async () => {
+  const record = path.join(sandbox.repo, ".offrun", "agents", "broken.json");
+  await fs.mkdir(path.dirname(record), { recursive: true });
+  await fs.writeFile(record, "");
+  const hosts = path.join(userPaths().home, "hosts.json");
+  await fs.writeFile(hosts, '{"version": 1, "hosts": [');
+  await keepStateProblem({ file: hosts, message: `${hosts} is cut short. Fix it or move it aside.` });
+  const screen = render(<Agents />);
+  await screen.waitFor(() => expect(screen.find("List").props.isLoading).toBe(false));
+  const section = screen.find("List.Section", (s) => s.props.title === "Offrun's Files");
+  const items = screen.findAll("List.Item", undefined, section.children);
+  expect(items.map((i) => i.props.title).sort()).toEqual(["broken.json", "hosts.json"]);
+  const item = items.find((i) => i.props.title === "hosts.json")!;
+  expect(String(screen.find("List.Item.Detail", undefined, item.slots.detail).props.markdown)).toContain(
+    "is cut short",
+  );
+  expect(screen.find("List").props.isShowingDetail).toBe(true);
   screen.unmount();
 });
 

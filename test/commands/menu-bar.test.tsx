@@ -4,6 +4,7 @@ import type { LaunchProps } from "@raycast/api";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import SetUpOffrun from "../../src/commands/set-up-offrun.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
+import { keepStateProblem } from "../../src/core/foundation/problem-register.js";
 import { isAlive, runningCompanionPid } from "../../src/core/foundation/pids.js";
 import { eventually } from "../helpers/offrun.js";
 import type { Snapshot } from "../../src/core/companion/snapshot.js";
@@ -363,6 +364,45 @@ describe("the menu bar command", () => {
       30_000,
     );
     next.unmount();
+  });
+
+  // What broke: a file only the companion reads (and may repair) was named in companion.log alone.
+  test("a file the companion found damaged is under Offrun's Files until it is fixed; Finder shows it", async () => {
+    const file = userPaths().accounts;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, "");
+    await keepStateProblem({
+      file,
+      message: `${file} is empty. Offrun lists only the Default logins until it is fixed.`,
+    });
+    await keepStateProblem({ file: userPaths().projects, message: "projects.json was rebuilt.", repaired: true });
+    const screen = render(<AgentQuota />);
+    await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
+    const section = screen.find("MenuBarExtra.Section", (s) => s.props.title === "Offrun's Files");
+    const items = screen.findAll("MenuBarExtra.Item", undefined, section.children);
+    expect(items.map((i) => [i.props.title, i.props.subtitle])).toEqual([
+      ["accounts.json", "Damaged"],
+      ["projects.json", "Repaired"],
+    ]);
+    expect(String(items[0]!.props.tooltip)).toContain("is empty");
+    runtime.calls = [];
+    (items[0]!.props.onAction as () => void)();
+    await screen.waitFor(() => expect(runtime.calls).toContainEqual({ kind: "showInFinder", args: [file] }));
+
+    await fs.writeFile(file, '{"version": 1, "accounts": []}\n');
+    (screen.find("MenuBarExtra.Item", (i) => i.props.title === "Refresh").props.onAction as () => void)();
+    await screen.waitFor(() =>
+      expect(
+        screen
+          .findAll(
+            "MenuBarExtra.Item",
+            undefined,
+            screen.find("MenuBarExtra.Section", (s) => s.props.title === "Offrun's Files").children,
+          )
+          .map((i) => i.props.title),
+      ).toEqual(["projects.json"]),
+    );
+    screen.unmount();
   });
 
   test("a damaged state.json is one clear line, not a crash", async () => {

@@ -84,7 +84,7 @@ describe("the Agents view with hosts", () => {
   });
 
   it("names the host of an unreadable record, and the hosts that did not answer", () => {
-    expect(overview.problems).toEqual(["devbox: x.json is damaged"]);
+    expect(overview.problems).toEqual([{ file: "x.json", host: "devbox", message: "x.json is damaged" }]);
     expect(overview.unreachable).toEqual([{ host: "sleepy", message: "timed out" }]);
   });
 

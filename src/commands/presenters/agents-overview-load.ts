@@ -2,6 +2,7 @@ import { listAccounts } from "../../core/logins/accounts.js";
 import { listAgentsAsSeen, runningCompanionPid } from "../../core/agents/orphans.js";
 import { projectPaths } from "../../core/foundation/paths.js";
 import { knownProjects } from "../../core/foundation/project.js";
+import { keptStateProblems } from "../../core/foundation/problem-register.js";
 import { accountKey } from "../../core/quota/ledger.js";
 import { cachedAccountQuota } from "../../core/quota/pipeline.js";
 import { agentKey, buildAgentsOverview, harnessContextWindow, type AgentsOverview } from "./agents-overview.js";
@@ -9,8 +10,9 @@ import { readContextUse, type ContextUse } from "./context-use.js";
 import { readHostAgents } from "./host-agents.js";
 
 /**
- * Reads every known project's agents, the logins' cached quota and each agent's context use, and
- * (unless `hosts` is false) every host's agents through the companion, each host time-boxed.
+ * Reads every known project's agents, the logins' cached quota, each agent's context use, the
+ * problems the companion kept of Offrun's own files, and (unless `hosts` is false) every host's
+ * agents through the companion, each host time-boxed.
  * `signal` stops between reads once the answer is not wanted (the Agents view polls every 3 s).
  */
 export async function loadAgentsOverview(
@@ -22,9 +24,10 @@ export async function loadAgentsOverview(
   const running = (await runningCompanionPid()) !== undefined;
   // The hosts answer over the companion while this machine's files are read. Both are awaited
   // together: an abort that ends one must not leave the other's rejection unhandled.
-  const [hosts, { projects, quotas, context }] = await Promise.all([
+  const [hosts, { projects, quotas, context }, stateProblems] = await Promise.all([
     options.hosts === false ? undefined : readHostAgents({ companionRunning: running, signal }),
     readThisMachine(options.projects, env, now, running, signal),
+    keptStateProblems(now).catch(() => []),
   ]);
   signal?.throwIfAborted();
   for (const { host, record, use } of hosts?.context ?? []) context.set(agentKey(record, host), use);
@@ -35,6 +38,7 @@ export async function loadAgentsOverview(
       context,
       contextWindow: harnessContextWindow,
       unreachable: hosts?.unreachable ?? [],
+      stateProblems,
     },
     now,
   );

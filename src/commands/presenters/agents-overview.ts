@@ -75,10 +75,19 @@ export interface ProjectGroup {
 export interface AgentsOverview {
   groups: ProjectGroup[];
   needsYou: number;
-  /** Agent records that could not be read, with the reason. */
-  problems: string[];
+  /** Offrun's files that could not be read or were repaired: agent records, and what the companion kept (problem-register.ts). */
+  problems: FileProblem[];
   /** Hosts whose agents could not be listed, with why (host-agents.ts). */
   unreachable: HostProblem[];
+}
+
+/** One of Offrun's files that is damaged, or was repaired, and what to do. */
+export interface FileProblem {
+  file: string;
+  /** Another machine's file. */
+  host?: string;
+  message: string;
+  repaired?: boolean;
 }
 
 export interface HostProblem {
@@ -103,6 +112,8 @@ export interface OverviewInput {
   context: ReadonlyMap<string, ContextUse>;
   contextWindow?: ContextWindowOf;
   unreachable?: HostProblem[];
+  /** This machine's state files the companion found damaged and that still are, or were repaired lately. */
+  stateProblems?: FileProblem[];
 }
 
 /** One agent among those of every machine: a host's project path may equal one here. */
@@ -152,7 +163,12 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
   return {
     groups,
     needsYou: groups.reduce((sum, g) => sum + g.needsYou, 0),
-    problems: input.projects.flatMap((p) => p.unreadable.map((u) => (p.host ? `${p.host}: ${u.problem}` : u.problem))),
+    problems: [
+      ...input.projects.flatMap((p) =>
+        p.unreadable.map((u) => ({ file: u.file, message: u.problem, ...(p.host ? { host: p.host } : {}) })),
+      ),
+      ...(input.stateProblems ?? []),
+    ],
     unreachable: input.unreachable ?? [],
   };
 }

@@ -20,7 +20,8 @@ import { watchSignIns } from "../logins/sign-in-watch.js";
 import { finishLoginChanges } from "../logins/login-recovery.js";
 import { isServiceInstance, serveCompanion } from "./server.js";
 import { CompanionStop } from "../agents/turn-stop.js";
-import { onStateProblem, stateProblems } from "../foundation/state-problems.js";
+import { onStateProblem, stateProblems, type StateProblem } from "../foundation/state-problems.js";
+import { keepStateProblem } from "../foundation/problem-register.js";
 import { visible } from "../foundation/visible.js";
 
 /**
@@ -65,9 +66,16 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
   await tightenWhatCameBefore(paths.home, log);
-  // A corrupt state file is named here, with what was done about it, not only on a face's stderr.
-  for (const problem of stateProblems()) log(`state: ${problem.message}`);
-  onStateProblem((problem) => log(`state: ${problem.message}`));
+  // A corrupt state file is named here, with what was done about it, and kept for the faces that
+  // never read that file themselves (problem-register.ts).
+  const tell = (problem: StateProblem) => {
+    log(`state: ${problem.message}`);
+    keepStateProblem(problem).catch((error: unknown) =>
+      log(`state: could not keep that problem for the faces: ${describeError(error)}`),
+    );
+  };
+  for (const problem of stateProblems()) tell(problem);
+  onStateProblem(tell);
   for (const line of await supervisor.recover()) log(line);
   // A login change cut short (logins/pending.ts), before any turn picks a login.
   for (const line of await finishLoginChanges().catch((error: unknown) => [`login changes: ${describeError(error)}`]))

@@ -15,7 +15,14 @@ import { cachedAccountQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
 import { listHarnesses } from "../../harnesses/registry.js";
 import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
-import { countStatuses, type Snapshot, type SnapshotAgent, type SnapshotQuota } from "./snapshot.js";
+import {
+  countStatuses,
+  readSnapshotExplained,
+  type Snapshot,
+  type SnapshotAgent,
+  type SnapshotQuota,
+} from "./snapshot.js";
+import { reportStateProblem } from "../foundation/state-problems.js";
 import { writeJsonAtomic } from "../foundation/store.js";
 
 /** Changes that come together (a turn's burst of chat lines) make one write. */
@@ -61,6 +68,12 @@ export interface SnapshotWriter {
  */
 export async function writeSnapshots(options: SnapshotWriterOptions): Promise<SnapshotWriter> {
   const projectsOf = options.projects ?? knownProjects;
+  // A damaged state.json is written over below: said first (state-problems.ts), not in silence.
+  const { problem } = await readSnapshotExplained();
+  if (problem) {
+    const message = `${problem.replace(/ Restart the companion.*$/, "")} The companion wrote it afresh, from the agents' records and logs: nothing is left to do.`;
+    reportStateProblem({ file: userPaths().state, message, repaired: true });
+  }
   const facts = new ChatFactsBook();
   const keyOf = (project: string, agent: string) => `${project}\u0000${agent}`;
   let timer: NodeJS.Timeout | undefined;

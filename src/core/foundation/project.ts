@@ -79,16 +79,19 @@ async function rebuildKnownProjects(file: string, problem: string): Promise<Proj
   const rebuilt: ProjectsFile = { version: 1, projects: [...roots].map((root) => ({ root, lastUsedAt: now })) };
   const aside = `${file}.corrupt-${now.replace(/[:.]/g, "-")}`;
   let did: string;
+  let repaired = false;
   try {
     await writeTextAtomic(aside, text);
     await writeJsonAtomic(file, rebuilt, { fsync: false });
     did = `Offrun kept it as ${aside} and rebuilt it with the ${roots.size} project(s) it still names`;
+    repaired = true;
   } catch (error) {
     did = `Offrun goes on with the ${roots.size} project(s) it still names (it could not rebuild the file: ${describeError(error)})`;
   }
   reportStateProblem({
     file,
     message: `${problem.split("\n")[0]} ${did}. A project missing from \`offrun ls\` comes back with its next \`offrun start\`.`,
+    repaired,
   });
   return rebuilt;
 }

@@ -3,23 +3,26 @@
  * (not JSON, the wrong shape) and what was done about it, or lines a full disk kept out of a chat
  * log. The code that finds one goes on with what it can (it must not stop the companion, nor any
  * project it does not concern) and reports it here; each face says it: the companion in
- * companion.log, the CLI on stderr. Core never prints.
+ * companion.log (and keeps it for the other faces, problem-register.ts), the CLI on stderr, Raycast
+ * in the menu bar and the Agents view. Core never prints.
  */
 export interface StateProblem {
   file: string;
   /** What was wrong, what Offrun did, and what to do. */
   message: string;
+  /** Offrun repaired the file (rebuilt or rewrote it): nothing is left to do, though something may be lost. */
+  repaired?: boolean;
 }
 
 type Listener = (problem: StateProblem) => void;
 
-const reported = new Map<string, string>();
+const problems = new Map<string, StateProblem>();
 const listeners = new Set<Listener>();
 
 /** Reports a problem once per file and message (a file read on every poll is told once). */
 export function reportStateProblem(problem: StateProblem): void {
-  if (reported.get(problem.file) === problem.message) return;
-  reported.set(problem.file, problem.message);
+  if (problems.get(problem.file)?.message === problem.message) return;
+  problems.set(problem.file, problem);
   for (const listener of listeners) listener(problem);
 }
 
@@ -31,5 +34,5 @@ export function onStateProblem(listener: Listener): () => void {
 
 /** The problems reported so far in this process. */
 export function stateProblems(): StateProblem[] {
-  return [...reported].map(([file, message]) => ({ file, message }));
+  return [...problems.values()];
 }

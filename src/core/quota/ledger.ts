@@ -55,7 +55,7 @@ export async function readLedger(): Promise<Ledger> {
     (error: unknown) => {
       // A cache: a damaged one is rebuilt, never a reason to fail; but said, once.
       const problem = `${describeError(error).split("\n")[0]} Offrun starts the quota cache afresh; readings come back with the next turn or refresh.`;
-      reportStateProblem({ file: ledgerFile(), message: problem });
+      reportStateProblem({ file: ledgerFile(), message: problem, repaired: true });
       return undefined;
     },
   );
