@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { PROJECT_ROOT } from "../helpers/offrun.js";
 
-// Comments cited design notes kept outside the repository (DESIGN.md, HARNESSES.md, …) and issue
-// numbers of a tracker a reader does not see; they cite this repository's docs/ now, or say the fact.
+// Comments cited design notes kept outside the repository and the numbers of a tracker a reader
+// does not see; they cite this repository's docs/ now, or say the fact themselves.
 
 const TREES = ["src", "bench", "scripts", "docs"];
 const FILES = ["eslint.config.js", "README.md", "CHANGELOG.md", "package.json", ".ci/run"];
