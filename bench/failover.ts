@@ -4,7 +4,7 @@
  * to the next login's first model request, through `offrun start --wait` with the companion
  * running, and (b) in the same run, a plain cold start of the same CLI (spawned directly, same
  * environment) from spawn to its first model request. Offrun's part is (a) − (b); target: at most
- * 300 ms (issue 11).
+ * 300 ms.
  */
 import path from "node:path";
 import { performance } from "node:perf_hooks";

@@ -6,8 +6,9 @@ import { git, makeSandbox, useSandboxInProcess, type Sandbox } from "../test/hel
 import { fmt, projectWithAgents, stats, timed } from "./agents-fixture.js";
 
 /**
- * What issue 24's checks of records cost `offrun ls`: every listing first asks which of Offrun's
- * state files git tracks (those came with the repository and are ignored), by reading git's index.
+ * What the check of records costs `offrun ls`: every listing first asks which of Offrun's state
+ * files git tracks (those came with the repository and are ignored: docs/architecture.md, "Sandbox
+ * and trust"), by reading git's index.
  * Baseline, in the same run: `offrun ls` itself, spawn to exit, of 30 agents in the same project.
  * The answer is kept per index; the last column is the check right after git rewrote the index.
  * Three projects: a small one; one of 20,000 committed files (a 2 MB index read at every ls); and

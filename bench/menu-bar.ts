@@ -11,7 +11,8 @@ import { BUILTIN_HARNESSES } from "../src/harnesses/registry.js";
 
 /**
  * The menu bar's work from launch to its items being ready: read ~/.offrun/state.json and build
- * the view model, with 50 agents and 20 logins. Target: under 30 ms (issue 7).
+ * the view model, with 50 agents and 20 logins. Target: under 30 ms, paid at every launch: a
+ * menu-bar command lives only while it loads (docs/architecture.md).
  */
 const TARGET_MS = 30;
 const RUNS = 50;
@@ -48,7 +49,7 @@ const snapshot: Snapshot = {
       { kind: "seven_day", usedPercent: (i * 3) % 100, resetsAt: iso(3000), source: "stream", observedAt: iso(-i * 3) },
     ],
     ...(i === 4 ? { limitedUntil: iso(60), limitReason: "usage limit" } : {}),
-    // What issue 11 added to each login: its sign-in, its pace and its CLI's coverage.
+    // Beside its windows, each login carries its sign-in, its pace and its CLI's coverage.
     signIn: { state: i % 5 === 0 ? ("signed-out" as const) : ("signed-in" as const) },
     pace: i % 2 === 0 ? { runsOutAt: iso(45) } : { lastsPastReset: true },
     coverage: "percent" as const,

@@ -8,7 +8,7 @@ import { startSshd, type TestSshd } from "../test/helpers/sshd.js";
 
 /**
  * `offrun ls` with 3 hosts and 30 agents (10 on each), over warm ssh connections: a fresh `offrun`
- * process from spawn to exit, as a person runs it. Target: under 150 ms (issue 15). Beside it, in
+ * process from spawn to exit, as a person runs it. Target: under 150 ms. Beside it, in
  * the same run, `offrun ls` of one local project with 30 agents and no host: what the hosts add.
  * Each host is a real sshd on a loopback port with its own HOME and OFFRUN_HOME.
  */

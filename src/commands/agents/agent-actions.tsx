@@ -72,7 +72,7 @@ export function AgentActions({
             />
           }
         />
-        {/* After Send Message: ↵ stays Send Message whatever the detail has loaded (issue 25). */}
+        {/* Send Message stays first: ↵ must not become Answer when a question loads after the row was selected. */}
         {first?.type === "question" ? (
           <Action.Push
             title="Answer"

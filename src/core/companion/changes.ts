@@ -12,8 +12,8 @@ import type { Handlers } from "../protocol/protocol.js";
 
 /**
  * The changes the faces ask the companion to make, each under the lock a turn would take: the one
- * writer of issue 13. A face writes by itself only when no companion can run (the CLI's fallback),
- * and then no turn runs either.
+ * writer (docs/architecture.md, "One writer"). A face writes by itself only when no companion can
+ * run (the CLI's fallback), and then no turn runs either.
  */
 
 type Change =

@@ -22,7 +22,7 @@ export const userPaths = (home = offrunHome()) => ({
   state: path.join(home, "state.json"),
 });
 
-/** The per-project layout of DESIGN.md. */
+/** The per-project layout (docs/how-it-works.md, What is where). */
 export const projectPaths = (root: string) => ({
   root,
   offrun: path.join(root, ".offrun"),

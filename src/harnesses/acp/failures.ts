@@ -16,11 +16,12 @@ export class AgentExited extends Error {}
 
 /**
  * ACP has no usage-limit signal (no stopReason or error code for it), so a limit is recognised
- * only by a known vendor text in the error of `session/prompt`: Gemini CLI's (HARNESSES.md),
- * Claude's and Codex's for their ACP adapters, and the OpenAI-compatible providers' texts that
- * OpenCode and Pi pass through ("You exceeded your current quota", "… resets at <ISO>"). Gemini
- * CLI 0.61.0's own ACP mode turns every 429, a usage limit too, into "Rate limit exceeded. Try
- * again later.", which stays a transient rate limit. Anything else that looks like a 429 is one.
+ * only by a known vendor text in the error of `session/prompt`: Gemini CLI's
+ * (docs/harnesses/gemini.md), Claude's and Codex's for their ACP adapters, and the
+ * OpenAI-compatible providers' texts that OpenCode and Pi pass through ("You exceeded your current
+ * quota", "… resets at <ISO>"). Gemini CLI 0.61.0's own ACP mode turns every 429, a usage limit
+ * too, into "Rate limit exceeded. Try again later.", which stays a transient rate limit. Anything
+ * else that looks like a 429 is one.
  */
 export function acpLimitText(text: string, now: Date): { resetsAt?: string; window?: string } | undefined {
   if (/Usage limit reached for /i.test(text)) return {};

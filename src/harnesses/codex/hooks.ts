@@ -6,8 +6,8 @@ import type { HarnessHooks, TranscriptMoment } from "../types.js";
 /**
  * Offrun's hook in Codex: the top-level `notify` of `config.toml`, set by editing the text, not by
  * parsing and re-printing it: one line is added and every other byte stays where it was. Codex
- * runs one notify program with the JSON payload as its last argument (HARNESSES.md, Codex notify;
- * recorded from 0.171.0 in test/fixtures/codex/0.171.0/hooks/).
+ * runs one notify program with the JSON payload as its last argument (docs/harnesses/codex.md,
+ * Hooks; recorded from 0.171.0 in test/fixtures/codex/0.171.0/hooks/).
  */
 
 /** The notify payload; Codex names its fields with dashes. */

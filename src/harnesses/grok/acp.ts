@@ -8,7 +8,7 @@ import { grokAcpFailure } from "./limits.js";
 /*
  * Grok Build as an ACP agent, from xAI's published source (xai-org/grok-build 1.0.6; paths below
  * are under crates/codegen/). Nothing here ran against a real `grok`: it does not install here.
- *   `grok agent [-m MODEL] stdio`     agent options go before the transport (docs/user-guide/15-agent-mode.md)
+ *   `grok agent [-m MODEL] stdio`     agent options go before the transport (xai-grok-pager/docs/user-guide/15-agent-mode.md)
  *   session modes default, plan, ask  xai-grok-tools/src/types/session_mode.rs; session/new and
  *                                     session/load list none (xai-grok-shell/src/agent/mvp_agent/session_setup.rs)
  *   `_x.ai/ask_user_question`         a question with options (xai-grok-tools/.../ask_user_question/types.rs)

@@ -120,9 +120,9 @@ export const grokHarness: Harness = {
   versionArgs: ["--version"],
   loginArgs: ["login"],
   identity,
-  // Grok Build bills monthly credits (HARNESSES.md); no local or CLI source of the balance is
-  // known (its session files are documented only, never seen), so Offrun has none: limits are
-  // recorded from Offrun's own turns, when their error reads as a usage limit (parser.ts).
+  // Grok Build bills monthly credits (docs/harnesses/grok.md); no local or CLI source of the
+  // balance is known (its session files are documented only, never seen), so Offrun has none:
+  // limits are recorded from Offrun's own turns, when their error reads as a usage limit (parser.ts).
   quotaSources: [],
   quotaCoverage: "limits",
   sessionRoots: (home) => [path.join(home, "sessions")],

@@ -2,7 +2,8 @@
  * Read by the Claude adapter and by the ACP client (acp/failures.ts), which meets the same texts
  * from Claude's ACP adapter: shared, since one adapter never imports another.
  *
- * Claude Code's human limit texts, as seen across versions (HARNESSES.md and 2.1.332 itself):
+ * Claude Code's human limit texts, as seen across versions (docs/harnesses/claude.md, Limits) and
+ * in 2.1.332 itself:
  *   Claude AI usage limit reached|1767225600
  *   5-hour limit reached ∙ resets 9pm
  *   You've hit your limit · resets 4pm (Asia/Kuala_Lumpur)
