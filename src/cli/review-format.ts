@@ -28,7 +28,7 @@ export function renderReview(review: ReviewEvent): string {
   lines.push(`  ${authorLine(review)}`);
   const cost = costLine(review);
   if (cost) lines.push(`  ${cost}`);
-  if (review.failedOver?.length) lines.push(`  ⇄ moved on after a usage limit on: ${review.failedOver.join(", ")}`);
+  if (review.failedOver?.length) lines.push(`  ${movedOnLine(review.failedOver, review.signedOut ?? [])}`);
   return lines.join("\n");
 }
 
@@ -82,4 +82,11 @@ function describe(input: unknown): string {
 
 function indent(text: string): string[] {
   return text.split("\n").map((line) => `    ${line}`);
+}
+
+/** The logins the review left, and why: a usage limit, or a login that was not signed in. */
+function movedOnLine(failedOver: string[], signedOut: string[]): string {
+  if (signedOut.length === 0) return `⇄ moved on after a usage limit on: ${failedOver.join(", ")}`;
+  const why = (label: string) => (signedOut.includes(label) ? "not signed in" : "usage limit");
+  return `⇄ moved on from: ${failedOver.map((label) => `${label} (${why(label)})`).join(", ")}`;
 }

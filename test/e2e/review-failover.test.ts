@@ -119,3 +119,42 @@ test("a reviewer whose login hits its usage limit finishes the review on the nex
   expect(shown.stdout).toContain("moved on after a usage limit on: work");
   expect(await git(repo, box.env, ["worktree", "list"])).not.toContain(".review-");
 });
+
+// What broke: a review on a login that was not signed in ended there ("over"), though another
+// login of the CLI had room; a turn in the same case went on to the next login.
+test("a reviewer whose login is not signed in starts the review again on the next login, and marks it signed out", async () => {
+  servers.work!.clearScript();
+  // Codex asks again after a 401 before it gives up: every request of that attempt is refused.
+  servers.work!.script(...Array.from({ length: 8 }, () => ({ kind: "unauthorized" as const })));
+  servers.personal!.script({
+    kind: "text",
+    text: JSON.stringify({ verdict: "approve", summary: "Fine.", findings: [] }),
+  });
+  // work is still limited from the test above: --force picks it all the same.
+  const result = await offrun(
+    "review",
+    "author",
+    "--harness",
+    "codex",
+    "--account",
+    "work",
+    "--force",
+    "--wait",
+    "--json",
+  );
+  servers.work!.clearScript();
+  expect(result).toSucceed();
+  const { review } = JSON.parse(result.stdout) as {
+    review: { outcome: string; verdict?: string; reviewer: { account: string }; failedOver?: string[] };
+  };
+  expect(review).toMatchObject({ outcome: "completed", verdict: "approve", reviewer: { account: "personal" } });
+  expect(review.failedOver).toEqual(["work"]);
+  const shown = await offrun("show", "author");
+  expect(shown.stdout).toContain("⇄ moved on from: work (not signed in)");
+  const { accounts: logins } = JSON.parse((await offrun("accounts", "--json")).stdout) as {
+    accounts: { harness: string; label: string; signIn?: { state: string } }[];
+  };
+  expect(logins.find((l) => l.harness === "codex" && l.label === "work")).toMatchObject({
+    signIn: { state: "signed-out" },
+  });
+});

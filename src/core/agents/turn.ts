@@ -322,7 +322,8 @@ function killedEnd(
   }
 }
 
-/** The turn failed because its login is not signed in (or its sign-in expired). */
+/** The errors that say a login is not signed in (or its sign-in expired). */
 const SIGNED_OUT: readonly (ErrorKind | undefined)[] = ["not_logged_in", "auth_expired"];
-export const isSignedOut = (result: TurnResult) =>
+/** A CLI run (a turn, a review) failed because its login is not signed in: the next login may go on. */
+export const isSignedOut = (result: { end: { outcome: string }; errorKind?: ErrorKind }) =>
   result.end.outcome === "failed" && SIGNED_OUT.includes(result.errorKind);

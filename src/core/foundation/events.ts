@@ -236,8 +236,10 @@ function recordedVariants() {
     tokens: z.object({ input: z.number(), output: z.number(), costUsd: z.number().optional() }).optional(),
     quotaBefore: z.array(quotaWindowSchema).optional(),
     quotaAfter: z.array(quotaWindowSchema).optional(),
-    /** Logins that hit their limit during the review, before the one that reviewed. */
+    /** Logins that hit their limit or were not signed in during the review, before the one that reviewed. */
     failedOver: z.array(z.string()).optional(),
+    /** Of those, the ones that were not signed in. */
+    signedOut: z.array(z.string()).optional(),
     /** The reviewer's own event log. */
     transcript: z.string().optional(),
   });

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
 import type { Account } from "../foundation/account-model.js";
-import { describeError } from "../foundation/errors.js";
+import { describeError, type ErrorKind } from "../foundation/errors.js";
 import type { EventDraft, ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";
 import { runCli } from "../agents/cli-run.js";
+import { isSignedOut } from "../agents/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
@@ -51,13 +52,17 @@ export interface ReviewerRun {
   tokens?: { input: number; output: number; costUsd?: number };
   quotaBefore: QuotaWindow[];
   quotaAfter: QuotaWindow[];
-  /** Logins that hit their usage limit, in order, before `account`. */
+  /** Logins that hit their usage limit or were not signed in, in order, before `account`. */
   failedOver: string[];
+  /** Of those, the ones that were not signed in. */
+  signedOut: string[];
 }
 
 /** One attempt of the reviewer on one login. */
 export interface ReviewerAttempt {
   end: TurnEndDraft;
+  /** What the CLI's stream said went wrong (a login not signed in moves the review on). */
+  errorKind?: ErrorKind;
   finalText?: string;
   denials: ReviewerRun["denials"];
   tokens?: ReviewerRun["tokens"];
@@ -65,8 +70,9 @@ export interface ReviewerAttempt {
 
 /**
  * Runs the reviewer's one turn read-only (Planner mode flags of its harness, no extra writable
- * folders). When the login hits its usage limit, the review starts again on the next login of the
- * same CLI with room (the attempt engine's loop, as for any agent's turn); each login is tried once.
+ * folders). When the login hits its usage limit or is not signed in, the review starts again on the
+ * next login of the same CLI with room (the attempt engine's loop, as for any agent's turn); each
+ * login is tried once.
  */
 export async function runReviewer(
   request: ReviewerRequest,
@@ -74,6 +80,7 @@ export async function runReviewer(
   once: (request: ReviewerRequest, login: LoginAttempt) => Promise<ReviewerAttempt> = runOnce,
 ): Promise<ReviewerRun> {
   const failedOver: string[] = [];
+  const signedOut: string[] = [];
   const denials: ReviewerRun["denials"] = [];
   const quotaBefore = (await cachedAccountQuota(request.account)).windows;
   const attempts = await runAttempts<ReviewerAttempt>({
@@ -98,11 +105,21 @@ export async function runReviewer(
       denials.push(...attempt.denials);
       return attempt;
     },
-    judge: async ({ end }) =>
-      end.outcome === "completed" || end.outcome === "limited" ? { kind: end.outcome } : { kind: "over" },
+    judge: async (attempt, account) => {
+      const { end } = attempt;
+      if (end.outcome === "completed" || end.outcome === "limited") return { kind: end.outcome };
+      if (!isSignedOut(attempt)) return { kind: "over" };
+      await request.record(account, {
+        type: "notice",
+        level: "warning",
+        message: `Login ${account.label} is not signed in, so Offrun marked it signed out and starts the review again on the next login. Sign it in again with \`offrun accounts login ${request.harness.id} ${account.label}\`.`,
+      });
+      return { kind: "signed_out", reason: end.reason ?? "the review ended not logged in" };
+    },
     // The policy of reviews: nothing moves to the next login; the review starts again there.
-    moveTo: async ({ from }) => {
+    moveTo: async ({ from, why }) => {
       failedOver.push(from.label);
+      if (why === "signed_out") signedOut.push(from.label);
       return true;
     },
   });
@@ -121,6 +138,7 @@ export async function runReviewer(
     quotaBefore,
     quotaAfter: (await cachedAccountQuota(account)).windows,
     failedOver,
+    signedOut,
   };
 }
 
@@ -144,6 +162,7 @@ async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<R
   let stderr = "";
   let end: TurnEndDraft | undefined;
   let finalText: string | undefined;
+  let errorKind: ErrorKind | undefined;
   let tokens: ReviewerRun["tokens"];
   const denials: ReviewerRun["denials"] = [];
   const writes: Promise<void>[] = [];
@@ -159,6 +178,7 @@ async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<R
       if (event.type === "text") finalText = event.text;
       if (event.type === "tool_call") finalText = undefined;
       if (event.type === "denial") denials.push({ tool: event.tool, input: event.input });
+      if (event.type === "error") errorKind = event.kind;
       // Usage events are running totals per turn (the CLI's result line): the last one counts.
       if (event.type === "usage") {
         tokens = {
@@ -204,7 +224,13 @@ async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<R
     noResult: "The reviewer's CLI ended without a result.",
   });
   await Promise.all(writes);
-  return { end: end!, ...(finalText === undefined ? {} : { finalText }), denials, ...(tokens ? { tokens } : {}) };
+  return {
+    end: end!,
+    ...(errorKind ? { errorKind } : {}),
+    ...(finalText === undefined ? {} : { finalText }),
+    denials,
+    ...(tokens ? { tokens } : {}),
+  };
 }
 
 function killedReason(why: KilledBecause, config: ProjectConfig): string {

@@ -228,6 +228,7 @@ function judge(
     quotaBefore: run.quotaBefore,
     quotaAfter: run.quotaAfter,
     ...(run.failedOver.length > 0 ? { failedOver: run.failedOver } : {}),
+    ...(run.signedOut.length > 0 ? { signedOut: run.signedOut } : {}),
   };
   if (run.end.outcome !== "completed") {
     const reason = run.end.reason ?? `The reviewer's turn ended ${run.end.outcome}.`;
