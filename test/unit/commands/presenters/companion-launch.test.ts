@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { writeLauncher } from "../../src/core/setup/launcher.js";
-import { companionLaunch } from "../../src/commands/presenters/companion-launch.js";
-import { PROJECT_ROOT, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { writeLauncher } from "../../../../src/core/setup/launcher.js";
+import { companionLaunch } from "../../../../src/commands/presenters/companion-launch.js";
+import { PROJECT_ROOT, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // How Raycast's Start Companion finds offrun: Set Up Offrun's launcher first, run as it is (it
 // finds Node itself), then PATH and the usual folders; with none, the error leads to Set Up Offrun.

@@ -1,7 +1,7 @@
 import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { loginEnvironment } from "../../src/commands/presenters/companion-start.js";
+import { loginEnvironment } from "../../../../src/commands/presenters/companion-start.js";
 
 // Start Companion gives the companion the user's login environment, not the GUI app's: the PATH a
 // terminal has (where the agent CLIs are) comes from the login shell's profile.

@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { askUser, PendingRequests, pendingFromLog, type AskContext } from "../../src/core/agents/approvals.js";
-import { loadProjectConfig } from "../../src/core/foundation/project.js";
-import { rememberAlwaysAllow } from "../../src/core/foundation/trust.js";
-import type { AgentEvent, EventDraft } from "../../src/core/foundation/events.js";
-import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
-import type { PendingRequest } from "../../src/harnesses/types.js";
+import { askUser, PendingRequests, pendingFromLog, type AskContext } from "../../../../src/core/agents/approvals.js";
+import { loadProjectConfig } from "../../../../src/core/foundation/project.js";
+import { rememberAlwaysAllow } from "../../../../src/core/foundation/trust.js";
+import type { AgentEvent, EventDraft } from "../../../../src/core/foundation/events.js";
+import { projectConfigSchema, type AgentRecord } from "../../../../src/core/foundation/model.js";
+import type { PendingRequest } from "../../../../src/harnesses/types.js";
 
 const approval = (id: string): PendingRequest => ({
   id,

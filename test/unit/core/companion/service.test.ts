@@ -9,7 +9,7 @@ import {
   systemdUnit,
   uninstallService,
   type ServiceOptions,
-} from "../../src/core/companion/service.js";
+} from "../../../../src/core/companion/service.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

@@ -1,5 +1,5 @@
-import { fillTemplate, splitTemplate } from "../../src/core/dictation/index.js";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
+import { fillTemplate, splitTemplate } from "../../../../src/core/dictation/index.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 
 const values = { file: "/tmp/my recordings/d.wav", model: "/m/ggml base.bin", language: "en" };
 

@@ -6,9 +6,9 @@ import {
   dictate,
   dictationAvailability,
   DEFAULT_DICTATION,
-} from "../../src/core/dictation/index.js";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
+} from "../../../../src/core/dictation/index.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // Small executables stand in for the recorder and the speech tool on a temp PATH, logging their
 // argv (test/e2e/dictation-real.test.ts runs the real sox and PocketSphinx). The recorder writes

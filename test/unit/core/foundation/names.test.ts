@@ -1,5 +1,5 @@
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { slugFromPrompt, validateAgentName } from "../../src/core/foundation/names.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { slugFromPrompt, validateAgentName } from "../../../../src/core/foundation/names.js";
 
 describe("slugFromPrompt", () => {
   test("it keeps up to four meaningful words and drops stop words", () => {

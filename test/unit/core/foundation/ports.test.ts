@@ -1,6 +1,6 @@
 import net from "node:net";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { allocatePort, isPortFree } from "../../src/core/foundation/ports.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { allocatePort, isPortFree } from "../../../../src/core/foundation/ports.js";
 
 const range = { from: 41000, to: 48999 };
 

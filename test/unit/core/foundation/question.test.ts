@@ -1,4 +1,4 @@
-import { trailingQuestion } from "../../src/core/foundation/question.js";
+import { trailingQuestion } from "../../../../src/core/foundation/question.js";
 
 test("a reply whose last paragraph ends with a question mark asks the user", () => {
   expect(trailingQuestion("Done.\n\nShould I also update the README?")).toBe("Should I also update the README?");

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
-import { localRunner, wrappedRunner, type ProcessRunner } from "../../src/core/foundation/runner.js";
-import type { Command } from "../../src/core/foundation/process.js";
+import { localRunner, wrappedRunner, type ProcessRunner } from "../../../../src/core/foundation/runner.js";
+import type { Command } from "../../../../src/core/foundation/process.js";
 
 // A wrapped runner starts the wrapper with the original command as its argument list, for all
 // three kinds of spawn. `env` stands in for a sandbox launcher: it sets a variable, then runs the CLI.

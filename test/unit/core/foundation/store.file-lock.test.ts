@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { withFileLock } from "../../src/core/foundation/store.js";
-import { markLimited, readLedgerEntry } from "../../src/core/quota/ledger.js";
-import { cachedSignIns, markSignedIn } from "../../src/core/logins/sign-in.js";
-import { userPaths } from "../../src/core/foundation/paths.js";
+import { withFileLock } from "../../../../src/core/foundation/store.js";
+import { markLimited, readLedgerEntry } from "../../../../src/core/quota/ledger.js";
+import { cachedSignIns, markSignedIn } from "../../../../src/core/logins/sign-in.js";
+import { userPaths } from "../../../../src/core/foundation/paths.js";
 
 // What broke: withFileLock locked a file's folder (with the file's `.lock` as the lock's path),
 // and proper-lockfile keeps a process's locks by that path, so two files of one folder locked at

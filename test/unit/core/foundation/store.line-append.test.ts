@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { agentEventSchema } from "../../src/core/foundation/events.js";
-import { appendJsonLine, readJsonl } from "../../src/core/foundation/store.js";
+import { agentEventSchema } from "../../../../src/core/foundation/events.js";
+import { appendJsonLine, readJsonl } from "../../../../src/core/foundation/store.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { agentEventSchema } from "../../src/core/foundation/events.js";
-import { loadProjectConfig } from "../../src/core/foundation/project.js";
-import { appendJsonLine, readJsonl, splitJsonl, writeJsonAtomic } from "../../src/core/foundation/store.js";
+import { agentEventSchema } from "../../../../src/core/foundation/events.js";
+import { loadProjectConfig } from "../../../../src/core/foundation/project.js";
+import { appendJsonLine, readJsonl, splitJsonl, writeJsonAtomic } from "../../../../src/core/foundation/store.js";
 
 let dir: string;
 beforeEach(async () => {

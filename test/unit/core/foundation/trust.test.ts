@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadProjectSettings } from "../../src/core/foundation/project.js";
-import { gatedHash, rememberAlwaysAllow, revokeTrust, trustRepository } from "../../src/core/foundation/trust.js";
+import { loadProjectSettings } from "../../../../src/core/foundation/project.js";
+import { gatedHash, rememberAlwaysAllow, revokeTrust, trustRepository } from "../../../../src/core/foundation/trust.js";
 
 let root: string;
 beforeEach(async () => {

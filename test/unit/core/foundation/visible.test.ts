@@ -1,7 +1,7 @@
-import { visible, visibleJson } from "../../src/core/foundation/visible.js";
-import { conversationMarkdown, filePreviewMarkdown, numberedDiff } from "../../src/commands/presenters/agent-detail.js";
-import { memoryChangeMarkdown } from "../../src/commands/presenters/memory-view.js";
-import { agentRecord } from "../helpers/records.js";
+import { visible, visibleJson } from "../../../../src/core/foundation/visible.js";
+import { conversationMarkdown, filePreviewMarkdown, numberedDiff } from "../../../../src/commands/presenters/agent-detail.js";
+import { memoryChangeMarkdown } from "../../../../src/commands/presenters/memory-view.js";
+import { agentRecord } from "../../../helpers/records.js";
 
 test("a carriage return and an erase-line sequence are spelled out, so the command reads as it runs", () => {
   expect(visible("rm -rf ~ \r\x1b[2Kls")).toBe("rm -rf ~ \\r\\x1b[2Kls");

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { hookStatus, installHook, uninstallHook } from "../../src/core/hooks/install.js";
-import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
-import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { hookStatus, installHook, uninstallHook } from "../../../../src/core/hooks/install.js";
+import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
+import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 let sandbox: Sandbox;
 let home: string;

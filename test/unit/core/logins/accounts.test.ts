@@ -8,13 +8,13 @@ import {
   listAccounts,
   loginCommand,
   removeAccount,
-} from "../../src/core/logins/accounts.js";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { stateProblems } from "../../src/core/foundation/state-problems.js";
-import { claudeProjectFolder } from "../../src/harnesses/claude/index.js";
-import { parseCodexLoginStatus } from "../../src/harnesses/codex/identity.js";
-import { findHarness } from "../../src/harnesses/registry.js";
-import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
+} from "../../../../src/core/logins/accounts.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { stateProblems } from "../../../../src/core/foundation/state-problems.js";
+import { claudeProjectFolder } from "../../../../src/harnesses/claude/index.js";
+import { parseCodexLoginStatus } from "../../../../src/harnesses/codex/identity.js";
+import { findHarness } from "../../../../src/harnesses/registry.js";
+import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

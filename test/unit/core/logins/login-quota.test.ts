@@ -1,5 +1,5 @@
-import type { AccountQuota } from "../../src/core/quota/ledger.js";
-import { viewLoginQuota } from "../../src/core/logins/login-quota.js";
+import type { AccountQuota } from "../../../../src/core/quota/ledger.js";
+import { viewLoginQuota } from "../../../../src/core/logins/login-quota.js";
 
 const NOW = Date.parse("2026-11-20T12:00:00Z");
 const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();

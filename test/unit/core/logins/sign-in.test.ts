@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../../src/core/foundation/account-model.js";
-import { cachedSignIn, checkSignIn, isNeverUsed, markSignedIn, markSignedOut } from "../../src/core/logins/sign-in.js";
-import { checksDone, turnStarts } from "../../src/core/logins/home-use.js";
-import { codexHarness } from "../../src/harnesses/codex/index.js";
-import type { Harness } from "../../src/harnesses/types.js";
+import type { Account } from "../../../../src/core/foundation/account-model.js";
+import { cachedSignIn, checkSignIn, isNeverUsed, markSignedIn, markSignedOut } from "../../../../src/core/logins/sign-in.js";
+import { checksDone, turnStarts } from "../../../../src/core/logins/home-use.js";
+import { codexHarness } from "../../../../src/harnesses/codex/index.js";
+import type { Harness } from "../../../../src/harnesses/types.js";
 
 // Broke under load in CI: Codex with its key from config.toml, whose status command cannot tell
 // ("unknown"), answered just after a turn had succeeded on the login; the unknown replaced the

@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../../src/core/foundation/events.js";
-import { classifyEvent } from "../../src/core/notify/classify.js";
+import type { AgentEvent } from "../../../../src/core/foundation/events.js";
+import { classifyEvent } from "../../../../src/core/notify/classify.js";
 
 // Event shapes copied from a chat log written by a stub claude replaying 2.1.332 fixtures.
 const agent = { harness: "claude", name: "fin", project: "/work/repos/shop" };

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { agentDeeplink, raycastIsInstalled } from "../../src/core/notify/deeplink.js";
+import { agentDeeplink, raycastIsInstalled } from "../../../../src/core/notify/deeplink.js";
 
 describe("the Raycast deeplink of a notification", () => {
   it("opens the Agents command with the project and agent as its launch context", () => {

@@ -2,7 +2,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import fs from "node:fs/promises";
-import { RpcReplyError, SocketRpc } from "../../src/core/protocol/socket-rpc.js";
+import { RpcReplyError, SocketRpc } from "../../../../src/core/protocol/socket-rpc.js";
 
 // The faces' JSON-RPC client (core/protocol/socket-rpc.ts) against a server that writes the
 // companion's framing by hand, in the pieces a socket may deliver it in.

@@ -1,6 +1,6 @@
-import { readLedgerEntry, recordObserved, storeReading, type AccountQuota } from "../../src/core/quota/ledger.js";
-import { cachedAccountQuota } from "../../src/core/quota/pipeline.js";
-import type { Account } from "../../src/core/foundation/account-model.js";
+import { readLedgerEntry, recordObserved, storeReading, type AccountQuota } from "../../../../src/core/quota/ledger.js";
+import { cachedAccountQuota } from "../../../../src/core/quota/pipeline.js";
+import type { Account } from "../../../../src/core/foundation/account-model.js";
 
 // A regression seen in CI: the quota watcher read the ledger when Claude's session file grew, then
 // the turn's rate_limit_event was written down, then the watcher stored its usage estimate (stamped

@@ -1,4 +1,4 @@
-import { addReading, HISTORY_POINTS, paceOf, type PaceReading } from "../../src/core/quota/pace.js";
+import { addReading, HISTORY_POINTS, paceOf, type PaceReading } from "../../../../src/core/quota/pace.js";
 
 const T0 = Date.parse("2026-11-20T12:00:00Z");
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();

@@ -1,5 +1,5 @@
-import { checkFindings, touchedLines } from "../../src/core/review/findings.js";
-import { extractReview } from "../../src/core/review/output.js";
+import { checkFindings, touchedLines } from "../../../../src/core/review/findings.js";
+import { extractReview } from "../../../../src/core/review/output.js";
 
 const PATCH = [
   "diff --git a/src/a.ts b/src/a.ts",

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { keepAsFound } from "../../src/core/sandbox/kept.js";
+import { keepAsFound } from "../../../../src/core/sandbox/kept.js";
 
 let dir: string;
 beforeEach(async () => {

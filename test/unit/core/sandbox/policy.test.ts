@@ -5,8 +5,8 @@ import {
   reachesLoopback,
   runtimeSettings,
   type SandboxScope,
-} from "../../src/core/sandbox/policy.js";
-import { sandboxEnvironment } from "../../src/core/sandbox/environment.js";
+} from "../../../../src/core/sandbox/policy.js";
+import { sandboxEnvironment } from "../../../../src/core/sandbox/environment.js";
 
 const home = "/home/ada";
 const common = "/work/app/.git";

@@ -1,4 +1,4 @@
-import { RefusalWatch, writesRefusedIn } from "../../src/core/sandbox/refusals.js";
+import { RefusalWatch, writesRefusedIn } from "../../../../src/core/sandbox/refusals.js";
 
 const home = "/home/ada";
 

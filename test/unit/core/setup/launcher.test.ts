@@ -1,15 +1,15 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { copyBundledCli } from "../../src/core/setup/bundle.js";
+import { copyBundledCli } from "../../../../src/core/setup/bundle.js";
 import {
   NODE_PLACES,
   NO_NODE_EXIT,
   launcherPaths,
   stablePackageDir,
   writeLauncher,
-} from "../../src/core/setup/launcher.js";
-import { OFFRUN_BIN, PROJECT_ROOT, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+} from "../../../../src/core/setup/launcher.js";
+import { OFFRUN_BIN, PROJECT_ROOT, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // The installed `offrun` is a sh launcher that finds a supported Node each time it runs: these run
 // it for real, with PATHs and HOMEs made of temp folders holding links to this machine's node.

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { launcherPaths } from "../../src/core/setup/launcher.js";
-import { setUpOffrun, type SetupResult } from "../../src/core/setup/set-up.js";
-import { PROJECT_ROOT, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { launcherPaths } from "../../../../src/core/setup/launcher.js";
+import { setUpOffrun, type SetupResult } from "../../../../src/core/setup/set-up.js";
+import { PROJECT_ROOT, makeSandbox, runOffrun, type Sandbox } from "../../../helpers/offrun.js";
 
 // `offrun setup` and Set Up Offrun, on a real file system: the CLI copied, the launcher written and
 // run, `offrun` linked, and the login service written through the launcher. No launchctl or

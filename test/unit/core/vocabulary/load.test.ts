@@ -1,12 +1,12 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { git } from "../../src/core/git/repo.js";
-import { forgetVocabularies, loadProjectVocabulary } from "../../src/core/vocabulary/load.js";
-import { readUserVocabulary, userVocabularyFile } from "../../src/core/vocabulary/user-list.js";
-import { rewriteDictation } from "../../src/core/vocabulary/rewrite.js";
-import type { Vocabulary } from "../../src/core/vocabulary/vocabulary.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { git } from "../../../../src/core/git/repo.js";
+import { forgetVocabularies, loadProjectVocabulary } from "../../../../src/core/vocabulary/load.js";
+import { readUserVocabulary, userVocabularyFile } from "../../../../src/core/vocabulary/user-list.js";
+import { rewriteDictation } from "../../../../src/core/vocabulary/rewrite.js";
+import type { Vocabulary } from "../../../../src/core/vocabulary/vocabulary.js";
 
 const savedEnv = { ...process.env };
 let sandbox: string;

@@ -1,8 +1,8 @@
-import { countFileName, countNames, emptyCodeNames } from "../../src/core/vocabulary/extract.js";
-import { rewriteDictation } from "../../src/core/vocabulary/rewrite.js";
-import type { UserVocabulary } from "../../src/core/vocabulary/user-list.js";
-import { buildCodeEntries, createVocabulary, type Vocabulary } from "../../src/core/vocabulary/vocabulary.js";
-import { keyOfText } from "../../src/core/vocabulary/words.js";
+import { countFileName, countNames, emptyCodeNames } from "../../../../src/core/vocabulary/extract.js";
+import { rewriteDictation } from "../../../../src/core/vocabulary/rewrite.js";
+import type { UserVocabulary } from "../../../../src/core/vocabulary/user-list.js";
+import { buildCodeEntries, createVocabulary, type Vocabulary } from "../../../../src/core/vocabulary/vocabulary.js";
+import { keyOfText } from "../../../../src/core/vocabulary/words.js";
 
 // A small project's code, read the way a real scan reads files: names are counted, not listed.
 const SOURCE = `

@@ -1,7 +1,7 @@
-import { countNames, fileNameKey, identifierKey } from "../../src/core/vocabulary/extract.js";
-import { rewriteDictation } from "../../src/core/vocabulary/rewrite.js";
-import { buildCodeEntries, createVocabulary } from "../../src/core/vocabulary/vocabulary.js";
-import { isDistinctivePhrase, keyOfText, splitIdentifier } from "../../src/core/vocabulary/words.js";
+import { countNames, fileNameKey, identifierKey } from "../../../../src/core/vocabulary/extract.js";
+import { rewriteDictation } from "../../../../src/core/vocabulary/rewrite.js";
+import { buildCodeEntries, createVocabulary } from "../../../../src/core/vocabulary/vocabulary.js";
+import { isDistinctivePhrase, keyOfText, splitIdentifier } from "../../../../src/core/vocabulary/words.js";
 
 describe("splitting code names into spoken words", () => {
   test.each([

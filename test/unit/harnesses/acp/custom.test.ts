@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadCustomHarnessDefinitions } from "../../src/harnesses/acp/custom.js";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import { findHarness, listHarnesses } from "../../src/harnesses/registry.js";
-import { trustRepository } from "../../src/core/foundation/trust.js";
+import { loadCustomHarnessDefinitions } from "../../../../src/harnesses/acp/custom.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { findHarness, listHarnesses } from "../../../../src/harnesses/registry.js";
+import { trustRepository } from "../../../../src/core/foundation/trust.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

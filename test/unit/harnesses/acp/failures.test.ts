@@ -4,14 +4,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RequestError } from "@agentclientprotocol/sdk";
 import * as z from "zod";
-import { acpLimitText, failureEvents, type AcpAgentDefinition } from "../../src/harnesses/acp/index.js";
+import { acpLimitText, failureEvents, type AcpAgentDefinition } from "../../../../src/harnesses/acp/index.js";
 
 /**
  * ACP has no usage-limit signal: a limit reaches the ledger only as the `limit_hit` that
  * failureEvents makes of a prompt's error text (the supervisor records it with its reset).
  * The texts are the ones the pinned CLIs wrote against the fake server's usage_limit step.
  */
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures");
 const replySchema = z.object({ message: z.object({ errorMessage: z.string().optional() }).optional() });
 
 /** The error text Pi 0.73.1 recorded for the fake server's usage-limit 429 (OpenAI-compatible provider). */

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { createAcpUpdateMapper } from "../../src/harnesses/acp/index.js";
-import { promptUsageEvent } from "../../src/harnesses/acp/updates.js";
-import { ofType } from "../helpers/events.js";
-import { PROJECT_ROOT } from "../helpers/offrun.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { createAcpUpdateMapper } from "../../../../src/harnesses/acp/index.js";
+import { promptUsageEvent } from "../../../../src/harnesses/acp/updates.js";
+import { ofType } from "../../../helpers/events.js";
+import { PROJECT_ROOT } from "../../../helpers/offrun.js";
 
 /** The session/update mapping on traffic recorded from the real CLIs (test/integration/acp.test.ts records it). */
 

@@ -1,13 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { runCommand } from "../../src/core/foundation/process.js";
-import { localRunner } from "../../src/core/foundation/runner.js";
-import { agyHarness, agyTurnArgs, copyAgySession, parseAgyLimitText } from "../../src/harnesses/agy/index.js";
-import { createAgyParser } from "../../src/harnesses/agy/parser.js";
-import { agyScript, FAKE_AGY, type AgyTurn } from "../helpers/agy-env.js";
-import { ofType, turnEnd } from "../helpers/events.js";
-import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { runCommand } from "../../../../src/core/foundation/process.js";
+import { localRunner } from "../../../../src/core/foundation/runner.js";
+import { agyHarness, agyTurnArgs, copyAgySession, parseAgyLimitText } from "../../../../src/harnesses/agy/index.js";
+import { createAgyParser } from "../../../../src/harnesses/agy/parser.js";
+import { agyScript, FAKE_AGY, type AgyTurn } from "../../../helpers/agy-env.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
+import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 let box: Sandbox;
 beforeAll(async () => {

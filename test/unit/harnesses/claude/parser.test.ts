@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { createClaudeParser, parseClaudeLimitText } from "../../src/harnesses/claude/index.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { createClaudeParser, parseClaudeLimitText } from "../../../../src/harnesses/claude/index.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/claude/2.1.332");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/claude/2.1.332");
 
 /** The parts of a fixture's .meta.json the tests read (written by test/fixtures/record-claude.ts). */
 const metaSchema = z.object({

@@ -2,20 +2,20 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 import {
   CODEX_NOT_LOGGED_IN_MESSAGE,
   codexHarness,
   createCodexParser,
   parseCodexLimitText,
   readCodexRolloutQuota,
-} from "../../src/harnesses/codex/index.js";
+} from "../../../../src/harnesses/codex/index.js";
 
 // The fixtures were recorded with TZ=UTC; Codex prints reset clock times in local time.
 process.env.TZ = "UTC";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/codex/0.171.0");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/codex/0.171.0");
 
 /** The parts of a fixture's .meta.json the tests read (written by test/fixtures/record-codex.ts). */
 const metaSchema = z.object({

@@ -2,14 +2,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createCodexParser } from "../../src/harnesses/codex/parser.js";
-import { refusedWritesInRollout } from "../../src/harnesses/codex/refused-writes.js";
-import { ofType } from "../helpers/events.js";
+import { createCodexParser } from "../../../../src/harnesses/codex/parser.js";
+import { refusedWritesInRollout } from "../../../../src/harnesses/codex/refused-writes.js";
+import { ofType } from "../../../helpers/events.js";
 
 // Codex 0.171.0 reports no refused write in `exec --json`; the parser finds them in the thread's
 // rollout, else (for patches) on stderr.
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/codex/0.171.0");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/codex/0.171.0");
 const read = (file: string) => fs.readFileSync(path.join(FIXTURES, file), "utf8");
 
 const THREAD = "01a22ad5-1517-7f72-9a1f-e215e4a074ed";

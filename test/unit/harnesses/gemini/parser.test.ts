@@ -2,16 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
 import {
   createGeminiParser,
   geminiHarness,
   geminiTurnArgs,
   parseGeminiLimitText,
-} from "../../src/harnesses/gemini/index.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+} from "../../../../src/harnesses/gemini/index.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/gemini/0.61.0");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/gemini/0.61.0");
 
 /** The parts of a fixture's .meta.json the tests read (written by test/fixtures/record-gemini.ts). */
 const metaSchema = z.object({

@@ -1,12 +1,12 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { localRunner } from "../../src/core/foundation/runner.js";
-import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../src/harnesses/grok/index.js";
-import { usageLimitMessage } from "../fake-server/chat-completions.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { localRunner } from "../../../../src/core/foundation/runner.js";
+import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../../../src/harnesses/grok/index.js";
+import { usageLimitMessage } from "../../../fake-server/chat-completions.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 
 /**
  * Grok Build does not install here and needs an xAI login, so no real CLI runs. These stream

@@ -5,7 +5,7 @@ import {
   opencodeConfigFolder,
   opencodeConfiguration,
   withoutComments,
-} from "../../src/harnesses/opencode/config-hosts.js";
+} from "../../../../src/harnesses/opencode/config-hosts.js";
 
 // Issue 23: a gateway or local model server set in a login's OpenCode config is opened in the
 // sandbox, with the setting it came from; before, none was, and a sandboxed turn retried a

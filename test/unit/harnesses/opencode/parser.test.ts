@@ -2,17 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 import {
   createOpencodeParser,
   opencodeConfigContent,
   opencodeHarness,
   parseOpencodeAuthList,
   parseOpencodeLimitText,
-} from "../../src/harnesses/opencode/index.js";
+} from "../../../../src/harnesses/opencode/index.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/opencode/1.18.33");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/opencode/1.18.33");
 
 /** The parts of a fixture's .meta.json the tests read (written by test/fixtures/record-opencode.ts). */
 const metaSchema = z.object({

@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 import {
   createPiParser,
   findPiSession,
@@ -12,9 +12,9 @@ import {
   parsePiModelList,
   piHarness,
   piSessionFolder,
-} from "../../src/harnesses/pi/index.js";
+} from "../../../../src/harnesses/pi/index.js";
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/pi/0.73.1");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/pi/0.73.1");
 
 /** The parts of a fixture's .meta.json the tests read (written by test/fixtures/record-pi.ts). */
 const metaSchema = z.object({

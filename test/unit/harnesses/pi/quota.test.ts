@@ -3,13 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Account } from "../../src/core/foundation/account-model.js";
-import type { QuotaReading, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
-import { localRunner } from "../../src/core/foundation/runner.js";
-import { quotaSources } from "../../src/harnesses/pi/quota.js";
+import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { QuotaReading, QuotaSourceContext } from "../../../../src/core/foundation/quota-types.js";
+import { localRunner } from "../../../../src/core/foundation/runner.js";
+import { quotaSources } from "../../../../src/harnesses/pi/quota.js";
 
 /** Recorded by test/fixtures/record-quota-sessions-pi-gemini.ts from Pi 0.73.1 against the fake server. */
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/pi/0.73.1");
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "../../../fixtures/pi/0.73.1");
 const LIMITED_HOME = path.join(FIXTURES, "quota-home");
 const ANSWERED_HOME = path.join(FIXTURES, "quota-home-answered");
 const meta = z

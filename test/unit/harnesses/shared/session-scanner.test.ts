@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
-import { SessionScanner } from "../../src/harnesses/shared/session-scanner.js";
+import { SessionScanner } from "../../../../src/harnesses/shared/session-scanner.js";
 
 /** A fold that keeps the `n` of every `{"n":..}` line, so tests can see exactly what was read. */
 interface Seen {
