@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { commandWord } from "../../src/cli/boot.js";
-import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { commandWord } from "../../../src/cli/boot.js";
+import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../../helpers/offrun.js";
 
 // bin/offrun.js starts the one-file bundle through V8's code cache (src/cli/boot.ts): one cache per
 // command word in the user's private OFFRUN_HOME/cache/compile, written by the first run of that

@@ -1,5 +1,5 @@
-import { COMMANDS } from "../../src/cli/commands.js";
-import { makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
+import { COMMANDS } from "../../../src/cli/commands.js";
+import { makeSandbox, runOffrun, type Sandbox } from "../../helpers/offrun.js";
 
 // main.ts defines only the command a run names (commands.ts); help and typos still see them all.
 

@@ -1,22 +1,22 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { findHarness } from "../../src/harnesses/registry.js";
-import { claudeProjectFolder } from "../../src/harnesses/claude/session-files.js";
-import type { Account } from "../../src/core/foundation/account-model.js";
-import type { EventDraft, TurnEndEvent } from "../../src/core/foundation/events.js";
-import { projectConfigSchema, type AgentRecord } from "../../src/core/foundation/model.js";
-import { localRunner } from "../../src/core/foundation/runner.js";
-import type { LoginAttempt, QuotaEvent } from "../../src/core/agents/attempts.js";
-import { CONTINUATION_PROMPT, runTurnChain } from "../../src/core/agents/turn-chain.js";
-import type { TurnContext, TurnResult } from "../../src/core/agents/turn.js";
-import { addAccount, findAccount } from "../../src/core/logins/accounts.js";
-import { hasTurn } from "../../src/core/logins/home-use.js";
-import { LoginPicker } from "../../src/core/logins/picker.js";
-import { cachedSignIns, markSignedOut, signInKey } from "../../src/core/logins/sign-in.js";
-import { accountKey, readLedger, recordObserved } from "../../src/core/quota/ledger.js";
-import { runReviewer, type ReviewerAttempt, type ReviewerRequest } from "../../src/core/review/runner.js";
-import { agentRecord } from "../helpers/records.js";
+import { findHarness } from "../../../../src/harnesses/registry.js";
+import { claudeProjectFolder } from "../../../../src/harnesses/claude/session-files.js";
+import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { EventDraft, TurnEndEvent } from "../../../../src/core/foundation/events.js";
+import { projectConfigSchema, type AgentRecord } from "../../../../src/core/foundation/model.js";
+import { localRunner } from "../../../../src/core/foundation/runner.js";
+import type { LoginAttempt, QuotaEvent } from "../../../../src/core/agents/attempts.js";
+import { CONTINUATION_PROMPT, runTurnChain } from "../../../../src/core/agents/turn-chain.js";
+import type { TurnContext, TurnResult } from "../../../../src/core/agents/turn.js";
+import { addAccount, findAccount } from "../../../../src/core/logins/accounts.js";
+import { hasTurn } from "../../../../src/core/logins/home-use.js";
+import { LoginPicker } from "../../../../src/core/logins/picker.js";
+import { cachedSignIns, markSignedOut, signInKey } from "../../../../src/core/logins/sign-in.js";
+import { accountKey, readLedger, recordObserved } from "../../../../src/core/quota/ledger.js";
+import { runReviewer, type ReviewerAttempt, type ReviewerRequest } from "../../../../src/core/review/runner.js";
+import { agentRecord } from "../../../helpers/records.js";
 
 // Agent turns (the session moves, the turn goes on) and reviews (a restart) are two policies over
 // one attempt engine (src/core/agents/attempts.ts): stub work stands in for the CLI's turn, over

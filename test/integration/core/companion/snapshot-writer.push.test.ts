@@ -1,11 +1,11 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { AgentNotification } from "../../src/core/notify/classify.js";
-import { Notifier, type NotificationRecord } from "../../src/core/notify/notifier.js";
-import { userPaths } from "../../src/core/foundation/paths.js";
-import { readSnapshot } from "../../src/core/companion/snapshot.js";
-import { writeSnapshots, type SnapshotWriter } from "../../src/core/companion/snapshot-writer.js";
-import { eventually } from "../helpers/offrun.js";
+import type { AgentNotification } from "../../../../src/core/notify/classify.js";
+import { Notifier, type NotificationRecord } from "../../../../src/core/notify/notifier.js";
+import { userPaths } from "../../../../src/core/foundation/paths.js";
+import { readSnapshot } from "../../../../src/core/companion/snapshot.js";
+import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/companion/snapshot-writer.js";
+import { eventually } from "../../../helpers/offrun.js";
 
 // In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
 

@@ -1,13 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { writeAgent } from "../../src/core/records/records.js";
-import type { AgentRecord } from "../../src/core/foundation/model.js";
-import { projectPaths, userPaths } from "../../src/core/foundation/paths.js";
-import { recordObserved } from "../../src/core/quota/ledger.js";
-import { readSnapshot, snapshotSchema } from "../../src/core/companion/snapshot.js";
-import { markSignedOut } from "../../src/core/logins/sign-in.js";
-import { writeSnapshots, type SnapshotWriter } from "../../src/core/companion/snapshot-writer.js";
-import { eventually } from "../helpers/offrun.js";
+import { writeAgent } from "../../../../src/core/records/records.js";
+import type { AgentRecord } from "../../../../src/core/foundation/model.js";
+import { projectPaths, userPaths } from "../../../../src/core/foundation/paths.js";
+import { recordObserved } from "../../../../src/core/quota/ledger.js";
+import { readSnapshot, snapshotSchema } from "../../../../src/core/companion/snapshot.js";
+import { markSignedOut } from "../../../../src/core/logins/sign-in.js";
+import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/companion/snapshot-writer.js";
+import { eventually } from "../../../helpers/offrun.js";
 
 // In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
 // Chat lines are copied from a log the stub claude made (see notifier.test.ts).

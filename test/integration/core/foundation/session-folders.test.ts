@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { SessionFolders, type FolderEvent } from "../../src/core/foundation/session-folders.js";
-import { eventually, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { SessionFolders, type FolderEvent } from "../../../../src/core/foundation/session-folders.js";
+import { eventually, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // Real watches on a temp folder: folders made while the watch runs, each written into at once,
 // the way Gemini makes tmp/<project>/chats/, Claude projects/<project>/ and Codex sessions/<y>/<m>/<d>/.

@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { discoverCheckout } from "../../src/core/git/discover.js";
-import { findRepoRoot } from "../../src/core/git/repo.js";
-import { makeRepo, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { discoverCheckout } from "../../../../src/core/git/discover.js";
+import { findRepoRoot } from "../../../../src/core/git/repo.js";
+import { makeRepo, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // `offrun ls` and `show` find the checkout around them without running git when the layout is the
 // plain one (core/git/discover.ts). Each case is checked against git's own answer in a real

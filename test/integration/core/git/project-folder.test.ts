@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { checkProjectFolder, initRepository } from "../../src/core/git/project-folder.js";
-import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
+import { checkProjectFolder, initRepository } from "../../../../src/core/git/project-folder.js";
+import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../../../helpers/offrun.js";
 
 // A folder picked in Start Agent's Add Project… (core/git/project-folder.ts), against real git.
 

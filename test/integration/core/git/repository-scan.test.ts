@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { foundRepositories, repositoryCacheFile, scanRepositories } from "../../src/core/git/repository-scan.js";
-import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
+import { foundRepositories, repositoryCacheFile, scanRepositories } from "../../../../src/core/git/repository-scan.js";
+import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../../../helpers/offrun.js";
 
 // Start Agent offers the git repositories in the usual code folders of a fresh HOME
 // (core/git/repository-scan.ts): real `git init` repositories in a real temp HOME.

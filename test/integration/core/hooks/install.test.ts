@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { installHook } from "../../src/core/hooks/install.js";
-import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
-import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
-import { itWithTmpfs, leaveFree, mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
+import { installHook } from "../../../../src/core/hooks/install.js";
+import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
+import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
+import { itWithTmpfs, leaveFree, mountTmpfs, unmountTmpfs } from "../../../helpers/tmpfs.js";
 
 // `offrun hooks install` rewrites a CLI's own settings file: on a disk without room for the new
 // file (a real small tmpfs) the CLI's file must stay as it was, not be left half written.

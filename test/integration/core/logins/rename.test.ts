@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { addAccount, listAccounts } from "../../src/core/logins/accounts.js";
-import { renameLogin } from "../../src/core/logins/rename.js";
-import { userPaths } from "../../src/core/foundation/paths.js";
-import { markLimited, readLedger, recordObserved, storeReading } from "../../src/core/quota/ledger.js";
-import { cachedAccountQuota } from "../../src/core/quota/pipeline.js";
+import { addAccount, listAccounts } from "../../../../src/core/logins/accounts.js";
+import { renameLogin } from "../../../../src/core/logins/rename.js";
+import { userPaths } from "../../../../src/core/foundation/paths.js";
+import { markLimited, readLedger, recordObserved, storeReading } from "../../../../src/core/quota/ledger.js";
+import { cachedAccountQuota } from "../../../../src/core/quota/pipeline.js";
 
 // isolate-env.ts points OFFRUN_HOME and HOME at temp folders: accounts.json and the quota cache are real files.
 

@@ -1,13 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ExternalNotifications, type ExternalOutcome, type ExternalSignal } from "../../src/core/notify/external.js";
-import { followHookInbox, type HookInbox } from "../../src/core/notify/hook-inbox.js";
-import { Notifier } from "../../src/core/notify/notifier.js";
-import { eventually, makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { ExternalNotifications, type ExternalOutcome, type ExternalSignal } from "../../../../src/core/notify/external.js";
+import { followHookInbox, type HookInbox } from "../../../../src/core/notify/hook-inbox.js";
+import { Notifier } from "../../../../src/core/notify/notifier.js";
+import { eventually, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // Real chokidar on a temp OFFRUN_HOME; lines as hook-entry.ts writes them, payloads from the
 // recorded fixtures (test/fixtures/<cli>/<version>/hooks/), with a fresh receivedAt.
-const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "fixtures");
+const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "../../..", "fixtures");
 
 let box: Sandbox;
 let inbox: string;

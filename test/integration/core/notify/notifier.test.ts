@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { Notifier } from "../../src/core/notify/notifier.js";
-import { eventually, makeSandbox, OFFRUN_BIN, type Sandbox } from "../helpers/offrun.js";
-import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
+import { Notifier } from "../../../../src/core/notify/notifier.js";
+import { eventually, makeSandbox, OFFRUN_BIN, type Sandbox } from "../../../helpers/offrun.js";
+import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../../../helpers/notify-send.js";
 
 // Real node-notifier (it runs `notify-send` on Linux) against a recording notify-send first on
 // PATH, and real chokidar on a temp project. Chat lines are copied from a log that a stub claude

@@ -3,8 +3,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import rpc from "vscode-jsonrpc/node.js";
-import { CompanionClient } from "../../src/core/protocol/client.js";
-import { isOffrunError } from "../../src/core/foundation/errors.js";
+import { CompanionClient } from "../../../../src/core/protocol/client.js";
+import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 
 // Replies are typed at the boundary as requests are: a companion that answers in another shape
 // (another version of Offrun, say) gives the face an Offrun error naming the method. The Raycast

@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { runAcpTurn, type AcpAgentDefinition } from "../../src/harnesses/acp/index.js";
-import type { TurnInput } from "../../src/harnesses/types.js";
-import { chatCompletionsProtocol } from "../fake-server/chat-completions.js";
-import { geminiProtocol } from "../fake-server/gemini.js";
-import type { Protocol } from "../fake-server/server.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import type { Decision } from "../../src/harnesses/types.js";
+import { runAcpTurn, type AcpAgentDefinition } from "../../../../src/harnesses/acp/index.js";
+import type { TurnInput } from "../../../../src/harnesses/types.js";
+import { chatCompletionsProtocol } from "../../../fake-server/chat-completions.js";
+import { geminiProtocol } from "../../../fake-server/gemini.js";
+import type { Protocol } from "../../../fake-server/server.js";
+import { startFakeServer, type FakeServer } from "../../../fake-server/server.js";
+import type { Decision } from "../../../../src/harnesses/types.js";
 import {
   GEMINI_ACP_ARGS,
   GEMINI_BIN,
@@ -16,10 +16,10 @@ import {
   OPENCODE_ACP_ARGS,
   OPENCODE_BIN,
   opencodeAcpEnv,
-} from "../helpers/acp-env.js";
-import { testIO, type TestIO } from "../helpers/acp-io.js";
-import { ofType, turnEnd } from "../helpers/events.js";
-import { makeRepo, PROJECT_ROOT } from "../helpers/offrun.js";
+} from "../../../helpers/acp-env.js";
+import { testIO, type TestIO } from "../../../helpers/acp-io.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
+import { makeRepo, PROJECT_ROOT } from "../../../helpers/offrun.js";
 
 /**
  * The ACP harness's live turn against the real, pinned Gemini CLI (`gemini --acp`) and OpenCode

@@ -1,13 +1,13 @@
 import path from "node:path";
-import { runLiveTurn } from "../../src/core/agents/live-turn.js";
-import type { ParsedEvent } from "../../src/core/foundation/events.js";
-import { projectConfigSchema } from "../../src/core/foundation/model.js";
-import { localRunner } from "../../src/core/foundation/runner.js";
-import { agyHarness, createAgyLive } from "../../src/harnesses/agy/index.js";
-import type { TurnInput } from "../../src/harnesses/types.js";
-import { agyScript, FAKE_AGY, type AgyTurn } from "../helpers/agy-env.js";
-import { ofType } from "../helpers/events.js";
-import { makeSandbox, type Sandbox } from "../helpers/offrun.js";
+import { runLiveTurn } from "../../../../src/core/agents/live-turn.js";
+import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
+import { projectConfigSchema } from "../../../../src/core/foundation/model.js";
+import { localRunner } from "../../../../src/core/foundation/runner.js";
+import { agyHarness, createAgyLive } from "../../../../src/harnesses/agy/index.js";
+import type { TurnInput } from "../../../../src/harnesses/types.js";
+import { agyScript, FAKE_AGY, type AgyTurn } from "../../../helpers/agy-env.js";
+import { ofType } from "../../../helpers/events.js";
+import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // agy 1.2.1+ retries an exhausted quota in-process and says nothing until its --print-timeout
 // (60 minutes in Offrun's turns). The live turn's watchdog must end such a turn within a minute,

@@ -2,15 +2,15 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { grokHarness } from "../../src/harnesses/grok/index.js";
-import type { Decision, TurnInput } from "../../src/harnesses/types.js";
-import { testIO } from "../helpers/acp-io.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import { grokHarness } from "../../../../src/harnesses/grok/index.js";
+import type { Decision, TurnInput } from "../../../../src/harnesses/types.js";
+import { testIO } from "../../../helpers/acp-io.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 
 // Grok Build's live turns (`grok agent stdio`) driven straight through the harness, against the
 // fake `grok` of test/fake-grok/, whose every line comes from xAI's published source.
 
-const FAKE_GROK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fake-grok/grok.mjs");
+const FAKE_GROK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../fake-grok/grok.mjs");
 
 let dir: string;
 let home: string;

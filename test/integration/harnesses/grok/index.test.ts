@@ -2,16 +2,16 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runCommand } from "../../src/core/foundation/process.js";
-import { grokHarness } from "../../src/harnesses/grok/index.js";
-import type { TurnInput } from "../../src/harnesses/types.js";
-import { ofType, turnEnd } from "../helpers/events.js";
+import { runCommand } from "../../../../src/core/foundation/process.js";
+import { grokHarness } from "../../../../src/harnesses/grok/index.js";
+import type { TurnInput } from "../../../../src/harnesses/types.js";
+import { ofType, turnEnd } from "../../../helpers/events.js";
 
 // Grok Build's one-way turn (`grok -p … --output-format streaming-json`), what is left when
 // nothing can ask: its argv run on the fake `grok` (test/fake-grok/), its stdout through the
 // harness's parser.
 
-const FAKE_GROK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fake-grok/grok.mjs");
+const FAKE_GROK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../fake-grok/grok.mjs");
 
 let dir: string;
 let home: string;
