@@ -1,7 +1,7 @@
 import { List } from "@raycast/api";
-import { usePoll } from "../../src/commands/lib/poll.js";
-import { render } from "../helpers/raycast-api-render.js";
-import { runtime } from "../helpers/raycast-api.js";
+import { usePoll } from "../../../src/commands/lib/poll.js";
+import { render } from "../../helpers/raycast-api-render.js";
+import { runtime } from "../../helpers/raycast-api.js";
 
 // The Agents view's 3 s poll: a look slower than the interval must not start a second one beside
 // it (setInterval piled them up), and closing the view must end the loop.
