@@ -65,7 +65,7 @@ test("Approve lets the waiting command run in the live turn", async () => {
   const screen = render(<Agents />);
   const item = await agentItem(screen, "yes", "Approve");
   expect(screen.find("List.Section").props.subtitle).toBe("1 need you");
-  // Issue 25, item 4: ↵ is Send Message whatever has loaded; Approve asks first, showing the command.
+  // ↵ is Send Message whatever has loaded; Approve asks first, showing the command.
   expect(screen.actionsOf(item)[0]!.props.title).toBe("Send Message");
   // Approve and Deny have keys of their own (they had none), neither of them ↵.
   expect(macKey(screen.action(item, "Approve").props.shortcut)).toBe("cmd+opt+y");

@@ -8,7 +8,7 @@ import { agentRecord } from "../helpers/records.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 import { HIDDEN, obeyed, SPELLED } from "../helpers/control-characters.js";
 
-// Issue 24: text from an agent, a CLI or a host is shown, never obeyed. Raycast does not run a
+// Text from an agent, a CLI or a host is shown, never obeyed. Raycast does not run a
 // terminal, but a CR or ESC in a row's subtitle, a tooltip or the detail's Markdown shows as
 // nothing (or breaks the line), so a command reads other than it runs; every face spells them out.
 
@@ -81,7 +81,7 @@ test("Agents spells out control characters of a waiting command, a question, a r
   }
 });
 
-// Issue 24: preview reads refuse links that leave the worktree. An agent (or the repository) can
+// Preview reads refuse links that leave the worktree. An agent (or the repository) can
 // leave `notes.md` as a link to a secret; the changed files' preview read and showed it.
 test("Show Changed Files names a link that leads out of the worktree, and neither reads nor opens it", async () => {
   const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };

@@ -7,7 +7,7 @@ import { eventually, runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
-// Issue 13, bad input: after `kill -9` of the companion, the Agents command went on showing its
+// After `kill -9` of the companion, the Agents command went on showing its
 // agents as working until some command started a new companion. Only a companion carries a turn
 // on, so the view shows such a turn as it will be after recovery: interrupted, with what to do.
 

@@ -124,7 +124,7 @@ test("the sandbox is the project's choice unless the form says in or out", async
   screen.unmount();
 });
 
-// Issue 24: a repository's settings that run something wait for the user's trust, in Raycast too.
+// A repository's settings that run something wait for the user's trust (README.md#trust), in Raycast too.
 test("a repository whose setup is not trusted says so, shows what it would run, and trusts it from the form", async () => {
   await sandbox.cleanup();
   sandbox = await makeFaceSandbox({

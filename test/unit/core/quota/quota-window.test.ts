@@ -1,6 +1,6 @@
 import { windowName, windowText } from "../../../../src/core/quota/quota-window.js";
 
-// Issue 25, item 5: windows as people name them, in title case, not as the CLIs' JSON spells them.
+// Windows as people name them, in title case, not as the CLIs' JSON spells them.
 test("quota windows read 5-Hour, 7-Day, 7-Day (Opus), and an unknown one as its words", () => {
   expect(windowName("five_hour")).toBe("5-Hour");
   expect(windowName("seven_day")).toBe("7-Day");

@@ -151,7 +151,7 @@ test("an agent's state folders are what its sandboxed turn writes of its login's
   }
 });
 
-// Issue 24: a repository's agents are commands it would run as "the agent".
+// A repository's agents are commands it would run as "the agent".
 test("a project's agents are left out until the user trusts the repository, and again after they change", async () => {
   const agents = { harnesses: [{ id: "team-agent", command: "/opt/team/agent" }] };
   await write(projectFile(), agents);

@@ -211,7 +211,7 @@ describe("argv", () => {
   const base = { prompt: "-x", mode: "build" as const };
 
   test("gemini: first turn chooses the session id; resume passes -r; Planner uses plan mode; stdin leaves --prompt= empty", () => {
-    // --skip-trust only for a repository the user trusted in Offrun (issue 24).
+    // --skip-trust only for a repository the user trusted in Offrun (README.md#trust).
     expect(geminiTurnArgs({ ...base, newSessionId: "u1", model: "gemini-2.5-flash" })).toEqual([
       "--prompt=-x",
       "-o",

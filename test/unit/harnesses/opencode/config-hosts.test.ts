@@ -7,7 +7,7 @@ import {
   withoutComments,
 } from "../../../../src/harnesses/opencode/config-hosts.js";
 
-// Issue 23: a gateway or local model server set in a login's OpenCode config is opened in the
+// A gateway or local model server set in a login's OpenCode config is opened in the
 // sandbox, with the setting it came from; before, none was, and a sandboxed turn retried a
 // refused connection until it was killed.
 
