@@ -10,7 +10,7 @@ import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/compan
 import { eventually } from "../../../helpers/offrun.js";
 
 // In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
-// Chat lines are copied from a log the stub claude made (see notifier.test.ts).
+// Chat lines are copied from a log the stub claude made (see test/integration/core/notify/notifier.test.ts).
 const TURN = [
   '{"type":"user_message","text":"say hi","at":"2026-11-30T03:33:09.518Z","turn":1}',
   '{"type":"turn_start","harness":"claude","account":"default","mode":"build","resume":false,"at":"2026-11-30T03:33:09.524Z","turn":1}',

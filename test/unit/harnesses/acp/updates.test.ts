@@ -7,7 +7,10 @@ import { promptUsageEvent } from "../../../../src/harnesses/acp/updates.js";
 import { ofType } from "../../../helpers/events.js";
 import { PROJECT_ROOT } from "../../../helpers/offrun.js";
 
-/** The session/update mapping on traffic recorded from the real CLIs (test/integration/acp.test.ts records it). */
+/**
+ * The session/update mapping on traffic recorded from the real CLIs
+ * (test/integration/harnesses/acp/live-turn.test.ts records it).
+ */
 
 const line = z.union([
   z.object({ method: z.literal("session/update"), params: z.object({ update: z.unknown() }) }),
