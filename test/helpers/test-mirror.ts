@@ -2,8 +2,8 @@ import path from "node:path";
 
 /**
  * Where the tests of one module sit (docs/development.md, "Tests and checks"): under each kind
- * folder, at the module's path. `test/unit/core/git/merge.test.ts` tests `src/core/git/merge.ts`,
- * and so does `test/unit/core/git/merge.<aspect>.test.ts`; `test/commands/` mirrors
+ * folder, at the module's path. `test/unit/core/quota/pace.test.ts` tests `src/core/quota/pace.ts`,
+ * and so would `test/unit/core/quota/pace.<aspect>.test.ts`; `test/commands/` mirrors
  * `src/commands/`. A test that spans modules sits at the top of its kind folder.
  */
 export const MIRRORS = [
