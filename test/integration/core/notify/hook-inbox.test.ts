@@ -1,6 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { ExternalNotifications, type ExternalOutcome, type ExternalSignal } from "../../../../src/core/notify/external.js";
+import {
+  ExternalNotifications,
+  type ExternalOutcome,
+  type ExternalSignal,
+} from "../../../../src/core/notify/external.js";
 import { followHookInbox, type HookInbox } from "../../../../src/core/notify/hook-inbox.js";
 import { Notifier } from "../../../../src/core/notify/notifier.js";
 import { eventually, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";

@@ -1,5 +1,9 @@
 import { visible, visibleJson } from "../../../../src/core/foundation/visible.js";
-import { conversationMarkdown, filePreviewMarkdown, numberedDiff } from "../../../../src/commands/presenters/agent-detail.js";
+import {
+  conversationMarkdown,
+  filePreviewMarkdown,
+  numberedDiff,
+} from "../../../../src/commands/presenters/agent-detail.js";
 import { memoryChangeMarkdown } from "../../../../src/commands/presenters/memory-view.js";
 import { agentRecord } from "../../../helpers/records.js";
 

@@ -1,7 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Account } from "../../../../src/core/foundation/account-model.js";
-import { cachedSignIn, checkSignIn, isNeverUsed, markSignedIn, markSignedOut } from "../../../../src/core/logins/sign-in.js";
+import {
+  cachedSignIn,
+  checkSignIn,
+  isNeverUsed,
+  markSignedIn,
+  markSignedOut,
+} from "../../../../src/core/logins/sign-in.js";
 import { checksDone, turnStarts } from "../../../../src/core/logins/home-use.js";
 import { codexHarness } from "../../../../src/harnesses/codex/index.js";
 import type { Harness } from "../../../../src/harnesses/types.js";

@@ -4,7 +4,12 @@ import path from "node:path";
 import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 import type { ParsedEvent } from "../../../../src/core/foundation/events.js";
 import { localRunner } from "../../../../src/core/foundation/runner.js";
-import { assertGrokBuild, createGrokParser, grokHarness, identifyGrokBinary } from "../../../../src/harnesses/grok/index.js";
+import {
+  assertGrokBuild,
+  createGrokParser,
+  grokHarness,
+  identifyGrokBinary,
+} from "../../../../src/harnesses/grok/index.js";
 import { usageLimitMessage } from "../../../fake-server/chat-completions.js";
 import { ofType, turnEnd } from "../../../helpers/events.js";
 
