@@ -137,7 +137,7 @@ test("discard shows the refusal when work would be lost", async () => {
   screen.unmount();
 });
 
-// Issue 25, item 5: Show Diff and Show Changed Files read the worktree when they open, not the
+// Show Diff and Show Changed Files read the worktree when they open, not the
 // row's detail (which may not have loaded, or be a poll old): no blank page, no "No Changes" where
 // there are changes.
 test("Show Diff and Show Changed Files show the worktree as it is when they open", async () => {

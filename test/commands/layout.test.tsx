@@ -17,7 +17,7 @@ import { writeStateSnapshot } from "../screens/scene.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 import ts from "typescript";
 
-// Issue 25, "Screens that read well": what Raycast has room for beside a detail pane and in a menu,
+// Screens that read well: what Raycast has room for beside a detail pane and in a menu,
 // what waits on the user first, submenus that say they load, and titles in Apple title case.
 
 let sandbox: FaceSandbox;

@@ -7,7 +7,7 @@ import { render } from "../helpers/raycast-api-render.js";
 import { writeStateSnapshot } from "../screens/scene.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
-// Issue 25: a window read "5-hour 61% · resets 21:00" in the menu bar, "23% used, resets 21:00" in
+// A window read "5-hour 61% · resets 21:00" in the menu bar, "23% used, resets 21:00" in
 // Agent Accounts and the Agents detail, "23% of five_hour, resets 09:00 PM" in `offrun accounts` and
 // "five_hour 23% 3/2/2026, 9:00:00 PM" in `offrun quota`. Every face now writes it one way.
 

@@ -25,7 +25,7 @@ const projectChoices = (screen: Screen) =>
 test("the form offers the known project, every harness and the logins with their headroom", async () => {
   const screen = render(<StartAgent launchType={"userInitiated" as never} arguments={{}} />);
   await screen.waitFor(() => expect(projectChoices(screen)).toContain(sandbox.repo));
-  // Add Project… comes last (test/commands/start-agent-first-use.test.tsx).
+  // Add Project… comes last (test/commands/start-agent.first-use.test.tsx).
   expect(projectChoices(screen)).toEqual([sandbox.repo, ADD_PROJECT]);
   expect(screen.findField("prompt").props.autoFocus).toBe(true);
   const harnesses = screen.findField("harness").children.map((c) => c.props.value);
@@ -34,7 +34,7 @@ test("the form offers the known project, every harness and the logins with their
   expect(logins[0]).toMatch(/^Most headroom: Claude · Default: quota unknown$/);
   expect(logins[1]).toBe("Claude · Default: quota unknown");
   // Submit is the primary action (⌘↵); Dictate follows with a key of its own.
-  // Without whisper-cli (as here), Dictate says what to install instead (test/commands/dictation.test.ts).
+  // Without whisper-cli (as here), Dictate says what to install instead (test/unit/core/dictation/dictate.test.ts).
   const titles = screen.actionsOf(screen.find("Form")).map((a) => a.props.title);
   expect(titles[0]).toBe("Start Agent");
   expect(["Dictate", "Show Dictation Setup"]).toContain(titles[1]);
@@ -124,7 +124,7 @@ test("the sandbox is the project's choice unless the form says in or out", async
   screen.unmount();
 });
 
-// Issue 24: a repository's settings that run something wait for the user's trust, in Raycast too.
+// A repository's settings that run something wait for the user's trust, in Raycast too (README.md#trust).
 test("a repository whose setup is not trusted says so, shows what it would run, and trusts it from the form", async () => {
   await sandbox.cleanup();
   sandbox = await makeFaceSandbox({

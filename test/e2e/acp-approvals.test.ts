@@ -51,7 +51,7 @@ beforeAll(async () => {
     JSON.stringify({ idleTimeoutMinutes: 5, harnesses: [entry] }, null, 2),
   );
   env = { ...box.env, GEMINI_API_KEY: agentEnv.GEMINI_API_KEY, NO_COLOR: "1" };
-  // A repository's own agents run once the user trusted its settings (issue 24).
+  // A repository's own agents run once the user trusted its settings (README.md#trust).
   expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed();
 });
 

@@ -108,7 +108,7 @@ test("a Build turn writes in its worktree through agy's write_to_file, in accept
   expect(ends).toEqual(["completed"]);
 });
 
-// Issue 26, item 4: a sandboxed agy turn, with Google's hosts open; only agy's own state folder of
+// A sandboxed agy turn, with Google's hosts open; only agy's own state folder of
 // the login's home is written, and its settings (permissions.allow) stay read-only.
 test("a sandboxed agy turn runs inside the sandbox, writing only its state folder, with Google's hosts open", async () => {
   // A login of its own, whose fake script (and the calls the fake logs beside it) lives in agy's

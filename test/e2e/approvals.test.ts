@@ -88,7 +88,7 @@ describe("Claude Code", () => {
     expect(key).toMatch(/^Bash\(/);
     expect(await offrun("approve", "always1", "--always")).toSucceed();
     await waitFor("always1", "idle");
-    // Issue 24: an "always" in the committed file would change what the repository asks others to trust.
+    // An "always" in the committed file would change what the repository asks others to trust.
     const config = JSON.parse(await fs.readFile(path.join(world.repo, ".offrun", "config.json"), "utf8")) as unknown;
     expect(config).toEqual({ idleTimeoutMinutes: 5 });
     const trust = JSON.parse(await fs.readFile(path.join(world.box.offrunHome, "trust.json"), "utf8")) as {

@@ -6,7 +6,7 @@ import { GEMINI_ACP_ARGS, GEMINI_BIN } from "../helpers/acp-env.js";
 import { prepareGeminiHome } from "../helpers/gemini-env.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
-// Issue 12: a custom ACP agent declared in ~/.offrun/harnesses.json, as the README shows, is found
+// A custom ACP agent declared in ~/.offrun/harnesses.json, as the README shows, is found
 // by the same registry lookup as a built-in CLI everywhere. Tried as a new user would, `accounts
 // add` answered "Unknown harness" and `quota` did not list it. Here the pinned Gemini CLI 0.61.0
 // in `--acp` mode is the declared agent, against the fake Gemini API.

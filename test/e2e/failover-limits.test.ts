@@ -7,7 +7,7 @@ import { CLAUDE_BIN, claudeTestEnv } from "../helpers/claude-env.js";
 import { CODEX_BIN, codexTestEnv, prepareCodexHome } from "../helpers/codex-env.js";
 import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
-// Issue 11, tried as a new user would: logins added with their own homes and the CLI's own
+// Tried as a new user would: logins added with their own homes and the CLI's own
 // default home never used. A limit must reach a login that can run, the user's message must reach
 // the model once, and when every login is out the agent goes on by itself after the reset, once.
 

@@ -43,7 +43,7 @@ async function shown(agent: string): Promise<Shown> {
   return JSON.parse((await offrun("show", agent, "--json")).stdout) as Shown;
 }
 
-// Issue 24: Gemini CLI keeps its own folder trust unless the user trusted the repository in Offrun.
+// Gemini CLI keeps its own folder trust unless the user trusted the repository in Offrun.
 test("in a repository not trusted yet, Gemini CLI keeps its folder trust, and the turn says how to trust", async () => {
   const started = await offrun("start", "--harness", "gemini", "--wait", "--name", "untrusted", "say hello");
   expect(started.exitCode).not.toBe(0);
@@ -68,7 +68,7 @@ test("a Build turn writes a file in the worktree only, and merge brings it to th
   expect(subject).toBe("offrun: notes: write notes.md");
 });
 
-// Issue 14 (before the tests that use up the login's quota): Gemini CLI inside the sandbox reaches the model (its only allowed host) through the
+// Before the tests that use up the login's quota: Gemini CLI inside the sandbox reaches the model (its only allowed host) through the
 // sandbox's proxy and writes in its worktree. Headless Gemini refuses shell tools by itself, so the
 // refusals are tested on Claude Code and Codex (sandbox.test.ts).
 test("a sandboxed Build turn reaches the model through the sandbox and writes in its worktree", async () => {

@@ -179,7 +179,7 @@ test("a Grok session started outside Offrun notifies through the stop hook Offru
   }
 }, 90_000);
 
-// Issue 26, item 10: a sandboxed Grok turn reaches its real API and sign-in hosts (through the
+// A sandboxed Grok turn reaches its real API and sign-in hosts (through the
 // sandbox's proxy), and its executable configuration stays read-only.
 test("a sandboxed Grok turn runs inside the sandbox, with xAI's hosts open and its config.toml read-only", async () => {
   const result = await offrun(

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 
-// Issue 13, one writer: `accounts rename` checked that no agent on the login was busy, then wrote
+// One writer (docs/architecture.md): `accounts rename` checked that no agent on the login was busy, then wrote
 // their records, with no lock shared with the companion. A turn that started in between ran under
 // the old name, the rename overwrote the turn's record with a stale copy, and the turn's end wrote
 // the old name back: the agent then named a login that no longer existed. The rename now goes

@@ -6,7 +6,7 @@ import { userPaths } from "../../src/core/foundation/paths.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
 
-// Issue 13, one writer: memory revert, memory edit and drafts go through the companion. A revert or
+// One writer (docs/architecture.md): memory revert, memory edit and drafts go through the companion. A revert or
 // an edit written while the agent's turn ran was credited to that turn, or written over by it; the
 // companion now writes them under the agent's turn lock, and drafts under the draft's own lock.
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually } from "../helpers/offrun.js";
 
-// Issue 13, one writer: merge and discard go through the companion, under the agent's turn lock.
+// One writer (docs/architecture.md): merge and discard go through the companion, under the agent's turn lock.
 // They were checked against the record's status and pid, then done with no lock shared with the
 // supervisor, so a turn that started in between had its worktree removed under it, or its record
 // overwritten with a stale copy.

@@ -85,7 +85,7 @@ test("a 429 ends the turn with a clear failure, although Pi exits 0", async () =
   expect(`${result.stdout}${result.stderr}`).toMatch(/rate limit/i);
 });
 
-// Issue 14: Pi inside the sandbox. Pi 0.73.1 has no permission prompts, so its commands run at once,
+// Pi inside the sandbox. Pi 0.73.1 has no permission prompts, so its commands run at once,
 // and the sandbox is all that stands between them and the user's files.
 test("in the sandbox, a Pi task writes its worktree; a command writing outside it or reading ~/.ssh is refused", async () => {
   const worktree = worktreeOf("boxed");

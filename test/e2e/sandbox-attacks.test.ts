@@ -5,7 +5,7 @@ import { claudeWorld, codexWorld, type World } from "../helpers/e2e.js";
 import { git } from "../helpers/offrun.js";
 import { approvedCommand } from "../helpers/sandbox-turns.js";
 
-// Issue 23: code planted inside the sandbox must not run outside it. The real Claude Code and Codex
+// Code planted inside the sandbox must not run outside it. The real Claude Code and Codex
 // run inside the real sandbox runtime against the fake model server; the agent's own shell command
 // (approved, as a user would) tries every route the issue names at once, and afterwards the files it
 // aimed at are as they were, nothing it started is still running, and none of the companion's

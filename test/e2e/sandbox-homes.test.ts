@@ -10,7 +10,7 @@ import { piWorld } from "../helpers/pi-env.js";
 import { shown } from "../helpers/sandbox-turns.js";
 import type { World } from "../helpers/e2e.js";
 
-// Issue 23: Gemini CLI and Pi in the real sandbox, against the fake model server. The model asks
+// Gemini CLI and Pi in the real sandbox, against the fake model server. The model asks
 // the CLI's own file tool to write the CLI's executable configuration and a dotfile of the user's
 // home; both stay as they were, the write to the worktree goes in, and the CLI still keeps its
 // session. For Pi the sandbox is what refuses (on the code before, models.json was overwritten).

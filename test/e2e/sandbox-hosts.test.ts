@@ -5,7 +5,7 @@ import path from "node:path";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { shown } from "../helpers/sandbox-turns.js";
 
-// Issue 23: a sandboxed login reaches the API its own CLI settings name (Claude Code's settings.json
+// A sandboxed login reaches the API its own CLI settings name (Claude Code's settings.json
 // `env.ANTHROPIC_BASE_URL`, as users set a gateway per login), on every companion start, and a host
 // that only the repository's settings name stays closed, with a refusal that says where it came from.
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { claudeWorld, codexWorld, type World } from "../helpers/e2e.js";
 import { approvedCommand as approved, type Shown } from "../helpers/sandbox-turns.js";
 
-// Issue 14: the real Claude Code and Codex inside the sandbox (bubblewrap on Linux), against the fake model
+// The real Claude Code and Codex inside the sandbox (bubblewrap on Linux), against the fake model
 // server, which is the one host it may reach. The sandbox, not the CLI's own permission layer,
 // must refuse what is outside the policy: each command below is approved first.
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { git, makeRepo } from "../helpers/offrun.js";
 
-// Issue 24: a repository cloned from someone else, whose committed .offrun/config.json sets up
+// A repository cloned from someone else, whose committed .offrun/config.json sets up
 // commands, copies files, names an agent of its own as the default, pre-approves every tool and
 // widens the sandbox. A plain `offrun start` (the real Claude Code, against the fake server) runs
 // none of it and says so; `offrun trust` shows it, `--yes` trusts it, and a change asks again.

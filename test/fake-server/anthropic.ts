@@ -135,7 +135,7 @@ function sendError(
   res.end(JSON.stringify({ type: "error", error: { type, message } }));
 }
 
-/** Picks the write tool and its path field from the request, as the HARNESSES.md notes describe. */
+/** The request's Write tool and its path field: `file_path`, or `path` where its schema says so. */
 function writeCall(body: unknown, path: string, content: string): Block {
   const tool = toolsOf(body).find((t) => t.name === "Write");
   const pathField = tool?.properties.find((p) => p === "file_path" || p === "path") ?? "file_path";

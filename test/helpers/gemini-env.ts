@@ -12,8 +12,9 @@ export const GEMINI_BIN = path.resolve(
 export const GEMINI_TEST_MODEL = "gemini-2.5-flash";
 
 /**
- * Writes `$GEMINI_CLI_HOME/.gemini/settings.json` as HARNESSES.md describes: API-key auth (which
- * the fake server accepts), no usage statistics, one attempt per request so a 429 surfaces at once.
+ * Writes `$GEMINI_CLI_HOME/.gemini/settings.json` as docs/harnesses/gemini.md ("Against the fake
+ * server") describes: API-key auth (which the fake server accepts), no usage statistics, one attempt
+ * per request so a 429 surfaces at once.
  * `auth: false` leaves the auth type out: 0.61.0 then refuses to run ("Invalid auth method selected.").
  */
 export async function prepareGeminiHome(opts: { geminiHome: string; auth?: boolean }): Promise<void> {

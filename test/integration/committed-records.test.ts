@@ -11,7 +11,7 @@ import { trackedStateFiles } from "../../src/core/git/tracked-state.js";
 import { git, makeRepo, makeSandbox, runOffrun, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 import { agentRecord } from "../helpers/records.js";
 
-// Issue 24: agent records and chat logs that git tracks came with the repository, not from this
+// Agent records and chat logs that git tracks came with the repository, not from this
 // machine's Offrun, and are ignored. Someone commits `.offrun/agents/planted.json` (a "working"
 // record with a stranger's pid, a worktree under the clone's .worktrees) and a chat log with a
 // memory change, written for the path the clone will have; a `git clone` brings them in.

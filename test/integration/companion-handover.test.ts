@@ -4,7 +4,7 @@ import { isAlive } from "../../src/core/foundation/pids.js";
 import { eventually, makeRepo, makeSandbox, OFFRUN_BIN, runOffrun, type Sandbox } from "../helpers/offrun.js";
 import { fixture, writeStubCli } from "../helpers/stub-cli.js";
 
-// Issue 13: agents started before the companion was installed as a service are adopted by it.
+// Agents started before the companion was installed as a service are adopted by it.
 // `companion install` asks the companion that runs (started by the CLI) to hand over; it ends once
 // no turn runs, and the service's companion, which waits for the socket instead of exiting, takes
 // over. systemd is stood in for by a `systemctl` that starts the unit's command the way

@@ -78,7 +78,7 @@ test("a start whose setup fails keeps the worktree and says how to remove it; a 
   });
   const env = { ...box.env, OFFRUN_HOME: path.join(box.dir, "oh2"), OFFRUN_CLAUDE_BIN: bin };
   const offrun = (...args: string[]) => runOffrun(args, { env, cwd: repo });
-  // The user's own setup, trusted (issue 24: a repository's setup runs only then).
+  // The user's own setup, trusted (a repository's setup runs only then: README.md#trust).
   expect(await offrun("trust", "--yes")).toSucceed();
   const failed = await offrun("start", "--name", "broken", "set it up");
   expect(failed.stderr).toContain("the worktree is kept at");

@@ -11,7 +11,7 @@ import { rememberProject } from "../../src/core/foundation/project.js";
 import { eventually } from "../helpers/offrun.js";
 import { agentRecord } from "../helpers/records.js";
 
-// Issue 24, item 2: a committed or crafted record "working" with a pid made the companion SIGTERM
+// A committed or crafted record "working" with a pid made the companion SIGTERM
 // that process group at start. Recovery now ends only the process the record started (pid plus
 // its start time); a stranger with that pid survives, and the turn is closed all the same.
 

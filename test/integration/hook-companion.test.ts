@@ -7,7 +7,7 @@ import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from ".
 
 // The built CLI (`npm run build:cli` first) end to end: `offrun hook codex <payload>` as Codex runs
 // it, with the home as an argument and no OFFRUN_HOME in its env, then a real companion, real
-// node-notifier and a recording notify-send first on PATH (as in notifier.test.ts).
+// node-notifier and a recording notify-send first on PATH (as in test/integration/core/notify/notifier.test.ts).
 const FIXTURES = path.resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "fixtures");
 
 let box: Sandbox;

@@ -6,7 +6,7 @@ import { memoryBriefing, memoryFiles } from "../../src/core/memory/files.js";
 import { revertMemoryChange } from "../../src/core/memory/history.js";
 import { agentRecord } from "../helpers/records.js";
 
-// Issue 24, item 2: files Offrun reads back from a project are input. A conventions.md committed as
+// Files Offrun reads back from a project are input. A conventions.md committed as
 // a link to a secret must not reach an agent's prompt; a crafted memory_change must not make
 // `offrun memory revert` (one click in Project Memory) write a file outside the repository.
 

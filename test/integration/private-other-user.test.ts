@@ -111,7 +111,7 @@ maybeTest(
       replay: fixture("claude", "2.1.332", "text-reply"),
     });
     const env = { ...box.env, OFFRUN_CLAUDE_BIN: bin };
-    expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed(); // its setup runs (issue 24)
+    expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed(); // its setup runs only once trusted
     expect(await runOffrun(["start", "--wait", "--name", "fin", "say hi"], { env, cwd: repo })).toSucceed();
     await writeDraft(repo, "fin", "fix the typo\n");
     const state = path.join(box.offrunHome, "state.json");
@@ -123,7 +123,7 @@ maybeTest(
     ];
     const files = ours.filter((entry) => entry.kind === "file").map((entry) => entry.file);
     const relative = files.map((file) => path.relative(box!.dir, file));
-    // What issue 14 measured at 0644, each present so the test proves something about it.
+    // What an older Offrun left at 0644, each present so the test proves something about it.
     for (const expected of ["oh/state.json", "oh/companion.log", "oh/projects.json", "repo/.offrun/chats/fin.jsonl"])
       expect(relative).toContain(expected);
     for (const pattern of [

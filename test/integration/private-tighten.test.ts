@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
-// Files an Offrun before issue 14 made (0644 in 0755 folders) are user-only after the next
+// Files an older Offrun made (0644 in 0755 folders) are user-only after the next
 // companion start; what the user commits, worktrees and the CLIs' own login homes keep their modes.
 
 let box: Sandbox;

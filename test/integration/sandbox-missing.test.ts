@@ -3,7 +3,7 @@ import path from "node:path";
 import { CLAUDE_BIN } from "../helpers/claude-env.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
-// Issue 14: where the sandbox cannot run, `start --sandbox` refuses and says what to install; it
+// Where the sandbox cannot run, `start --sandbox` refuses and says what to install; it
 // never runs the agent unsandboxed. A PATH with only node and git stands for a machine without
 // bubblewrap, socat and ripgrep.
 

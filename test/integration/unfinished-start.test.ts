@@ -6,7 +6,7 @@ import { rememberProject } from "../../src/core/foundation/project.js";
 import { git, makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../helpers/offrun.js";
 import { agentRecord } from "../helpers/records.js";
 
-// Issue 27: a start either completes or is undone. A companion killed between an agent's record
+// A start either completes or is undone. A companion killed between an agent's record
 // and its worktree's being recorded (the record has no base, no turn ran) left a record that a
 // message then ran in a worktree that was never made ("Claude exited with code unknown"). The
 // next companion undoes such a start, as a failed start is undone, and says so in its log.

@@ -154,7 +154,7 @@ describe("createWorktree", () => {
     expect(created.baseRef).toBeUndefined();
   });
 
-  // Issue 24: a repository can commit a link that leads out of it; copied, the agent reads through it.
+  // A repository can commit a link that leads out of it; copied, the agent reads through it.
   test("copyFiles leaves out a link that leads out of the project, itself or inside a copied folder", async () => {
     const root = await makeRepo();
     const secret = path.join(path.dirname(root), "outside-secret.txt");

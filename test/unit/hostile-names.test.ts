@@ -7,7 +7,7 @@ import { ChatMirror, mirrorFile } from "../../src/core/companion/mirror.js";
 import type { HostLink } from "../../src/core/remote/link.js";
 import { agentRecord } from "../helpers/records.js";
 
-// Issue 24, item 3: an agent's name becomes file names (its record, its chat log, a host's mirror
+// An agent's name becomes file names (its record, its chat log, a host's mirror
 // copy): a name from a repository's committed record or from another host's reply is input.
 
 const HOSTILE = ["/../../../x/owned", "../owned", ".hidden", "a/b", "UPPER", ""];
@@ -36,7 +36,7 @@ test("a committed record that is not what Offrun would have written for its file
   await fs.mkdir(agents, { recursive: true });
   await fs.writeFile(path.join(agents, "x.json"), JSON.stringify(agentRecord(project, "other")));
   await fs.writeFile(path.join(agents, "y.json"), JSON.stringify(agentRecord(project, "../../owned")));
-  // Issue 24, item 2: a worktree elsewhere (`discard --force` deleted it), or another checkout's record.
+  // A worktree elsewhere (`discard --force` deleted it), or another checkout's record.
   await fs.writeFile(path.join(agents, "z.json"), JSON.stringify(agentRecord(project, "z", { worktree: "../.." })));
   await fs.writeFile(path.join(agents, "w.json"), JSON.stringify(agentRecord("/home/someone/repo", "w")));
   await fs.writeFile(path.join(agents, "ok.json"), JSON.stringify(agentRecord(project, "ok")));

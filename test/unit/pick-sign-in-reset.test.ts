@@ -62,7 +62,7 @@ test("a signed-out login is never picked, even when it looks emptiest", () => {
   expect(chosen.ranking.find((r) => r.label === "default")?.skipped).toMatch(/signed out/);
 });
 
-// The bug of issue 11: unknown quota everywhere, and the tie went to the Default login that was not signed in.
+// What went wrong once: unknown quota everywhere, and the tie went to the Default login that was not signed in.
 test("with no quota known anywhere, a signed-in login beats the Default one whose sign-in is unknown", () => {
   const chosen = pick([
     candidate("default", undefined, { signIn: "unknown" }),

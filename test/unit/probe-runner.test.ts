@@ -11,8 +11,8 @@ import { codexHarness } from "../../src/harnesses/codex/index.js";
 import { CODEX_BIN } from "../helpers/codex-env.js";
 import { writeStubCli } from "../helpers/stub-cli.js";
 
-// Status and quota probes start the CLI through the runner they are handed (issue 12), so a
-// sandbox that wraps turns (issue 14) wraps the probes too. HOME, TMPDIR and OFFRUN_HOME are this
+// Status and quota probes start the CLI through the runner they are handed, so a
+// sandbox that wraps turns wraps the probes too. HOME, TMPDIR and OFFRUN_HOME are this
 // file's own (test/helpers/isolate-env.ts).
 
 async function login(harness: string, label: string): Promise<Account> {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { ESLint } from "eslint";
 import { PROJECT_ROOT } from "../helpers/offrun.js";
 
-// Issue 24: one function reads a project's `.offrun/config.json` for every consumer and applies
+// One function reads a project's `.offrun/config.json` for every consumer and applies
 // trust (loadProjectSettings). The lint keeps it that way: a second reader anywhere in src fails it.
 
 const eslint = new ESLint({ cwd: PROJECT_ROOT });

@@ -1,0 +1,45 @@
+import type { AccountQuota } from "../../../../src/core/quota/ledger.js";
+import { viewLoginQuota } from "../../../../src/core/logins/login-quota.js";
+
+const NOW = Date.parse("2026-11-20T12:00:00Z");
+const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();
+const window = (usedPercent: number) => ({
+  kind: "five_hour",
+  usedPercent,
+  resetsAt: at(120),
+  source: "stream",
+  observedAt: at(-1),
+});
+const quota = (overrides: Partial<AccountQuota> = {}): AccountQuota => ({
+  harness: "claude",
+  label: "work",
+  windows: [],
+  attempts: [],
+  ...overrides,
+});
+
+test("a signed-out login reads 'signed out', whatever its last reading said", () => {
+  const view = viewLoginQuota(quota({ windows: [window(30)], blocking: window(30) }), NOW, { signIn: "signed-out" });
+  expect(view).toMatchObject({ signedOut: true, summary: "signed out" });
+  expect(view.pace).toBeUndefined();
+});
+
+test("no window on a limits-only CLI says so; on a percent CLI it is unknown", () => {
+  expect(viewLoginQuota(quota(), NOW, { coverage: "limits" }).summary).toBe("no usage data: limits only");
+  expect(viewLoginQuota(quota(), NOW, { coverage: "percent" }).summary).toBe("quota unknown");
+});
+
+test("the summary carries the pace when the login's recent use gives one", () => {
+  const running = quota({ windows: [window(70)], blocking: window(70), pace: { runsOutAt: at(45) } });
+  const view = viewLoginQuota(running, NOW);
+  expect(view.summary).toMatch(/^5-Hour 70% · resets \d\d:\d\d · out ~\d\d:\d\d at this pace$/);
+  const lasting = quota({ windows: [window(20)], blocking: window(20), pace: { lastsPastReset: true } });
+  expect(viewLoginQuota(lasting, NOW).pace).toBe("lasts past its reset");
+  // A limited login has no pace to tell: it is out already.
+  const limited = quota({ ...running, limitedUntil: at(60) });
+  expect(viewLoginQuota(limited, NOW)).toMatchObject({
+    limited: true,
+    summary: expect.stringMatching(/^limited until/),
+  });
+  expect(viewLoginQuota(limited, NOW).pace).toBeUndefined();
+});

@@ -1,0 +1,26 @@
+import { windowName, windowText } from "../../../../src/core/quota/quota-window.js";
+
+// Windows as people name them, in title case, not as the CLIs' JSON spells them.
+test("quota windows read 5-Hour, 7-Day, 7-Day (Opus), and an unknown one as its words", () => {
+  expect(windowName("five_hour")).toBe("5-Hour");
+  expect(windowName("seven_day")).toBe("7-Day");
+  expect(windowName("seven_day_opus")).toBe("7-Day (Opus)");
+  expect(windowName("window_120m")).toBe("2-Hour");
+  expect(windowName("window_90m")).toBe("90-Minute");
+  expect(windowName("some_new_window")).toBe("Some New Window");
+});
+
+test("a window reads its name, percent, a middle dot and its local reset; a day first when not today", () => {
+  const now = new Date(2026, 2, 2, 18, 0).getTime(); // a Monday, local time
+  const at = (days: number, hours: number) => new Date(2026, 2, 2 + days, hours, 0).toISOString();
+  expect(windowText({ kind: "five_hour", usedPercent: 23.4, resetsAt: at(0, 21) }, now)).toBe(
+    "5-Hour 23% · resets 21:00",
+  );
+  expect(windowText({ kind: "seven_day", usedPercent: 40, resetsAt: at(1, 9) }, now)).toBe(
+    "7-Day 40% · resets Tue 09:00",
+  );
+  expect(windowText({ kind: "seven_day", usedPercent: 40, resetsAt: at(10, 9) }, now)).toBe(
+    "7-Day 40% · resets 2026-03-12 09:00",
+  );
+  expect(windowText({ kind: "five_hour" }, now)).toBe("5-Hour ?");
+});
