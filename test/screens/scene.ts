@@ -85,7 +85,7 @@ export async function buildScene(): Promise<Scene> {
   );
 
   const others = [
-    { name: SCENE.waiting, status: "needs-you", task: "Document the upload API in docs/api.md", account: "default" },
+    { name: SCENE.waiting, status: "needs-you", task: "Document the upload API in API.md", account: "default" },
     { name: SCENE.working, status: "working", task: "Retry failed uploads with backoff", account: "default" },
     { name: SCENE.limited, status: "limited", task: "Migrate the uploads table to UUIDs", account: "work" },
     { name: SCENE.failed, status: "failed", task: "Fix the lint errors in src/", account: "default" },

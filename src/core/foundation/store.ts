@@ -57,7 +57,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>): Promi
   // holds by the path given here, so two files of one folder locked at once (the quota and sign-in
   // caches) shared one entry: a release then freed the other file's entry, leaving that `.lock` on
   // disk for every writer to wait out (ELOCKED on the folder when one gave up), or threw "Lock is
-  // not acquired/owned by you" (test/unit/file-lock.test.ts). The file need not exist (no
+  // not acquired/owned by you" (test/unit/core/foundation/store.file-lock.test.ts). The file need not exist (no
   // realpath); on disk the lock is `<file>.lock`, as before.
   const release = await lockfile.lock(file, {
     realpath: false,

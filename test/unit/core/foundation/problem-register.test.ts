@@ -1,7 +1,11 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { userPaths } from "../../src/core/foundation/paths.js";
-import { keepStateProblem, keptStateProblems, REPAIRED_SHOWN_MS } from "../../src/core/foundation/problem-register.js";
+import { userPaths } from "../../../../src/core/foundation/paths.js";
+import {
+  keepStateProblem,
+  keptStateProblems,
+  REPAIRED_SHOWN_MS,
+} from "../../../../src/core/foundation/problem-register.js";
 
 // What broke: a file the companion found damaged was named in companion.log and nowhere else. A
 // later `offrun ls` or the menu bar read nothing of it, and once the companion had repaired the
