@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { describeError, OffrunError } from "../foundation/errors.js";
-import { freeKb, isDiskFull } from "../foundation/disk-full.js";
+import { failedForRoom, freeKb } from "../foundation/disk-full.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { git } from "../git/repo.js";
@@ -16,8 +16,6 @@ export interface BeforeCheckout {
 
 /** Below this much free space, a failed checkout is told as a full disk (git's own words may be lost). */
 const FULL_BELOW_KB = 1024;
-/** git's words for a disk without room (LC_ALL=C), from strerror(ENOSPC/EDQUOT/EIO). */
-const DISK_FULL_WORDS = /No space left on device|Disk quota exceeded|Input\/output error/;
 
 export async function lookBeforeCheckout(record: AgentRecord): Promise<BeforeCheckout> {
   const root = record.project;
@@ -50,7 +48,7 @@ export async function undoFailedStart(
   const root = record.project;
   const kb = await freeKb(root);
   const text = `${describeError(error)}\n${error instanceof OffrunError ? (error.details ?? "") : ""}`;
-  const diskFull = isDiskFull(error) || DISK_FULL_WORDS.test(text) || (kb !== undefined && kb < FULL_BELOW_KB);
+  const diskFull = failedForRoom(error) || (kb !== undefined && kb < FULL_BELOW_KB);
   const checkedOut = !before.folderExisted && (await isRegistered(root, record.worktree));
   if (checkedOut && !diskFull) {
     return new OffrunError(

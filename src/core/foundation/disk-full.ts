@@ -70,8 +70,11 @@ export async function releaseReserve(offrunDir: string): Promise<boolean> {
   );
 }
 
-/** git's and the system's words for a disk without room (LC_ALL=C), from strerror(ENOSPC/EDQUOT/EIO). */
-const DISK_FULL_WORDS = /No space left on device|Disk quota exceeded|Input\/output error/;
+/**
+ * git's and the system's words for a disk without room (LC_ALL=C): strerror(ENOSPC/EDQUOT/EIO),
+ * and git's own "Out of diskspace" when it cannot write an object or an index.
+ */
+const DISK_FULL_WORDS = /No space left on device|Disk quota exceeded|Input\/output error|Out of diskspace/;
 
 /** Whether `error` (a write's, or a git command's with its output in the message or details) found no room. */
 export function failedForRoom(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import path from "node:path";
 import { OffrunError } from "../foundation/errors.js";
 import { withRepoLock } from "./lock.js";
 import { currentBranch, dirtyFiles, git, headCommit, resolveCommit } from "./repo.js";
@@ -88,16 +89,62 @@ export async function mergeAgent(request: MergeRequest): Promise<MergeResult> {
     const merged = await git(root, ["merge-base", "--is-ancestor", ref, "HEAD"], { okExitCodes: [1] });
     if (merged.exitCode === 0) return { mergedInto: target, commit: await headCommit(root), files: [] };
     const files = splitZ((await git(root, ["diff", "--name-only", "-z", `HEAD...${ref}`, "--"])).stdout);
+    const there = await present(root, files);
     const message = `offrun: merge agent ${agent} (${branch}) into ${target}`;
     const args = [...(await identityArgs(root)), "merge", "--no-ff", "--no-verify", "--no-edit", "-m", message, ref];
     const result = await git(root, args, { okExitCodes: [1, 2, 128] });
-    if (result.exitCode !== 0) await failMerge(root, request, target, result.stdout + result.stderr);
+    if (result.exitCode !== 0) {
+      const left = await putBack(root, files, there);
+      await failMerge(root, request, target, result.stdout + result.stderr, left);
+    }
     return { mergedInto: target, commit: await headCommit(root), files };
   });
 }
 
+/** Which of `files` are in the main checkout now. */
+async function present(root: string, files: string[]): Promise<Set<string>> {
+  const found = await Promise.all(files.map(async (file) => ((await exists(path.join(root, file))) ? file : "")));
+  return new Set(found.filter((file) => file !== ""));
+}
+
+/**
+ * A merge git stopped before it had a merge to abort (no MERGE_HEAD: a full disk while it checked
+ * the files out) leaves HEAD as it was but the files it had written by then in the checkout: a
+ * tracked file half overwritten, a new file cut short. They are put back as HEAD has them; a new
+ * file that was not there before is removed. (The checkout had no uncommitted changes to lose:
+ * mergeAgent refuses those, and git refuses to overwrite an untracked file.) Returns what could
+ * not be put back.
+ */
+async function putBack(root: string, files: string[], there: Set<string>): Promise<string[]> {
+  const inProgress = await git(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], { okExitCodes: [1] });
+  if (inProgress.exitCode === 0 || files.length === 0) return [];
+  const ofMerge = new Set(files);
+  // Whole listings filtered here, no pathspecs: a merge may bring thousands of files, of any name.
+  const changed = splitZ((await git(root, ["diff", "--name-only", "-z", "HEAD"])).stdout).filter((f) => ofMerge.has(f));
+  const added = splitZ((await git(root, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout).filter(
+    (f) => ofMerge.has(f) && !there.has(f),
+  );
+  const left: string[] = [];
+  if (changed.length > 0) {
+    const restored = await git(root, ["checkout", "-q", "HEAD", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+      input: `${changed.join("\0")}\0`,
+      env: { GIT_LITERAL_PATHSPECS: "1" },
+      okExitCodes: [0, 1, 128],
+    });
+    if (restored.exitCode !== 0) left.push(...changed);
+  }
+  for (const file of added) await fs.rm(path.join(root, file), { force: true }).catch(() => left.push(file));
+  return left;
+}
+
 /** Aborts a failed merge and throws: "conflict" with the files, or "git" with git's reason. */
-async function failMerge(root: string, request: MergeRequest, target: string, output: string): Promise<never> {
+async function failMerge(
+  root: string,
+  request: MergeRequest,
+  target: string,
+  output: string,
+  left: string[],
+): Promise<never> {
   const conflicts = splitZ((await git(root, ["diff", "--name-only", "--diff-filter=U", "-z"])).stdout);
   const inProgress = await git(root, ["rev-parse", "-q", "--verify", "MERGE_HEAD"], { okExitCodes: [1] });
   if (inProgress.exitCode === 0) await git(root, ["merge", "--abort"]);
@@ -109,9 +156,13 @@ async function failMerge(root: string, request: MergeRequest, target: string, ou
       { details: output },
     );
   }
+  const notBack =
+    left.length === 0
+      ? ""
+      : ` These files of the merge are still in ${root}: ${listOf(left)}; put them back with \`git checkout HEAD -- <file>\` (or delete the new ones).`;
   throw new OffrunError(
     "git",
-    `Merging ${agent} (${branch}) into ${target} failed: ${output.trim().split("\n").slice(0, 8).join("\n")}`,
+    `Merging ${agent} (${branch}) into ${target} failed: ${output.trim().split("\n").slice(0, 8).join("\n")}${notBack}`,
     { details: output },
   );
 }
