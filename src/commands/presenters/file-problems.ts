@@ -16,9 +16,13 @@ export interface FileProblemView {
   host?: string;
 }
 
-/** Damaged files first: they are the ones to act on. The paths and messages are shown as plain text. */
+/**
+ * Damaged files first: they are the ones to act on. A file both read here and kept by the companion
+ * is shown once. The paths and messages are shown as plain text.
+ */
 export function viewFileProblems(problems: readonly FileProblem[]): FileProblemView[] {
-  return [...problems]
+  const once = new Map(problems.map((problem) => [`${problem.host ?? ""}\u0000${problem.file}`, problem]));
+  return [...once.values()]
     .sort((a, b) => Number(a.repaired ?? false) - Number(b.repaired ?? false))
     .map((problem) => {
       const name = path.basename(problem.file);
