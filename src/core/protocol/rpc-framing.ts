@@ -3,9 +3,9 @@
  * everywhere, on the companion's socket and across ssh alike: JSON.stringify never writes a raw
  * newline, so a line is always one message, and a line reader is all either end needs.
  *
- * Until 0.1.0 the socket framed each message with a `Content-Length` header and a blank line
- * (vscode-jsonrpc's framing), and a companion still running that version, or a face of it, has to
- * be understood for a while: `ContentLengthReader` reads that framing, `frameMessage` writes it.
+ * The previous version framed each message on the socket with a `Content-Length` header and a
+ * blank line (vscode-jsonrpc's framing), and a companion still running that version, or a face of
+ * it, has to be understood for a while: `ContentLengthReader` reads that framing, `frameMessage` writes it.
  * How an end finds which one the other speaks is in rpc-socket.ts.
  */
 
