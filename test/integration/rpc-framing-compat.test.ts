@@ -160,6 +160,25 @@ describe("a companion of the previous version, still running", () => {
     }
   });
 
+  test("that neither answers the probe nor closes is asked in its framing after a second", async () => {
+    // A vscode-jsonrpc server without the companion's error handler keeps a connection it cannot read open.
+    const socketPath = `${userPaths().socket}.silent`;
+    const silent = net.createServer((s) => {
+      const connection = rpc.createMessageConnection(new rpc.SocketMessageReader(s), new rpc.SocketMessageWriter(s));
+      connection.onRequest("ping", () => ({ pid: 99, version: "0.0.9", startedAt: "x", running: 0 }));
+      connection.listen();
+      s.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(socketPath, resolve));
+    const client = await CompanionClient.connect(socketPath);
+    try {
+      expect((await client.ping()).pid).toBe(99);
+    } finally {
+      client.close();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   test("is joined to ssh's lines by this version's `companion stdio`", async () => {
     const input = new PassThrough();
     const output = new PassThrough();
