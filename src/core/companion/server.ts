@@ -2,7 +2,6 @@ import fs from "node:fs/promises";
 import type { ProcessRunner } from "../foundation/runner.js";
 import net from "node:net";
 import lockfile from "proper-lockfile";
-import rpc from "vscode-jsonrpc/node.js";
 import path from "node:path";
 import { diskFullAdvice, isDiskFull } from "../foundation/disk-full.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
@@ -10,6 +9,8 @@ import { userPaths } from "../foundation/paths.js";
 import type { Supervisor } from "../agents/supervisor.js";
 import { methods, RPC_OFFRUN_ERROR, type Handlers, type MethodName, type PingResult } from "../protocol/protocol.js";
 import { explainZodError } from "../foundation/store.js";
+import { RpcCodes, RpcReplyError } from "../protocol/rpc-connection.js";
+import { acceptSocket } from "../protocol/rpc-socket.js";
 import { prepareReview } from "../review/service.js";
 import { switchLogin } from "../logins/switch.js";
 import { changeHandlers } from "./changes.js";
@@ -39,8 +40,9 @@ export interface ServeOptions {
 }
 
 /**
- * Listens on the user-only Unix socket in OFFRUN_HOME. Each connection speaks JSON-RPC 2.0 with
- * vscode-jsonrpc's framing; a client that sends garbage only loses its own connection.
+ * Listens on the user-only Unix socket in OFFRUN_HOME. Each connection speaks JSON-RPC 2.0 a
+ * message per line, or with Content-Length headers when a face of the previous version opens it
+ * that way (protocol/rpc-socket.ts); a client that sends garbage only loses its own connection.
  */
 export async function serveCompanion(options: ServeOptions): Promise<CompanionServer> {
   const paths = userPaths();
@@ -48,18 +50,14 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
   await fs.chmod(paths.run, 0o700);
 
   const startedAt = new Date().toISOString();
-  const connections = new Set<rpc.MessageConnection>();
+  const connections = new Set<net.Socket>();
   let requestShutdown: () => void = () => undefined;
   let handover: NodeJS.Timeout | undefined;
   const shutdownRequested = new Promise<void>((resolve) => (requestShutdown = resolve));
   const changes = options.changes ?? new ChangeBeacon();
 
   const server = net.createServer((socket) => {
-    const connection = rpc.createMessageConnection(
-      new rpc.SocketMessageReader(socket),
-      new rpc.SocketMessageWriter(socket),
-    );
-    connections.add(connection);
+    connections.add(socket);
     const handlers: Handlers<MethodName> = {
       ping: async (): Promise<PingResult> => ({
         pid: process.pid,
@@ -111,41 +109,32 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
         return { ok: true };
       },
     };
-    for (const name of Object.keys(methods) as MethodName[]) {
-      connection.onRequest(name, async (params: unknown) => {
-        const parsed = methods[name].safeParse(params ?? {});
-        if (!parsed.success) {
-          return new rpc.ResponseError(
-            rpc.ErrorCodes.InvalidParams,
-            explainZodError(name, parsed.error, "Check the request."),
-          );
-        }
-        try {
-          await options.ready;
-          return await (handlers[name] as (p: unknown) => Promise<unknown>)(parsed.data);
-        } catch (error) {
-          const kind = error instanceof OffrunError ? error.kind : "process_failed";
-          if (!(error instanceof OffrunError)) options.log(`${name} failed: ${(error as Error)?.stack ?? error}`);
-          // A full disk is the user's to fix (a merge, a record): said as that, with the error's own words.
-          const said = isDiskFull(error)
-            ? `${await diskFullAdvice(path.dirname(error.path ?? "."), error, "try again")} The write that failed: ${describeError(error)}`
-            : describeError(error);
-          return new rpc.ResponseError(RPC_OFFRUN_ERROR, said, { kind });
-        }
-      });
-    }
-    const drop = () => {
-      connections.delete(connection);
-      connection.dispose();
-      socket.destroy();
+    const answer = async (method: string, params: unknown): Promise<unknown> => {
+      if (!Object.hasOwn(methods, method))
+        throw new RpcReplyError(RpcCodes.MethodNotFound, `Unhandled method ${method}`);
+      const name = method as MethodName;
+      const parsed = methods[name].safeParse(params ?? {});
+      if (!parsed.success) {
+        throw new RpcReplyError(RpcCodes.InvalidParams, explainZodError(name, parsed.error, "Check the request."));
+      }
+      try {
+        await options.ready;
+        return await (handlers[name] as (p: unknown) => Promise<unknown>)(parsed.data);
+      } catch (error) {
+        const kind = error instanceof OffrunError ? error.kind : "process_failed";
+        if (!(error instanceof OffrunError)) options.log(`${name} failed: ${(error as Error)?.stack ?? error}`);
+        // A full disk is the user's to fix (a merge, a record): said as that, with the error's own words.
+        const said = isDiskFull(error)
+          ? `${await diskFullAdvice(path.dirname(error.path ?? "."), error, "try again")} The write that failed: ${describeError(error)}`
+          : describeError(error);
+        throw new RpcReplyError(RPC_OFFRUN_ERROR, said, { kind });
+      }
     };
-    connection.onError(([error]) => {
-      options.log(`client sent something unreadable (${describeError(error)}); closing its connection`);
-      drop();
-    });
-    connection.onClose(drop);
-    socket.on("error", drop);
-    connection.listen();
+    socket.on("close", () => connections.delete(socket));
+    socket.on("error", () => socket.destroy());
+    acceptSocket(socket, answer, (error) =>
+      options.log(`client sent something unreadable (${describeError(error)}); closing its connection`),
+    );
   });
 
   server.maxConnections = 1000;
@@ -178,7 +167,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
   const close = async () => {
     clearInterval(handover);
     server.close();
-    for (const connection of connections) connection.dispose();
+    for (const socket of connections) socket.destroy();
     await fs.rm(paths.socket, { force: true });
     await fs.rm(paths.pidFile, { force: true });
   };

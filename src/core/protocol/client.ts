@@ -1,5 +1,4 @@
 import fs from "node:fs/promises";
-import net from "node:net";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
@@ -13,18 +12,21 @@ import {
   type PingResult,
   type Reply,
 } from "./protocol.js";
-import { RpcReplyError, SocketRpc } from "./socket-rpc.js";
+import { RpcReplyError, type RpcConnection } from "./rpc-connection.js";
+import { connectCompanionRpc } from "./rpc-socket.js";
 
-const CONNECT_TIMEOUT_MS = 2_000;
 const START_TIMEOUT_MS = 10_000;
 
 /** One JSON-RPC connection to the companion. */
 export class CompanionClient {
-  private constructor(private readonly connection: SocketRpc) {}
+  private constructor(private readonly connection: RpcConnection) {}
 
-  /** Connects, or throws companion_unavailable when nothing listens. */
+  /**
+   * Connects, or throws companion_unavailable when nothing listens. A companion of the previous
+   * version, still running, is spoken to in its framing (rpc-socket.ts).
+   */
   static async connect(socketPath = userPaths().socket): Promise<CompanionClient> {
-    return new CompanionClient(new SocketRpc(await openSocket(socketPath)));
+    return new CompanionClient(await connectCompanionRpc(socketPath));
   }
 
   /**
@@ -61,29 +63,6 @@ export class CompanionClient {
   }
 }
 
-/** The companion's socket, connected; companion_unavailable when nothing listens. */
-export function openSocket(socketPath = userPaths().socket): Promise<net.Socket> {
-  return new Promise<net.Socket>((resolve, reject) => {
-    const s = net.connect(socketPath);
-    const timer = setTimeout(() => {
-      s.destroy();
-      reject(new OffrunError("companion_unavailable", `The companion did not answer on ${socketPath}.`));
-    }, CONNECT_TIMEOUT_MS);
-    s.once("connect", () => {
-      clearTimeout(timer);
-      resolve(s);
-    });
-    s.once("error", (error) => {
-      clearTimeout(timer);
-      reject(
-        new OffrunError("companion_unavailable", `The companion is not running (${error.message}).`, {
-          cause: error,
-        }),
-      );
-    });
-  });
-}
-
 /** Anything requests can be sent to: this machine's companion, or a host's through it. */
 export interface Caller {
   call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>>;
@@ -103,7 +82,7 @@ function parseReply<M extends MethodName>(method: M, result: unknown): Reply<M> 
   return parsed.data as Reply<M>;
 }
 
-/** An error reply, as vscode-jsonrpc (a host's link) or SocketRpc (this client) gives it. */
+/** An error reply, as the companion's or a host's connection gives it (RpcReplyError). */
 export interface ResponseErrorLike {
   code: number;
   message: string;

@@ -1,13 +1,13 @@
-import rpc from "vscode-jsonrpc/node.js";
 import { OffrunError, describeError } from "../foundation/errors.js";
 import type { PipedProcess } from "../foundation/process.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { shellLine } from "../foundation/shell-quote.js";
 import { PROTOCOL_VERSION } from "../protocol/protocol-views.js";
 import { fromResponseError } from "../protocol/client.js";
+import { RpcCodes, RpcConnection, RpcReplyError } from "../protocol/rpc-connection.js";
+import { parseLine } from "../protocol/rpc-framing.js";
 import type { ErrorKind } from "../foundation/errors.js";
 import { sshTarget, type Host } from "./hosts-file.js";
-import { LineMessageReader, LineMessageWriter } from "./line-transport.js";
 import { sshFailure } from "./ssh-errors.js";
 
 /** Between tries after a failure: 1 s, doubling, at most this (plus up to a fifth of jitter). */
@@ -44,7 +44,7 @@ export interface LinkStatus {
  * backoff, and whoever follows it (mirror.ts) catches up by offset.
  */
 export class HostLink {
-  private connection: rpc.MessageConnection | undefined;
+  private connection: RpcConnection | undefined;
   private process: PipedProcess | undefined;
   private status: LinkStatus;
   private failures = 0;
@@ -100,23 +100,14 @@ export class HostLink {
       const why = this.status.error ? `: ${this.status.error.message}` : " yet";
       throw new OffrunError("companion_unavailable", `${this.host.name} is not connected${why}`);
     }
-    const cancel = new rpc.CancellationTokenSource();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        cancel.cancel();
-        reject(
-          new OffrunError("timed_out", `${this.host.name} did not answer ${method} within ${timeoutMs / 1000} s.`),
-        );
-      }, timeoutMs);
-    });
     try {
-      return await Promise.race([connection.sendRequest(method, params, cancel.token), timeout]);
+      return await connection.request(method, params, {
+        timeoutMs,
+        onTimeout: () =>
+          new OffrunError("timed_out", `${this.host.name} did not answer ${method} within ${timeoutMs / 1000} s.`),
+      });
     } catch (error) {
       throw remoteError(this.host.name, error);
-    } finally {
-      clearTimeout(timer);
-      cancel.dispose();
     }
   }
 
@@ -145,13 +136,23 @@ export class HostLink {
       { timeoutMs: LIFETIME_MS, idleTimeoutMs: IDLE_MS },
     );
     this.process = child;
-    const connection = rpc.createMessageConnection(
-      new LineMessageReader(child.stdout),
-      new LineMessageWriter(child.stdin),
-    );
+    // A line per message each way, as every version's `companion stdio` speaks (protocol/rpc-framing.ts).
+    const connection = new RpcConnection({
+      send: (message) => {
+        if (child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`);
+      },
+      close: () => child.kill(),
+    });
     this.connection = connection;
-    connection.onError(([error]) => this.options.log(`host ${this.host.name}: ${describeError(error)}`));
-    connection.listen();
+    child.stdout.on("data", (line: unknown) => {
+      try {
+        const message = parseLine(String(line));
+        if (message) connection.receive(message);
+      } catch (error) {
+        // Not the bridge's (a login script that prints, say): skipped, as it always was; the bridge's lines follow.
+        this.options.log(`host ${this.host.name}: ${describeError(error)}`);
+      }
+    });
     let said = false;
     const saidHello = this.hello(connection, child).then(
       () => (said = true),
@@ -163,7 +164,7 @@ export class HostLink {
     );
     const ended = await child.exited;
     // A hello still unanswered ends with the connection, at once: ssh's exit says why.
-    connection.dispose();
+    connection.end(new Error("ssh ended"));
     const helloError = await saidHello;
     this.connection = undefined;
     this.process = undefined;
@@ -178,19 +179,22 @@ export class HostLink {
     this.down(failure);
   }
 
-  private async hello(connection: rpc.MessageConnection, child: PipedProcess): Promise<void> {
-    const reply = (await withTimeout(
-      connection.sendRequest("hello", { protocol: PROTOCOL_VERSION, version: this.options.version }),
-      HELLO_TIMEOUT_MS,
-    ).catch((error: unknown) => {
-      if (error instanceof rpc.ResponseError && error.code === rpc.ErrorCodes.MethodNotFound) {
-        throw new OffrunError(
-          "conflict",
-          `offrun on ${this.host.name} is too old: update offrun on ${this.host.name}.`,
-        );
-      }
-      throw new OffrunError("companion_unavailable", `no hello from ${this.host.name}: ${describeError(error)}`);
-    })) as { protocol?: unknown; version?: unknown; hostname?: unknown };
+  private async hello(connection: RpcConnection, child: PipedProcess): Promise<void> {
+    const reply = (await connection
+      .request(
+        "hello",
+        { protocol: PROTOCOL_VERSION, version: this.options.version },
+        { timeoutMs: HELLO_TIMEOUT_MS, onTimeout: () => new Error(`no answer in ${HELLO_TIMEOUT_MS / 1000} s`) },
+      )
+      .catch((error: unknown) => {
+        if (error instanceof RpcReplyError && error.code === RpcCodes.MethodNotFound) {
+          throw new OffrunError(
+            "conflict",
+            `offrun on ${this.host.name} is too old: update offrun on ${this.host.name}.`,
+          );
+        }
+        throw new OffrunError("companion_unavailable", `no hello from ${this.host.name}: ${describeError(error)}`);
+      })) as { protocol?: unknown; version?: unknown; hostname?: unknown };
     const protocol = typeof reply.protocol === "number" ? reply.protocol : 0;
     const version = typeof reply.version === "string" ? reply.version : "?";
     if (protocol !== PROTOCOL_VERSION) {
@@ -211,7 +215,7 @@ export class HostLink {
     };
     this.options.log(`host ${this.host.name}: connected (offrun ${version} on ${this.status.remote?.hostname})`);
     this.heartbeat = setInterval(() => {
-      void connection.sendRequest("ping", {}).then(
+      void connection.request("ping", {}).then(
         () => child.progress(),
         () => undefined,
       );
@@ -241,17 +245,9 @@ export class HostLink {
 
 const now = () => new Date().toISOString();
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms))),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /** A remote companion's error, kind kept, with the host named. */
 function remoteError(host: string, error: unknown): Error {
   if (error instanceof OffrunError) return error;
-  if (error instanceof rpc.ResponseError) return fromResponseError(error, host);
+  if (error instanceof RpcReplyError) return fromResponseError(error, host);
   return new OffrunError("companion_unavailable", `${host}: the connection ended (${describeError(error)}).`);
 }

@@ -1,32 +1,29 @@
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import rpc from "vscode-jsonrpc/node.js";
 import { CompanionClient } from "../../../../src/core/protocol/client.js";
 import { isOffrunError } from "../../../../src/core/foundation/errors.js";
+import { startOldCompanionServer } from "../../../helpers/old-companion-server.js";
 
 // Replies are typed at the boundary as requests are: a companion that answers in another shape
 // (another version of Offrun, say) gives the face an Offrun error naming the method. The Raycast
 // side used to throw a raw ZodError here.
 
 let dir: string;
-let server: net.Server;
+let server: Awaited<ReturnType<typeof startOldCompanionServer>>;
 const socket = () => path.join(dir, "c.sock");
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-replies-"));
-  server = net.createServer((s) => {
-    const connection = rpc.createMessageConnection(new rpc.SocketMessageReader(s), new rpc.SocketMessageWriter(s));
-    connection.onRequest("ping", () => ({ pid: "not a number", version: "0.0.1" }));
-    connection.onRequest("agent.stop", () => ({ name: "fix-upload" }));
-    connection.listen();
+  // A companion of the previous version (Content-Length frames), which replied in other shapes.
+  server = await startOldCompanionServer(socket(), {
+    ping: () => ({ pid: "not a number", version: "0.0.1" }),
+    "agent.stop": () => ({ name: "fix-upload" }),
   });
-  await new Promise<void>((resolve) => server.listen(socket(), resolve));
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await fs.rm(dir, { recursive: true, force: true });
 });
 

@@ -1,3 +1,7 @@
+// The faces' client as it was before the framing became one JSON message per line: main's
+// src/core/protocol/socket-rpc.ts at 2e4995f, copied unchanged below this comment. It stands for
+// an `offrun` or a Raycast extension of the previous version. Test-only.
+
 import type net from "node:net";
 
 /**

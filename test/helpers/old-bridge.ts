@@ -1,4 +1,10 @@
-import type { Readable, Writable } from "node:stream";
+// `offrun companion stdio` of the previous version: main's src/core/remote/line-transport.ts and
+// src/core/remote/bridge.ts at 2e4995f, copied below, changed only where marked (the socket is
+// passed in; its opener was the old client's). It stands for a host running that version. Test-only.
+
+import net from "node:net";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { LineSplitter } from "../../src/core/foundation/lines.js";
 import rpc from "vscode-jsonrpc/node.js";
 
 /**
@@ -68,4 +74,41 @@ export class LineMessageWriter extends rpc.AbstractMessageWriter implements rpc.
   end(): void {
     this.stream.end();
   }
+}
+
+/**
+ * `offrun companion stdio`, the far end of `ssh host offrun companion stdio`: joins stdin and
+ * stdout (a line per message) to this machine's companion socket (Content-Length frames). It
+ * holds no state and owns nothing: when ssh drops, only this process ends, and the companion goes
+ * on with its agents. Resolves when either side closes.
+ */
+export async function oldBridgeStdio(
+  input: Readable,
+  output: Writable,
+  log: (line: string) => void,
+  socketPath: string, // changed: was the default socket
+): Promise<void> {
+  const socket = net.connect(socketPath); // changed: was the old client's openSocket()
+  await new Promise((resolve) => socket.once("connect", resolve));
+  const lines = new PassThrough({ objectMode: true });
+  const splitter = new LineSplitter(
+    (line) => lines.write(line),
+    (_head, size) => log(`offrun companion stdio: dropped a line of ${size} characters`),
+  );
+  input.setEncoding("utf8");
+  input.on("data", (chunk: string) => splitter.push(chunk));
+  input.on("end", () => {
+    splitter.end();
+    lines.end();
+  });
+  const toCompanion = new rpc.SocketMessageWriter(socket);
+  const toPeer = new LineMessageWriter(output);
+  new LineMessageReader(lines).listen((message) => void toCompanion.write(message).catch(() => socket.destroy()));
+  new rpc.SocketMessageReader(socket).listen((message) => void toPeer.write(message).catch(() => socket.destroy()));
+  await new Promise<void>((resolve) => {
+    socket.once("close", () => resolve());
+    lines.once("end", () => resolve());
+    output.once("error", () => resolve());
+  });
+  socket.destroy();
 }
