@@ -2,9 +2,9 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import fs from "node:fs/promises";
-import { RpcReplyError, type RpcConnection } from "../../src/core/protocol/rpc-connection.js";
-import { type Framing } from "../../src/core/protocol/rpc-framing.js";
-import { socketConnection } from "../../src/core/protocol/rpc-socket.js";
+import { RpcReplyError, type RpcConnection } from "../../../../src/core/protocol/rpc-connection.js";
+import { type Framing } from "../../../../src/core/protocol/rpc-framing.js";
+import { socketConnection } from "../../../../src/core/protocol/rpc-socket.js";
 
 // The one JSON-RPC connection (core/protocol/rpc-connection.ts) on a socket, in both framings it
 // reads (a line per message, and the previous version's Content-Length), against a server that

@@ -77,8 +77,12 @@ describe("hostile input", () => {
       const result = rewriteDictation(line, vocabulary);
       return { ms: performance.now() - started, result };
     };
+    // The best of a few runs each: a pause of the machine (GC, another process) lands in one run, not
+    // in all. Ten times the words in linear time is about 10 times as long; quadratic, about 100.
     const tenth = Math.min(...[1, 2, 3].map(() => timed("retry backoff helper and more words ".repeat(5_000)).ms));
-    const { ms, result } = timed("retry backoff helper and more words ".repeat(50_000));
+    const runs = [1, 2].map(() => timed("retry backoff helper and more words ".repeat(50_000)));
+    const { result } = runs[0]!;
+    const ms = Math.min(...runs.map((run) => run.ms));
     expect(ms / tenth).toBeLessThan(30);
     expect(result.rewrites).toHaveLength(50_000);
     expect(result.text.startsWith("`retryBackoffHelper` and more words `retryBackoffHelper`")).toBe(true);
