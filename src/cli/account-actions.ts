@@ -24,9 +24,9 @@ import { openLogin } from "./account-login.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 
-/** `offrun accounts ...`: the logins of each CLI, each in its own home. */
+/** `offrun logins ...`: the logins of each CLI, each in its own home. */
 
-/** `offrun accounts`: every login of every harness, with who is signed in to it. */
+/** `offrun logins`: every login of every harness, with who is signed in to it. */
 export async function accounts(options: GlobalOptions): Promise<void> {
   const registered = await listHarnesses({ tolerant: true });
   const harnesses = new Map(registered.map((h) => [h.id, h] as const));
@@ -56,8 +56,8 @@ export async function accounts(options: GlobalOptions): Promise<void> {
     ]);
     const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows)];
     const out = logins.find((l) => l.signedIn === false);
-    if (out) lines.push("", `Sign in to a login with: offrun accounts login ${out.harness} ${out.label}`);
-    lines.push("", "Add a login with its own home: offrun accounts add <harness> <label>");
+    if (out) lines.push("", `Sign in to a login with: offrun logins login ${out.harness} ${out.label}`);
+    lines.push("", "Add a login with its own home: offrun logins add <harness> <label>");
     return lines.join("\n");
   });
 }
@@ -115,7 +115,7 @@ export async function add(harnessId: string, label: string, options: AddOptions)
   }.`;
   if (options.login === false) {
     const data = { account, login: undefined };
-    output(options, data, () => `${created}\nSign in when you are ready: offrun accounts login ${harnessId} ${label}`);
+    output(options, data, () => `${created}\nSign in when you are ready: offrun logins login ${harnessId} ${label}`);
     return;
   }
   const login = await openLogin(account);
@@ -149,7 +149,7 @@ export async function rm(
       case undefined:
         return `${head} Deleted its home ${home}, with its sign-in and sessions.`;
       case "not-purged":
-        return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun accounts add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
+        return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun logins add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
       case "adopted":
         return `${head} Its home ${home} was adopted (it was yours before Offrun), so Offrun leaves it in place, even with --purge.`;
       case "outside-offrun":
@@ -183,7 +183,7 @@ export async function setDefault(
   if ((label === undefined) === (options.clear !== true)) {
     throw new OffrunError(
       "invalid_input",
-      `Name a login (\`offrun accounts default ${harnessId} work\`) or pass --clear, not both.`,
+      `Name a login (\`offrun logins default ${harnessId} work\`) or pass --clear, not both.`,
     );
   }
   const chosen = options.clear ? undefined : label;
@@ -194,7 +194,7 @@ export async function setDefault(
   const name = (await findHarness(harnessId)).displayName;
   output(options, { harness: harnessId, default: account?.label ?? null }, () =>
     account
-      ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --account.`
+      ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --login.`
       : `No default login for ${name}: Start Agent preselects the one with the most headroom.`,
   );
 }
@@ -215,6 +215,6 @@ export async function reserve(
   output(options, { harness: harnessId, label: account.label, reservePercent: account.reservePercent ?? 0 }, () =>
     value === 0
       ? `Login '${account.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
-      : `Login '${account.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --account to use it anyway.`,
+      : `Login '${account.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --login to use it anyway.`,
   );
 }

@@ -9,7 +9,7 @@ import { findHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";
 
-/** `offrun accounts add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
+/** `offrun logins add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
 
 /** The binary as a person would type it: its bare name when that is what their PATH finds first. */
 async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {
@@ -62,7 +62,7 @@ export async function openLogin(account: Account): Promise<LoginResult> {
       { timeoutMs: SIGN_IN_MS },
     );
     const ended = run.exitCode === 0 ? "finished" : `ended (${run.message ?? `exit ${run.exitCode}`})`;
-    return { command, opened: true, message: `The sign-in to ${who} ${ended}. Check with: offrun accounts` };
+    return { command, opened: true, message: `The sign-in to ${who} ${ended}. Check with: offrun logins` };
   }
   if (process.platform !== "darwin") {
     return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
@@ -77,7 +77,7 @@ export async function openLogin(account: Account): Promise<LoginResult> {
   return {
     command,
     opened: true,
-    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun accounts`,
+    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun logins`,
   };
 }
 

@@ -9,7 +9,7 @@ import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 interface HooksOptions extends GlobalOptions {
   harness?: string;
-  account?: string;
+  login?: string;
   force?: boolean;
 }
 
@@ -56,7 +56,7 @@ export async function status(options: HooksOptions): Promise<void> {
 
 type Row = { harness: string; account: string; file?: string; outcome: string; error?: string; replacedCopy?: string };
 
-/** Runs `action` for every login chosen by --harness/--account; a login that fails is reported, not fatal. */
+/** Runs `action` for every login chosen by --harness/--login; a login that fails is reported, not fatal. */
 async function forEachTarget(options: HooksOptions, action: (target: Target) => Promise<Row>): Promise<Row[]> {
   const targets = await chooseTargets(options);
   const rows: Row[] = [];
@@ -92,13 +92,13 @@ async function chooseTargets(options: HooksOptions): Promise<Target[]> {
   const targets: Target[] = [];
   for (const harness of harnesses) {
     for (const account of await listAccounts(harness.id)) {
-      if (options.account === undefined || account.label === options.account) targets.push({ harness, account });
+      if (options.login === undefined || account.label === options.login) targets.push({ harness, account });
     }
   }
   if (targets.length === 0) {
     throw new OffrunError(
       "not_found",
-      `No login '${options.account}' for ${harnesses.map((h) => h.id).join(" or ")}. See \`offrun accounts\` for the logins.`,
+      `No login '${options.login}' for ${harnesses.map((h) => h.id).join(" or ")}. See \`offrun logins\` for the logins.`,
     );
   }
   return targets;

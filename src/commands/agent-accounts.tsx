@@ -12,7 +12,7 @@ import { FailureView, showFailure } from "./lib/failure.js";
 import { HostProblemItem } from "./lib/host-problem.js";
 import { faceEnv } from "./lib/preferences.js";
 
-/** Agent Accounts: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
+/** Agent Logins: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
 
 const SIGN_IN_TITLES = { "signed-in": "Signed In", "signed-out": "Signed Out", unknown: "Unknown" } as const;
 
@@ -44,7 +44,7 @@ function SignedIn({ row, group, isPreferred }: { row: LoginRow; group: HarnessLo
           {signIn.state === "signed-out" ? (
             <List.Item.Detail.Metadata.Label title="Sign In With" text={signInCommand(row.account)} />
           ) : null}
-          {signIn.email ? <List.Item.Detail.Metadata.Label title="Account" text={signIn.email} /> : null}
+          {signIn.email ? <List.Item.Detail.Metadata.Label title="Signed In As" text={signIn.email} /> : null}
           {signIn.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={signIn.detail} /> : null}
           {signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={signIn.note} /> : null}
           <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />

@@ -85,7 +85,7 @@ test("the cached sign-in shows at once: a signed-out login says so and offers it
   const item = await screen.waitFor(() => screen.byTitle("List.Item", "Gone"));
   const accessories = item.props.accessories as { tag?: { value: string }; tooltip?: string }[];
   expect(accessories.at(-1)!.tag!.value).toBe("Signed Out");
-  expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun accounts login claude gone");
+  expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun logins login claude gone");
   expect(screen.actionsOf(item)[0]!.props.title).toBe("Sign In with Terminal");
   // A login known to be signed in leads with what one does with it; signing in again stays on offer.
   const work = screen.byTitle("List.Item", "Work");

@@ -31,7 +31,7 @@ test("Agents names the host it cannot reach and says to start the companion", as
   screen.unmount();
 });
 
-test("Agent Accounts lists this Mac's logins and names the host it cannot reach", async () => {
+test("Agent Logins lists this Mac's logins and names the host it cannot reach", async () => {
   const screen = render(<AgentAccounts />);
   await screen.waitFor(() => {
     const item = screen.byTitle("List.Item", "Did Not Answer");

@@ -79,7 +79,7 @@ test("a default that names an unknown login is refused; removing the default log
 test("Rename Login renames it, keeps its home, its default mark and its agents", async () => {
   const work = await addAccount({ harness: "claude", label: "work" });
   await setDefaultAccount({ harness: "claude", label: "work" });
-  const started = await runOffrun(["start", "--wait", "--account", "work", "--name", "upload", "fix it"], {
+  const started = await runOffrun(["start", "--wait", "--login", "work", "--name", "upload", "fix it"], {
     env: env(),
     cwd: sandbox.repo,
   });
@@ -105,20 +105,20 @@ test("Rename Login renames it, keeps its home, its default mark and its agents",
   expect(sent).toSucceed();
 });
 
-test("offrun accounts rename and default do the same from the terminal", async () => {
+test("offrun logins rename and default do the same from the terminal", async () => {
   const run = (...args: string[]) => runOffrun(args, { env: env(), cwd: sandbox.repo });
-  expect(await run("accounts", "add", "claude", "work", "--no-login")).toSucceed();
-  const set = await run("accounts", "default", "claude", "work");
+  expect(await run("logins", "add", "claude", "work", "--no-login")).toSucceed();
+  const set = await run("logins", "default", "claude", "work");
   expect(set).toSucceed();
   expect(set.stdout).toContain("preselects login 'work'");
-  const renamed = await run("accounts", "rename", "claude", "work", "job");
+  const renamed = await run("logins", "rename", "claude", "work", "job");
   expect(renamed).toSucceed();
-  const listed = JSON.parse((await run("accounts", "--json")).stdout) as { defaults: Record<string, string> };
+  const listed = JSON.parse((await run("logins", "--json")).stdout) as { defaults: Record<string, string> };
   expect(listed.defaults).toEqual({ claude: "job" });
-  expect((await run("accounts", "rename", "claude", "default", "mine")).exitCode).toBe(2);
-  expect((await run("accounts", "rename", "claude", "job", "Bad Name")).exitCode).toBe(2);
-  expect((await run("accounts", "default", "claude")).exitCode).toBe(2);
-  const cleared = await run("accounts", "default", "claude", "--clear");
+  expect((await run("logins", "rename", "claude", "default", "mine")).exitCode).toBe(2);
+  expect((await run("logins", "rename", "claude", "job", "Bad Name")).exitCode).toBe(2);
+  expect((await run("logins", "default", "claude")).exitCode).toBe(2);
+  const cleared = await run("logins", "default", "claude", "--clear");
   expect(cleared).toSucceed();
-  expect(JSON.parse((await run("accounts", "--json")).stdout)).toMatchObject({ defaults: {} });
+  expect(JSON.parse((await run("logins", "--json")).stdout)).toMatchObject({ defaults: {} });
 });

@@ -499,7 +499,7 @@ describe("every view of the commands, with agents in each state", () => {
     screen.unmount();
   });
 
-  test("Start Agent, Agent Accounts, Project Memory and Review Changes follow the rules", async () => {
+  test("Start Agent, Agent Logins, Project Memory and Review Changes follow the rules", async () => {
     const breaches: string[] = [];
     const views: [ReturnType<typeof createElement>, number][] = [
       [createElement(StartAgent, { launchType: "userInitiated", arguments: {} } as never), 0],

@@ -173,7 +173,7 @@ describe("remote hosts over ssh", () => {
     expect(hosts[0]?.remote?.version).toMatch(/^\d+\.\d+\.\d+/);
   }, 240_000);
 
-  test("Raycast's Agents and Agent Accounts show the host's agents and logins, and act on them there", async () => {
+  test("Raycast's Agents and Agent Logins show the host's agents and logins, and act on them there", async () => {
     server.script({ kind: "shell", command: writeWith("face.txt") }, { kind: "text", text: "Done from Raycast." });
     expect(await startOnHost("face", "write it from raycast")).toSucceed();
     await waitFor("face", "needs-you");

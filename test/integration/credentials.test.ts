@@ -152,18 +152,18 @@ afterEach(async () => {
 
     const hasQuota = (await execa(process.execPath, [OFFRUN_BIN, "quota", "--help"], { reject: false })).exitCode === 0;
     const commands = [
-      ["accounts", "add", "codex", "work", "--no-login"],
-      ["accounts", "add", "claude", "mine", "--home", adopted, "--no-login"],
-      ["accounts", "add", "claude", "spare", "--no-login"],
-      ["accounts"],
-      ["accounts", "--json"],
-      ["accounts", "login", "claude", "mine"],
-      ["accounts", "login", "codex", "work"],
+      ["logins", "add", "codex", "work", "--no-login"],
+      ["logins", "add", "claude", "mine", "--home", adopted, "--no-login"],
+      ["logins", "add", "claude", "spare", "--no-login"],
+      ["logins"],
+      ["logins", "--json"],
+      ["logins", "login", "claude", "mine"],
+      ["logins", "login", "codex", "work"],
       // `offrun quota` comes with the quota work; until it is in this build there is nothing to check.
       ...(hasQuota ? [["quota", "--json"]] : []),
-      ["accounts", "rm", "claude", "mine", "--purge"],
-      ["accounts", "rm", "claude", "spare", "--purge"],
-      ["accounts", "rm", "codex", "work"],
+      ["logins", "rm", "claude", "mine", "--purge"],
+      ["logins", "rm", "claude", "spare", "--purge"],
+      ["logins", "rm", "codex", "work"],
       // Ends a companion any command may have started, so that strace (which waits for every traced process) ends.
       ["companion", "stop"],
     ];

@@ -139,7 +139,7 @@ test("a login rename cut by a full disk at the agents' records is finished by ru
   const failed = await renameLogin({ harness: "claude", label: "a", to: "b" }).catch((error: Error) => error);
   expect((failed as Error).message).toMatch(/^Renamed login 'a' to 'b' in accounts\.json, but/);
   expect((failed as Error).message).toMatch(DISK_FULL);
-  expect((failed as Error).message).toContain("run `offrun accounts rename claude a b` again");
+  expect((failed as Error).message).toContain("run `offrun logins rename claude a b` again");
   delete process.env.OFFRUN_FAULT;
   const again = await renameLogin({ harness: "claude", label: "a", to: "b" });
   expect(again.agents).toEqual(["on-a"]);

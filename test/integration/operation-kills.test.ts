@@ -97,7 +97,7 @@ test("killed after the worktree was removed, the next companion finishes the dis
 
 test("killed after a login's home was made, the next companion removes the home no login names", async () => {
   const home = path.join(box.offrunHome, "accounts", "claude", "work");
-  await killedAt("login:KILL", ["accounts", "add", "claude", "work", "--no-login"]);
+  await killedAt("login:KILL", ["logins", "add", "claude", "work", "--no-login"]);
   await eventually(
     async () => ((await pendingLogins()).length === 0 ? true : undefined),
     20_000,
@@ -110,7 +110,7 @@ test("killed after a login's home was made, the next companion removes the home 
 test("killed after accounts.json has the new name, the next companion carries the rename to the agents", async () => {
   await addAccount({ harness: "claude", label: "a" });
   await writeAgent(agentRecord(repo, "on-a", { account: "a" }));
-  await killedAt("login:KILL", ["accounts", "rename", "claude", "a", "b"]);
+  await killedAt("login:KILL", ["logins", "rename", "claude", "a", "b"]);
   await eventually(
     async () => ((await readAgent(repo, "on-a")).account === "b" ? true : undefined),
     20_000,
@@ -123,7 +123,7 @@ test("killed after accounts.json has the new name, the next companion carries th
 test("killed after accounts.json dropped a login removed with --purge, the next companion deletes its home", async () => {
   const account = await addAccount({ harness: "claude", label: "old" });
   await fs.writeFile(path.join(account.home, "sessions.json"), "{}");
-  await killedAt("login:KILL", ["accounts", "rm", "claude", "old", "--purge"]);
+  await killedAt("login:KILL", ["logins", "rm", "claude", "old", "--purge"]);
   await eventually(async () => ((await exists(account.home)) ? undefined : true), 20_000, "the home to be deleted");
   expect((await readAccountsFile(env)).accounts).toEqual([]);
   expect(await pendingLogins()).toEqual([]);

@@ -143,7 +143,7 @@ export const SCREENS: ScreenSpec[] = [
   {
     name: "agent-accounts",
     shows:
-      "Agent Accounts: logins per CLI with one status each (share used, Limited, Signed Out), the host that did not answer",
+      "Agent Logins: logins per CLI with one status each (share used, Limited, Signed Out), the host that did not answer",
     element: async () => <AgentAccounts />,
     ready: (screen) => {
       loaded(screen, "List");

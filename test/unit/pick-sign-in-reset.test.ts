@@ -85,7 +85,7 @@ test("when only signed-out logins are left, the error says how to sign in, as no
     caught = error;
   }
   expect(isOffrunError(caught, "not_logged_in")).toBe(true);
-  expect((caught as Error).message).toContain("offrun accounts login claude default");
+  expect((caught as Error).message).toContain("offrun logins login claude default");
 });
 
 test("a login below its reserve is passed by, and used again when forced", () => {

@@ -6,7 +6,7 @@ import { withCompanion } from "../lib/companion.js";
 import { showFailure } from "../lib/failure.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 
-/** Agent Accounts' forms: add a login (then sign in to it) and rename one, both through the companion. */
+/** Agent Logins' forms: add a login (then sign in to it) and rename one, both through the companion. */
 
 /** Opens the CLI's own sign-in for the login in Terminal, with the login's home. */
 export async function signIn(account: Account) {

@@ -11,7 +11,7 @@ import { viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quo
 import { shellQuote } from "../../core/foundation/shell-quote.js";
 
 /**
- * Agent Accounts: the logins of each CLI with their quota and their cached sign-in state, shown at
+ * Agent Logins: the logins of each CLI with their quota and their cached sign-in state, shown at
  * once; the CLI's own status check of a login runs only when its detail is shown.
  */
 

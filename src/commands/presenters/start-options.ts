@@ -31,7 +31,7 @@ export interface HarnessChoice {
   logins: LoginChoice[];
   /** The login Offrun would pick now (most headroom); undefined when every one is limited. */
   pick: string | undefined;
-  /** The login the user set as default (Agent Accounts, `offrun accounts default`): the form preselects it. */
+  /** The login the user set as default (Agent Logins, `offrun logins default`): the form preselects it. */
   defaultLogin: string | undefined;
 }
 

@@ -129,7 +129,7 @@ async function carry(
         await ctx.log(record.turns, {
           type: "notice",
           level: "warning",
-          message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun accounts login ${harness.id} ${account.label}\`.`,
+          message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun logins login ${harness.id} ${account.label}\`.`,
         });
         return { kind: "signed_out", reason: end.reason ?? "a turn ended not logged in" };
       }

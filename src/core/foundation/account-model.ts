@@ -21,7 +21,7 @@ export const accountsFileSchema = z.object({
   version: z.literal(1),
   accounts: z.array(accountEntrySchema),
   /**
-   * Per harness id, the login the user set as default (`offrun accounts default`): what Start Agent
+   * Per harness id, the login the user set as default (`offrun logins default`): what Start Agent
    * preselects. Not the Default login (the CLI's own home), though it may name it. Without an entry,
    * the login with the most headroom is preselected.
    */

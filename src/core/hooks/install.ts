@@ -237,7 +237,7 @@ async function requireHome(harness: Harness, account: HookAccount): Promise<void
   throw new OffrunError(
     "not_found",
     `The ${harness.displayName} login '${account.label}' has no home folder yet (${account.home}). ` +
-      `Sign in first (\`offrun accounts login ${harness.id} ${account.label}\`), then install the hooks.`,
+      `Sign in first (\`offrun logins login ${harness.id} ${account.label}\`), then install the hooks.`,
   );
 }
 

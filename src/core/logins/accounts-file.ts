@@ -10,7 +10,7 @@ import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store
 const FILE_MODE = 0o600;
 
 const FIX =
-  "Fix that field, or move the file aside and add the logins again with `offrun accounts add <harness> <label>`.";
+  "Fix that field, or move the file aside and add the logins again with `offrun logins add <harness> <label>`.";
 
 /** Where Offrun creates the homes of the logins it adds. */
 export function accountsRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -46,7 +46,7 @@ export async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<Acco
   return data;
 }
 
-/** Reads, changes and writes accounts.json under a lock, so two `accounts add` never lose one. */
+/** Reads, changes and writes accounts.json under a lock, so two `logins add` never lose one. */
 export async function updateAccountsFile<T>(
   env: NodeJS.ProcessEnv,
   change: (file: AccountsFile) => Promise<{ file: AccountsFile; result: T }>,

@@ -49,7 +49,7 @@ function checkEnv(harness: Harness, env: Record<string, string>): void {
       throw new OffrunError(
         "invalid_input",
         `Offrun does not store secrets, and ${name} looks like one. Sign in with the CLI's own login ` +
-          `(\`offrun accounts login ${harness.id} <label>\`), or set ${name} in your shell.`,
+          `(\`offrun logins login ${harness.id} <label>\`), or set ${name} in your shell.`,
       );
     }
   }
@@ -93,7 +93,7 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
     if (same.some((entry) => entry.label === request.label)) {
       throw new OffrunError(
         "conflict",
-        `${harness.displayName} already has a login '${request.label}'. Pick another label, or remove it first with \`offrun accounts rm ${harness.id} ${request.label}\`.`,
+        `${harness.displayName} already has a login '${request.label}'. Pick another label, or remove it first with \`offrun logins rm ${harness.id} ${request.label}\`.`,
       );
     }
     const sharing = same.find((entry) => path.resolve(entry.home) === home);
@@ -107,7 +107,7 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
       // A home this add makes is written down first: cut short, the next companion removes it.
       if (!(await isDirectory(home)))
         made = await beginLoginChange({ op: "add", harness: harness.id, label: request.label, home }, processEnv);
-      // A home left by `accounts rm` without --purge is reused, with its sign-in.
+      // A home left by `logins rm` without --purge is reused, with its sign-in.
       await fs.mkdir(home, { recursive: true, mode: HOME_MODE });
       await fs.chmod(home, HOME_MODE);
       injectFault("login", `add ${harness.id}/${request.label}`);

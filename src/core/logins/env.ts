@@ -38,7 +38,7 @@ export async function ensureAccountHome(account: Account): Promise<void> {
   if (account.adopted) {
     throw new OffrunError(
       "not_found",
-      `The home of login '${account.label}' (${account.home}) is gone. Restore it, or remove the login with \`offrun accounts rm ${account.harness} ${account.label}\`.`,
+      `The home of login '${account.label}' (${account.home}) is gone. Restore it, or remove the login with \`offrun logins rm ${account.harness} ${account.label}\`.`,
     );
   }
   await fs.mkdir(account.home, { recursive: true, mode: HOME_MODE });

@@ -38,7 +38,7 @@ export const LIMITS_ONLY = "no usage data: limits only";
 
 /** The command that signs a login in again (the CLI's own login flow in its home). */
 export function signInCommand(account: { harness: string; label: string }): string {
-  return `offrun accounts login ${account.harness} ${account.label}`;
+  return `offrun logins login ${account.harness} ${account.label}`;
 }
 
 /** "out ~16:40 at this pace", "lasts past its reset", or undefined when the pace is unknown or over. */

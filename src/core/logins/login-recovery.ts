@@ -57,7 +57,7 @@ async function finish(
     case "remove": {
       if (listed(change.harness, change.label)?.home === change.home)
         return `the removal of ${name} never reached accounts.json: nothing changed`;
-      // Only inside Offrun's own folder of homes, as `accounts rm --purge` itself.
+      // Only inside Offrun's own folder of homes, as `logins rm --purge` itself.
       if (!path.resolve(change.home).startsWith(path.join(accountsRoot(env), change.harness) + path.sep)) {
         return `finished removing ${name}; its home ${change.home} is outside Offrun's folder, so it is kept`;
       }

@@ -63,6 +63,6 @@ export function noSuchLogin(harness: Harness, label: string, accounts: { label: 
   return new OffrunError(
     "not_found",
     `${harness.displayName} has no login '${label}'. Its logins: ${labels.join(", ")}. ` +
-      `Add one with \`offrun accounts add ${harness.id} ${label}\`.`,
+      `Add one with \`offrun logins add ${harness.id} ${label}\`.`,
   );
 }

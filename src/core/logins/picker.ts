@@ -48,7 +48,7 @@ export class LoginPicker {
         if (fresh.state === "signed-out") {
           throw new OffrunError(
             "not_logged_in",
-            `Login '${account.label}' of ${harness.displayName} is not signed in (${fresh.note ?? "its CLI says so"}). Sign in with \`offrun accounts login ${harness.id} ${account.label}\`, or leave out --account to let Offrun pick a signed-in login.`,
+            `Login '${account.label}' of ${harness.displayName} is not signed in (${fresh.note ?? "its CLI says so"}). Sign in with \`offrun logins login ${harness.id} ${account.label}\`, or leave out --login to let Offrun pick a signed-in login.`,
           );
         }
       }
@@ -56,7 +56,7 @@ export class LoginPicker {
       if (headroom(quota) === 0 && !options.force) {
         throw new OffrunError(
           "usage_limit",
-          `Login '${account.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --account to let Offrun pick, or pass --force.`,
+          `Login '${account.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --login to let Offrun pick, or pass --force.`,
         );
       }
       return { account, quota, ranking: [{ label: account.label, room: headroom(quota) }] };

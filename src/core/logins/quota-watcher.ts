@@ -98,7 +98,7 @@ export async function watchQuota(options: {
   const accountsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
   accountsWatcher.on(
     "all",
-    () => void watchNewLogins().catch((error) => options.log(`accounts: ${describeError(error)}`)),
+    () => void watchNewLogins().catch((error) => options.log(`logins: ${describeError(error)}`)),
   );
 
   return {

@@ -132,13 +132,13 @@ function noRoom(harness: Harness, candidates: Candidate[], ranking: Pick["rankin
   ) {
     return new OffrunError(
       "not_logged_in",
-      `No ${harness.displayName} login that is signed in is left to try (signed out: ${signedOut.join(", ")}). Sign one in with \`offrun accounts login ${harness.id} ${signedOut[0]}\`, add one (\`offrun accounts add ${harness.id} <label>\`), or start on another harness (--harness).`,
+      `No ${harness.displayName} login that is signed in is left to try (signed out: ${signedOut.join(", ")}). Sign one in with \`offrun logins login ${harness.id} ${signedOut[0]}\`, add one (\`offrun logins add ${harness.id} <label>\`), or start on another harness (--harness).`,
     );
   }
   const reserved = ranking.filter((r) => r.skipped?.startsWith("below its")).map((r) => r.label);
-  const keep = reserved.length > 0 ? ` Logins kept in reserve: ${reserved.join(", ")} (pin one with --account).` : "";
+  const keep = reserved.length > 0 ? ` Logins kept in reserve: ${reserved.join(", ")} (pin one with --login).` : "";
   return new OffrunError(
     "usage_limit",
-    `Every ${harness.displayName} login is limited${signedOut.length > 0 ? ` or signed out (${signedOut.join(", ")})` : ""}.${when}${keep} Start on another harness (--harness), add a login (\`offrun accounts add ${harness.id} <label>\`), or pass --force to send it anyway.`,
+    `Every ${harness.displayName} login is limited${signedOut.length > 0 ? ` or signed out (${signedOut.join(", ")})` : ""}.${when}${keep} Start on another harness (--harness), add a login (\`offrun logins add ${harness.id} <label>\`), or pass --force to send it anyway.`,
   );
 }

@@ -56,7 +56,7 @@ export async function renameLogin(request: {
     pending.leave();
     throw new OffrunError(
       "process_failed",
-      `Renamed login '${request.label}' to '${request.to}' in accounts.json, but its agents' records and quota could not follow: ${await causeOf(offrunHome(env), error)}. Until they do, its agents cannot start a turn: free space, then run \`offrun accounts rename ${request.harness} ${request.label} ${request.to}\` again (the companion also finishes it when it starts).`,
+      `Renamed login '${request.label}' to '${request.to}' in accounts.json, but its agents' records and quota could not follow: ${await causeOf(offrunHome(env), error)}. Until they do, its agents cannot start a turn: free space, then run \`offrun logins rename ${request.harness} ${request.label} ${request.to}\` again (the companion also finishes it when it starts).`,
       { cause: error },
     );
   }

@@ -43,7 +43,7 @@ const fileSchema = z.object({ version: z.literal(1), logins: z.record(z.string()
 const CHECK_BUDGET_MS = 15_000;
 
 /**
- * Status commands running at once in this process. `offrun accounts` and the companion's first
+ * Status commands running at once in this process. `offrun logins` and the companion's first
  * round ask every login together, and each answer is a CLI start (Claude Code's alone loads a
  * 10 MB bundle): seen in CI on 2 cores, eight at once beside a test suite all ran past the budget,
  * so every login read "unknown" and a failover chose the Default login nobody had signed in to.
@@ -157,7 +157,7 @@ export async function checkSignIn(
   const startedAt = new Date().toISOString();
   // Counted as work in the home from the moment it queues, so a purge waits for it; and asked only
   // if the home is still there when its slot comes (seen in CI: a check queued behind others ran
-  // `claude auth status` after `accounts rm --purge` had deleted the home, which made it again).
+  // `claude auth status` after `logins rm --purge` had deleted the home, which made it again).
   const identity = await inHome(
     account.home,
     checks.run(async () => {

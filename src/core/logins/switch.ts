@@ -42,7 +42,7 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
       throw new OffrunError(
         "process_failed",
         `Could not move ${record.name}'s ${harness.displayName} session to login '${to.label}': ${describeError(error)} ` +
-          `It stays on '${from.label}'. To go on with a new session there instead, run \`offrun handoff ${record.name} --harness ${harness.id} --account ${to.label}\`.`,
+          `It stays on '${from.label}'. To go on with a new session there instead, run \`offrun handoff ${record.name} --harness ${harness.id} --login ${to.label}\`.`,
         { cause: error },
       );
     }

@@ -75,7 +75,7 @@ export const methods = joinTables(
       }),
     /** Sets (null: clears) the login Start Agent preselects for a harness. */
     "login.default": () => z.object({ harness: z.string().min(1), label: z.string().min(1).nullable() }),
-    /** Keeps a login's last `percent` of room out of automatic picks (`offrun accounts reserve`). */
+    /** Keeps a login's last `percent` of room out of automatic picks (`offrun logins reserve`). */
     "login.reserve": () => z.object({ harness: z.string().min(1), label: z.string().min(1), percent: z.number() }),
     /** Undoes one memory change while neither its agent nor the file's owner is in a turn (memory/history.ts). */
     "memory.revert": () => z.object({ project: absolutePath(), agent: z.string().min(1), id: z.string().min(1) }),

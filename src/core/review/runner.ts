@@ -112,7 +112,7 @@ export async function runReviewer(
       await request.record(account, {
         type: "notice",
         level: "warning",
-        message: `Login ${account.label} is not signed in, so Offrun marked it signed out and starts the review again on the next login. Sign it in again with \`offrun accounts login ${request.harness.id} ${account.label}\`.`,
+        message: `Login ${account.label} is not signed in, so Offrun marked it signed out and starts the review again on the next login. Sign it in again with \`offrun logins login ${request.harness.id} ${account.label}\`.`,
       });
       return { kind: "signed_out", reason: end.reason ?? "the review ended not logged in" };
     },

@@ -77,7 +77,7 @@ test("a second login with the same label is refused with how to remove the first
   await add("claude", "work");
   const error = await failure(add("claude", "work"));
   expect(isOffrunError(error, "conflict")).toBe(true);
-  expect(error.message).toContain("offrun accounts rm claude work");
+  expect(error.message).toContain("offrun logins rm claude work");
   // The same label on another harness is a different login.
   await add("codex", "work");
 });
@@ -146,7 +146,7 @@ test("an invalid accounts.json is reported with the file, the field and the fix;
   expect(listed.every((account) => account.isDefault)).toBe(true);
   const problem = stateProblems().find((p) => p.file === accountsFile);
   expect(problem?.message).toContain("accounts.0.home");
-  expect(problem?.message).toContain("offrun accounts add");
+  expect(problem?.message).toContain("offrun logins add");
   expect(problem?.message).toContain("only each CLI's default login");
   // A change on top of it would drop the logins it holds: refused, and the file left as it was.
   const error = await failure(add("codex", "work"));
