@@ -1,4 +1,4 @@
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { recordObserved } from "../../src/core/quota/ledger.js";
@@ -55,7 +55,7 @@ test("the menu bar writes the window in the form", async () => {
 });
 
 test("Agent Logins writes the window in the form", async () => {
-  const screen = render(<AgentAccounts />);
+  const screen = render(<AgentLogins />);
   const row = await screen.waitFor(() => screen.byTitle("List.Item", "Default"));
   const quota = screen.find("Metadata.Label", (l) => l.props.title === "Quota", row.slots.detail);
   expect(String(quota.props.text)).toMatch(new RegExp(`^${FORM.source}$`));
@@ -74,9 +74,9 @@ test("the Agents detail's metadata writes the window in the form", async () => {
 
 test("offrun logins and offrun quota write the window in the form", async () => {
   const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
-  const accounts = await runOffrun(["logins"], { env, cwd: sandbox.repo });
-  expect(accounts).toSucceed();
-  expect(accounts.stdout.split("\n").find((l) => l.includes("default"))).toMatch(FORM);
+  const logins = await runOffrun(["logins"], { env, cwd: sandbox.repo });
+  expect(logins).toSucceed();
+  expect(logins.stdout.split("\n").find((l) => l.includes("default"))).toMatch(FORM);
   const quota = await runOffrun(["quota"], { env, cwd: sandbox.repo });
   expect(quota).toSucceed();
   expect(quota.stdout.split("\n").find((l) => l.includes("Claude Code · default"))).toMatch(FORM);

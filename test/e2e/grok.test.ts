@@ -76,10 +76,10 @@ test("the free tier used up on alpha: the login is held out and the turn goes on
     expect(argv.trim().split("\n")).toEqual(["agent stdio"]);
   }
   // Grok names no reset: Offrun holds alpha out for its default hour.
-  const accounts = JSON.parse((await offrun("logins", "--json")).stdout) as {
+  const logins = JSON.parse((await offrun("logins", "--json")).stdout) as {
     accounts: { harness: string; label: string; limitedUntil?: string; quota?: { limitedUntil?: string } }[];
   };
-  const alpha = accounts.accounts.find((a) => a.harness === "grok" && a.label === "alpha");
+  const alpha = logins.accounts.find((a) => a.harness === "grok" && a.label === "alpha");
   const until = Date.parse(alpha?.limitedUntil ?? alpha?.quota?.limitedUntil ?? "");
   expect(until - Date.now()).toBeGreaterThan(50 * 60_000);
   expect(until - Date.now()).toBeLessThan(61 * 60_000);

@@ -52,10 +52,10 @@ test("a rename while a turn starts on that login: the turn runs, and the agent n
     expect(shown.events.filter((e) => e.type === "turn_end").map((e) => e.outcome)).toEqual(
       Array.from({ length: round + 1 }, () => "completed"),
     );
-    const accounts = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as {
+    const logins = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as {
       accounts: { harness: string; label: string }[];
     };
-    expect(accounts.accounts.filter((a) => a.harness === "claude").map((a) => a.label)).toContain(label);
+    expect(logins.accounts.filter((a) => a.harness === "claude").map((a) => a.label)).toContain(label);
   }
   // Either order is right (here the send usually wins and the rename is refused); what matters is
   // that no round lost anything.

@@ -18,7 +18,7 @@ import {
 import { silentServer, startSshd, type TestSshd } from "../helpers/sshd.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { CompanionClient } from "../../src/core/protocol/client.js";
@@ -286,7 +286,7 @@ describe("remote hosts over ssh", () => {
     });
 
     await asThisMachinesFace(async () => {
-      const screen = render(createElement(AgentAccounts));
+      const screen = render(createElement(AgentLogins));
       const section = await screen.waitFor(() => {
         const found = screen.findAll("List.Section").find((s) => s.props.title === "Claude Code on devbox");
         if (!found) throw new Error("no section for devbox's Claude Code yet");

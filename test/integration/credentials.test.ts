@@ -192,7 +192,7 @@ afterEach(async () => {
       if (result.status !== 0) throw new Error(`offrun ${result.args.join(" ")} failed: ${result.stderr}`);
     }
     const listing = results.find((r) => r.args.join(" ") === "accounts --json")!;
-    const accounts = z
+    const logins = z
       .object({
         accounts: z.array(
           z.object({
@@ -206,7 +206,7 @@ afterEach(async () => {
       })
       .parse(JSON.parse(listing.stdout)).accounts;
     // Only the two CLIs whose homes this test fakes; the other harnesses' Default logins are listed too.
-    const faked = accounts.filter((a) => a.harness === "claude" || a.harness === "codex");
+    const faked = logins.filter((a) => a.harness === "claude" || a.harness === "codex");
     const who = Object.fromEntries(faked.map((a) => [`${a.harness}/${a.label}`, [a.signedIn, a.email ?? a.detail]]));
     expect(who).toEqual({
       "claude/default": [true, "default@example.com"],

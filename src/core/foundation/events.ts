@@ -182,7 +182,7 @@ function recordedVariants() {
     repository: z.boolean().optional(),
   });
   /** The conversation moved to another login of the same CLI (its session file copied and resumed there). */
-  const accountSwitch = z.object({
+  const loginSwitch = z.object({
     ...base,
     type: z.literal("account_switch"),
     from: z.string(),
@@ -267,7 +267,7 @@ function recordedVariants() {
     question,
     decision,
     sandboxRefusal,
-    accountSwitch,
+    loginSwitch,
     resetWait,
     handoff,
     review,

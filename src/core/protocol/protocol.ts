@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
 import { agentRecordSchema } from "../foundation/model.js";
@@ -136,7 +136,7 @@ export const reviewStartedSchema = z.lazy(() =>
 );
 
 /** A login as the faces get it back from a change (logins/accounts.ts). */
-const accountSchema = z.lazy(() =>
+const loginSchema = z.lazy(() =>
   z.object({
     harness: z.string(),
     label: z.string(),
@@ -146,7 +146,7 @@ const accountSchema = z.lazy(() =>
     env: z.record(z.string(), z.string()),
     reservePercent: z.number().optional(),
   }),
-) satisfies z.ZodType<Account>;
+) satisfies z.ZodType<Login>;
 
 /**
  * What the companion answers to each request, beside the requests themselves (as the ACP SDK
@@ -181,9 +181,9 @@ export const replies = joinTables(
         deletedHome: z.boolean(),
         keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
       }),
-    "login.add": () => accountSchema,
-    "login.default": () => z.object({ account: accountSchema.nullable() }),
-    "login.reserve": () => z.object({ account: accountSchema }),
+    "login.add": () => loginSchema,
+    "login.default": () => z.object({ account: loginSchema.nullable() }),
+    "login.reserve": () => z.object({ account: loginSchema }),
     "memory.revert": () => z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
     /** The files written, relative to `.offrun/memory`. */
     "memory.edit": () => z.object({ changed: z.array(z.string()) }),
