@@ -40,7 +40,7 @@ test("checkSignIn asks `claude auth status` through the runner it is handed", as
   expect(await fs.readFile(`${stub}.status`, "utf8")).toBe("auth status --json\n");
 });
 
-test("readAccountQuota starts `codex app-server` through the runner it is handed", async () => {
+test("readLoginQuota starts `codex app-server` through the runner it is handed", async () => {
   const account = await login("codex", "work");
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEX_HOME: account.home };
   // An API-key login: the real app-server starts and answers, with no plan limits to tell.

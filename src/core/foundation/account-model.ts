@@ -19,6 +19,7 @@ export type LoginEntry = z.infer<typeof loginEntrySchema>;
 
 export const loginsFileSchema = z.object({
   version: z.literal(1),
+  // `accounts` lists the logins: the key (and accounts.json's name) is kept for files of earlier versions.
   accounts: z.array(loginEntrySchema),
   /**
    * Per harness id, the login the user set as default (`offrun logins default`): what Start Agent

@@ -52,6 +52,7 @@ const ABSENT = "absent";
 
 const installSchema = z.object({
   harness: z.string(),
+  // `account` names the login: the key is kept for files of earlier versions.
   account: z.string(),
   file: z.string(),
   existed: z.boolean(),

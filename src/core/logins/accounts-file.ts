@@ -20,7 +20,7 @@ export function loginsRoot(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The logins Offrun added. A corrupt file is reported (state-problems.ts) and read as none: each
  * CLI's default login goes on working, and an agent on an added login says that login is unknown.
- * It is never written over: a change refuses until the file is fixed (updateAccountsFile).
+ * It is never written over: a change refuses until the file is fixed (updateLoginsFile).
  */
 export async function readLoginsFile(env: NodeJS.ProcessEnv): Promise<LoginsFile> {
   try {

@@ -46,6 +46,7 @@ export const methods = joinTables(
         project: z.string().min(1),
         name: z.string().min(1),
         harness: z.string().min(1).optional(),
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.string().min(1).optional(),
         model: z.string().min(1).optional(),
         force: z.boolean().optional(),
@@ -130,6 +131,7 @@ export type ReviewFinished = z.infer<typeof reviewFinishedSchema>;
 /** A review that was started and runs on in the companion. */
 export const reviewStartedSchema = z.lazy(() =>
   z.object({
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
     warnings: z.array(z.string()),
   }),
@@ -177,11 +179,13 @@ export const replies = joinTables(
     "agent.discard": () => z.object({ record: agentRecordSchema, worktreeRemoved: z.string(), logFile: z.string() }),
     "login.remove": () =>
       z.object({
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
         deletedHome: z.boolean(),
         keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
       }),
     "login.add": () => loginSchema,
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     "login.default": () => z.object({ account: loginSchema.nullable() }),
     "login.reserve": () => z.object({ account: loginSchema }),
     "memory.revert": () => z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
@@ -191,6 +195,7 @@ export const replies = joinTables(
     "draft.write": () => z.object({ file: z.string() }),
     "login.rename": () =>
       z.object({
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
         agents: z.array(z.string()),
       }),

@@ -38,6 +38,7 @@ export type LedgerEntry = z.infer<typeof entrySchema>;
 
 const ledgerSchema = z.object({
   version: z.literal(1),
+  // `accounts` holds the logins' readings: the key is kept for files of earlier versions.
   accounts: z.record(z.string(), entrySchema),
 });
 type Ledger = z.infer<typeof ledgerSchema>;
