@@ -134,7 +134,7 @@ async function addLogins(
 ): Promise<Subject[]> {
   const addClaude = async (label: string, server: FakeServer) => {
     await must(
-      offrun("accounts", "add", "claude", label, "--no-login", "--env", `ANTHROPIC_BASE_URL=${server.url}`),
+      offrun("logins", "add", "claude", label, "--no-login", "--env", `ANTHROPIC_BASE_URL=${server.url}`),
       `accounts add claude ${label}`,
     );
     return label;
@@ -142,7 +142,7 @@ async function addLogins(
   const addCodex = async (label: string, server: FakeServer) => {
     const home = path.join(box.dir, `codex-${label}`);
     await prepareCodexHome({ serverUrl: server.url, codexHome: home });
-    await must(offrun("accounts", "add", "codex", label, "--home", home, "--no-login"), `accounts add codex ${label}`);
+    await must(offrun("logins", "add", "codex", label, "--home", home, "--no-login"), `accounts add codex ${label}`);
     return label;
   };
   s.claudeFrom.setQuota(quota(50));
@@ -194,7 +194,7 @@ async function timeFailover(
   subject.to.script({ kind: "text", text: "Finished on the second login." });
   const name = `fo-${subject.harness}-${run}`;
   const result = await must(
-    offrun("start", "--wait", "--harness", subject.harness, "--account", first, "--name", name, "say hi"),
+    offrun("start", "--wait", "--harness", subject.harness, "--login", first, "--name", name, "say hi"),
     `start ${name}`,
   );
   if (!result.stdout.includes("Finished on the second login.")) {
@@ -204,7 +204,7 @@ async function timeFailover(
   const next = subject.to.requests.slice(toBefore).find((r) => r.answeredWith !== "auxiliary");
   if (!limit?.finishedAt || !next) throw new Error(`${name}: the limit or the next request was not recorded`);
   // Gone before the next run, so failover there has the same logins to choose from as here.
-  await must(offrun("accounts", "rm", subject.harness, first), `accounts rm ${subject.harness} ${first}`);
+  await must(offrun("logins", "rm", subject.harness, first), `accounts rm ${subject.harness} ${first}`);
   const chat = (await fs.readFile(path.join(repo, ".offrun", "chats", `${name}.jsonl`), "utf8"))
     .split("\n")
     .filter(Boolean)

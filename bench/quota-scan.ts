@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import * as z from "zod";
-import type { Account } from "../src/core/foundation/account-model.js";
+import type { Login } from "../src/core/foundation/account-model.js";
 import type { QuotaSourceContext } from "../src/core/foundation/quota-types.js";
 import { localRunner } from "../src/core/foundation/runner.js";
 import {
@@ -49,14 +49,14 @@ const childReportSchema = z.object({
 });
 type ChildReport = z.infer<typeof childReportSchema>;
 
-function account(harness: string, home: string): Account {
+function login(harness: string, home: string): Login {
   return { harness, label: "bench", home, isDefault: false, adopted: false, env: {} };
 }
 
 /** Runs in a child: cold (or warm, with a cache) scan through the real sources, then one append. */
 async function child(claudeHome: string, codexHome: string, cacheDir: string, appendTo: string): Promise<void> {
   const context = (harness: string, home: string, source: string): QuotaSourceContext => ({
-    account: account(harness, home),
+    account: login(harness, home),
     env: {},
     runner: localRunner,
     now: new Date(),

@@ -1,19 +1,19 @@
 import path from "node:path";
 import {
-  accountsRoot,
-  addAccount,
-  defaultAccounts,
-  findAccount,
-  listAccounts,
-  removeAccount,
-  setDefaultAccount,
+  loginsRoot,
+  addLogin,
+  defaultLogins,
+  findLogin,
+  listLogins,
+  removeLogin,
+  setDefaultLogin,
   setReserve,
 } from "../core/logins/accounts.js";
 import { checkReservePercent } from "../core/logins/changes.js";
 import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
-import type { AccountQuota } from "../core/quota/ledger.js";
-import { cachedAccountQuota } from "../core/quota/pipeline.js";
+import type { LoginReading } from "../core/quota/ledger.js";
+import { cachedLoginQuota } from "../core/quota/pipeline.js";
 import { clockTime } from "../core/foundation/format.js";
 import { windowText } from "../core/quota/quota-window.js";
 import { OffrunError } from "../core/foundation/errors.js";
@@ -24,9 +24,9 @@ import { openLogin } from "./account-login.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 
-/** `offrun accounts ...`: the logins of each CLI, each in its own home. */
+/** `offrun logins ...`: the logins of each CLI, each in its own home. */
 
-/** `offrun accounts`: every login of every harness, with who is signed in to it. */
+/** `offrun logins`: every login of every harness, with who is signed in to it. */
 export async function accounts(options: GlobalOptions): Promise<void> {
   const registered = await listHarnesses({ tolerant: true });
   const harnesses = new Map(registered.map((h) => [h.id, h] as const));
@@ -34,17 +34,17 @@ export async function accounts(options: GlobalOptions): Promise<void> {
     await Promise.all(registered.map(async (h) => [h.id, await locateBinary(h.id, h.binaryName)] as const)),
   );
   const logins = await Promise.all(
-    (await listAccounts(registered)).map(async (account) => {
-      const harness = harnesses.get(account.harness)!;
+    (await listLogins(registered)).map(async (login) => {
+      const harness = harnesses.get(login.harness)!;
       // Asked now (and kept for the picker): a missing home is signed out without asking the CLI.
       const [signIn, quota] = await Promise.all([
-        checkSignIn(account, harness, binaries.get(harness.id), process.env),
-        cachedAccountQuota(account),
+        checkSignIn(login, harness, binaries.get(harness.id), process.env),
+        cachedLoginQuota(login),
       ]);
-      return { ...account, ...identityOf(signIn), signIn: { state: signIn.state, note: signIn.note }, quota };
+      return { ...login, ...identityOf(signIn), signIn: { state: signIn.state, note: signIn.note }, quota };
     }),
   );
-  const defaults = await defaultAccounts();
+  const defaults = await defaultLogins();
   output(options, { accounts: logins, defaults }, () => {
     const rows = logins.map((l) => [
       l.harness,
@@ -56,8 +56,8 @@ export async function accounts(options: GlobalOptions): Promise<void> {
     ]);
     const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows)];
     const out = logins.find((l) => l.signedIn === false);
-    if (out) lines.push("", `Sign in to a login with: offrun accounts login ${out.harness} ${out.label}`);
-    lines.push("", "Add a login with its own home: offrun accounts add <harness> <label>");
+    if (out) lines.push("", `Sign in to a login with: offrun logins login ${out.harness} ${out.label}`);
+    lines.push("", "Add a login with its own home: offrun logins add <harness> <label>");
     return lines.join("\n");
   });
 }
@@ -78,7 +78,7 @@ function identityOf(entry: SignInEntry): {
 }
 
 /** "5-Hour 23% · resets 21:00" (the deciding window, as every face writes it), "limited until 21:00" or "unknown". */
-function describeQuota(quota: AccountQuota, now = Date.now()): string {
+function describeQuota(quota: LoginReading, now = Date.now()): string {
   if (quota.limitedUntil) return `limited until ${clockTime(quota.limitedUntil, now)}`;
   const blocking = quota.blocking;
   if (!blocking || blocking.usedPercent === undefined) return "unknown";
@@ -108,14 +108,14 @@ export async function add(harnessId: string, label: string, options: AddOptions)
   const request = { harness: harnessId, label, ...home, env: parseEnvPairs(options.env) };
   const account = await throughCompanion(
     (client) => client.call("login.add", request),
-    () => addAccount(request),
+    () => addLogin(request),
   );
   const created = `Added login '${account.label}' of ${(await findHarness(account.harness)).displayName}, home ${account.home}${
     account.adopted ? " (adopted: Offrun never deletes it)" : ""
   }.`;
   if (options.login === false) {
     const data = { account, login: undefined };
-    output(options, data, () => `${created}\nSign in when you are ready: offrun accounts login ${harnessId} ${label}`);
+    output(options, data, () => `${created}\nSign in when you are ready: offrun logins login ${harnessId} ${label}`);
     return;
   }
   const login = await openLogin(account);
@@ -123,9 +123,9 @@ export async function add(harnessId: string, label: string, options: AddOptions)
 }
 
 export async function login(harnessId: string, label: string, options: GlobalOptions): Promise<void> {
-  const account = await findAccount(harnessId, label);
-  const result = await openLogin(account);
-  output(options, { account, login: result }, () => result.message);
+  const login = await findLogin(harnessId, label);
+  const result = await openLogin(login);
+  output(options, { account: login, login: result }, () => result.message);
 }
 
 export async function rm(
@@ -139,7 +139,7 @@ export async function rm(
     keptBecause?: "not-purged" | "adopted" | "outside-offrun";
   }>(
     (client) => client.call("login.remove", request),
-    () => removeAccount(request),
+    () => removeLogin(request),
   );
   const name = (await findHarness(harnessId)).displayName;
   const home = result.account.home;
@@ -149,11 +149,11 @@ export async function rm(
       case undefined:
         return `${head} Deleted its home ${home}, with its sign-in and sessions.`;
       case "not-purged":
-        return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun accounts add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
+        return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun logins add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
       case "adopted":
         return `${head} Its home ${home} was adopted (it was yours before Offrun), so Offrun leaves it in place, even with --purge.`;
       case "outside-offrun":
-        return `${head} Its home ${home} is not inside ${accountsRoot()}, so Offrun leaves it in place, even with --purge.`;
+        return `${head} Its home ${home} is not inside ${loginsRoot()}, so Offrun leaves it in place, even with --purge.`;
     }
   });
 }
@@ -183,18 +183,18 @@ export async function setDefault(
   if ((label === undefined) === (options.clear !== true)) {
     throw new OffrunError(
       "invalid_input",
-      `Name a login (\`offrun accounts default ${harnessId} work\`) or pass --clear, not both.`,
+      `Name a login (\`offrun logins default ${harnessId} work\`) or pass --clear, not both.`,
     );
   }
   const chosen = options.clear ? undefined : label;
-  const { account } = await throughCompanion(
+  const { account: login } = await throughCompanion(
     (client) => client.call("login.default", { harness: harnessId, label: chosen ?? null }),
-    async () => ({ account: (await setDefaultAccount({ harness: harnessId, label: chosen })) ?? null }),
+    async () => ({ account: (await setDefaultLogin({ harness: harnessId, label: chosen })) ?? null }),
   );
   const name = (await findHarness(harnessId)).displayName;
-  output(options, { harness: harnessId, default: account?.label ?? null }, () =>
-    account
-      ? `Start Agent now preselects login '${account.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --account.`
+  output(options, { harness: harnessId, default: login?.label ?? null }, () =>
+    login
+      ? `Start Agent now preselects login '${login.label}' of ${name}. \`offrun start\` still picks by headroom unless you pass --login.`
       : `No default login for ${name}: Start Agent preselects the one with the most headroom.`,
   );
 }
@@ -207,14 +207,14 @@ export async function reserve(
 ): Promise<void> {
   const value = Number(percent.replace(/%$/, ""));
   checkReservePercent(value); // before the request: NaN has no JSON
-  const { account } = await throughCompanion(
+  const { account: login } = await throughCompanion(
     (client) => client.call("login.reserve", { harness: harnessId, label, percent: value }),
     async () => ({ account: await setReserve({ harness: harnessId, label, percent: value }) }),
   );
   const name = (await findHarness(harnessId)).displayName;
-  output(options, { harness: harnessId, label: account.label, reservePercent: account.reservePercent ?? 0 }, () =>
+  output(options, { harness: harnessId, label: login.label, reservePercent: login.reservePercent ?? 0 }, () =>
     value === 0
-      ? `Login '${account.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
-      : `Login '${account.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --account to use it anyway.`,
+      ? `Login '${login.label}' of ${name} keeps no reserve: automatic picks may use all of its room.`
+      : `Login '${login.label}' of ${name} keeps its last ${value}% for you: start, failover, review and resume pass it by below that. Pin it with --login to use it anyway.`,
   );
 }

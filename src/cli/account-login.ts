@@ -1,15 +1,15 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../core/foundation/account-model.js";
+import type { Login } from "../core/foundation/account-model.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { offrunHome, userPaths } from "../core/foundation/paths.js";
 import { runCommand, runInteractive } from "../core/foundation/process.js";
-import { ensureAccountHome, loginCommand } from "../core/logins/accounts.js";
+import { ensureLoginHome, loginCommand } from "../core/logins/accounts.js";
 import { findHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";
 
-/** `offrun accounts add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
+/** `offrun logins add|login`: the CLI's own sign-in for a login, in a Terminal window or as a command to run. */
 
 /** The binary as a person would type it: its bare name when that is what their PATH finds first. */
 async function typedBinary(harness: Harness, binary: string | undefined): Promise<string> {
@@ -39,15 +39,15 @@ interface LoginResult {
  * Terminal window on macOS, else it prints the command. Offrun only sets the login's home; the
  * CLI talks to its vendor and stores what it gets.
  */
-export async function openLogin(account: Account): Promise<LoginResult> {
-  const harness = await findHarness(account.harness);
-  await ensureAccountHome(account);
+export async function openLogin(login: Login): Promise<LoginResult> {
+  const harness = await findHarness(login.harness);
+  await ensureLoginHome(login);
   const binary = await locateBinary(harness.id, harness.binaryName);
-  const spec = loginCommand(account, harness, binary ?? harness.binaryName);
+  const spec = loginCommand(login, harness, binary ?? harness.binaryName);
   const words = [await typedBinary(harness, binary), ...spec.args].map(shellQuote);
   const assignments = Object.entries(spec.env).map(([k, v]) => `${k}=${shellQuote(v)}`);
   const command = [...assignments, ...words].join(" ");
-  const who = `login '${account.label}' of ${harness.displayName}`;
+  const who = `login '${login.label}' of ${harness.displayName}`;
   if (!binary) {
     return {
       command,
@@ -62,14 +62,14 @@ export async function openLogin(account: Account): Promise<LoginResult> {
       { timeoutMs: SIGN_IN_MS },
     );
     const ended = run.exitCode === 0 ? "finished" : `ended (${run.message ?? `exit ${run.exitCode}`})`;
-    return { command, opened: true, message: `The sign-in to ${who} ${ended}. Check with: offrun accounts` };
+    return { command, opened: true, message: `The sign-in to ${who} ${ended}. Check with: offrun logins` };
   }
   if (process.platform !== "darwin") {
     return { command, opened: false, message: `Sign in to ${who} by running, in a terminal:\n  ${command}` };
   }
   // Terminal starts a login shell whose PATH may differ: the script names the binary in full.
   const exec = [binary, ...spec.args].map(shellQuote).join(" ");
-  const script = await writeLoginScript(account, harness, [...assignments.map((a) => `export ${a}`), `exec ${exec}`]);
+  const script = await writeLoginScript(login, harness, [...assignments.map((a) => `export ${a}`), `exec ${exec}`]);
   const opened = await runCommand({ file: "open", args: ["-a", "Terminal", script] }, { timeoutMs: 10_000 });
   if (opened.exitCode !== 0) {
     return { command, opened: false, message: `Could not open Terminal. Sign in to ${who} by running:\n  ${command}` };
@@ -77,7 +77,7 @@ export async function openLogin(account: Account): Promise<LoginResult> {
   return {
     command,
     opened: true,
-    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun accounts`,
+    message: `Opened Terminal to sign in to ${who}. Finish there, then check with: offrun logins`,
   };
 }
 
@@ -85,13 +85,13 @@ export async function openLogin(account: Account): Promise<LoginResult> {
  * Writes the .command file Terminal runs. It goes in the login's folder when Offrun made it,
  * else in Offrun's own folder: the user's own homes get no stray files.
  */
-async function writeLoginScript(account: Account, harness: Harness, lines: string[]): Promise<string> {
-  const dir = account.adopted ? userPaths(offrunHome()).run : account.home;
+async function writeLoginScript(login: Login, harness: Harness, lines: string[]): Promise<string> {
+  const dir = login.adopted ? userPaths(offrunHome()).run : login.home;
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = path.join(dir, `offrun-login-${harness.id}-${account.label}.command`);
+  const file = path.join(dir, `offrun-login-${harness.id}-${login.label}.command`);
   const text = [
     "#!/bin/sh",
-    `# Written by Offrun: signs in to login '${account.label}' of ${harness.displayName} in its own home.`,
+    `# Written by Offrun: signs in to login '${login.label}' of ${harness.displayName} in its own home.`,
     ...lines,
     "",
   ];

@@ -12,8 +12,10 @@ import { remoteProject, withAgent, type AgentTarget, type HostOptions } from "./
 
 /** The request's own fields (protocol.ts), with the mode as typed and what only the CLI reads. */
 export type StartOptions = HostOptions &
-  Omit<MethodParams<"agent.start">, "project" | "prompt" | "mode"> & {
+  Omit<MethodParams<"agent.start">, "project" | "prompt" | "mode" | "account"> & {
     mode?: string;
+    /** --login: the request's `account`. */
+    login?: string;
     promptFile?: string;
     wait?: boolean;
     dictated?: boolean;
@@ -44,7 +46,7 @@ export async function start(words: string[], options: StartOptions): Promise<voi
       name: options.name,
       base: options.base,
       model: options.model,
-      account: options.account,
+      account: options.login,
       force: options.force,
       sandbox: options.sandbox,
     });
@@ -87,7 +89,7 @@ export async function send(
 export async function handoff(
   name: string,
   words: string[],
-  options: HostOptions & { harness: string; account?: string; force?: boolean; model?: string; wait?: boolean },
+  options: HostOptions & { harness: string; login?: string; force?: boolean; model?: string; wait?: boolean },
 ): Promise<void> {
   await withAgent(name, options, async (target) => {
     const {
@@ -98,7 +100,7 @@ export async function handoff(
       project: target.project,
       name: target.name,
       harness: options.harness,
-      account: options.account,
+      account: options.login,
       force: options.force,
       model: options.model,
       message: words.length > 0 ? words.join(" ") : undefined,

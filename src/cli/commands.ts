@@ -1,14 +1,20 @@
 import type { Command } from "commander";
-import { lazy, withGlobals, withHost } from "./define.js";
+import { lazy, withGlobals, withHost, withLogin } from "./define.js";
 
 /**
  * Every `offrun` command, each top-level one (with its subcommands) defined by its own function:
  * main.ts defines only the one a run names, since defining all of them (some 200 options) is a
  * few milliseconds of every start. Each action's module is imported only when that command runs.
  */
+/** Old names of commands, still understood: the command each one means. */
+export const COMMAND_ALIASES: Record<string, string> = { accounts: "logins" };
+
 export const COMMANDS: Record<string, (program: Command) => void> = {
   start: (program) => {
-    withHost(program.command("start").description("start an agent on a task in its own worktree"))
+    withLogin(
+      withHost(program.command("start").description("start an agent on a task in its own worktree")),
+      "the login to use (default: the one with the most headroom)",
+    )
       .argument("[prompt...]", "what the agent should do (- reads it from stdin)")
       .option("--prompt-file <file>", "read the prompt from a file")
       .option("--harness <id>", "which agent CLI (claude, codex)")
@@ -16,7 +22,6 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       .option("--name <name>", "agent name (default: made from the prompt)")
       .option("--base <ref>", "branch or commit to start from (default: HEAD)")
       .option("--model <model>", "model to ask the CLI for")
-      .option("--account <label>", "the login to use (default: the one with the most headroom)")
       .option("--force", "start even on a login that is limited")
       .option("--sandbox", "run the agent's CLI inside the sandbox (default: the project's sandbox.enabled)")
       .option("--no-sandbox", "run it outside the sandbox even when the project enables it")
@@ -33,28 +38,35 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       .action(lazy(() => import("./agent-actions.js"), "send"));
   },
   handoff: (program) => {
-    withHost(program.command("handoff").description("move an agent to another CLI in the same worktree"))
+    withLogin(
+      withHost(program.command("handoff").description("move an agent to another CLI in the same worktree")),
+      "its login (default: the one with the most headroom)",
+    )
       .argument("<agent>")
       .argument("[message...]", "what to do next (default: continue the task)")
       .requiredOption("--harness <id>", "the CLI to hand off to")
-      .option("--account <label>", "its login (default: the one with the most headroom)")
       .option("--force", "even on a login that is limited")
       .option("--model <model>", "model to ask the CLI for")
       .option("--wait", "block until the turn ends; exit non-zero if it failed")
       .action(lazy(() => import("./agent-actions.js"), "handoff"));
   },
   switch: (program) => {
-    withHost(program.command("switch").description("move an agent to another login of its CLI, session and all"))
+    withLogin(
+      withHost(program.command("switch").description("move an agent to another login of its CLI, session and all")),
+      "the login to go on with",
+      true,
+    )
       .argument("<agent>")
-      .requiredOption("--account <label>", "the login to go on with")
       .option("--force", "even on a login that is limited")
       .action(lazy(() => import("./switch-actions.js"), "switchLogin"));
   },
   review: (program) => {
-    withHost(program.command("review").description("review an agent's work with another login, read-only"))
+    withLogin(
+      withHost(program.command("review").description("review an agent's work with another login, read-only")),
+      "the reviewer's login",
+    )
       .argument("<agent>")
       .option("--harness <id>", "the reviewer's CLI (default: the review setting, else another CLI or login)")
-      .option("--account <label>", "the reviewer's login")
       .option("--model <model>", "model to ask the reviewer's CLI for")
       .option("--force", "even on a login that is limited")
       .option("--wait", "block until the review is done and print it; exit non-zero without a verdict")
@@ -142,39 +154,43 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       .option("--refresh", "ask every source now instead of using the cached readings")
       .action(lazy(() => import("./quota-actions.js"), "quota"));
   },
-  accounts: (program) => {
-    const accounts = withGlobals(
-      program.command("accounts").description("logins of each agent CLI, each in its own home: who is signed in"),
+  // `offrun accounts`, its name before, is kept as an alias (COMMAND_ALIASES).
+  logins: (program) => {
+    const logins = withGlobals(
+      program
+        .command("logins")
+        .alias("accounts")
+        .description("logins of each agent CLI, each in its own home: who is signed in"),
     ).action(lazy(() => import("./account-actions.js"), "accounts"));
-    withGlobals(accounts.command("add").description("add a login with its own home, then sign in with the CLI's login"))
+    withGlobals(logins.command("add").description("add a login with its own home, then sign in with the CLI's login"))
       .argument("<harness>", "which agent CLI (claude, codex)")
       .argument("<label>", "a name for the login: lowercase letters, digits, - and _")
       .option("--home <dir>", "adopt this existing folder as the login's home (never deleted by Offrun)")
       .option("--env <KEY=VALUE...>", "extra environment for the login's processes (a gateway's base URL; no secrets)")
       .option("--no-login", "do not start the sign-in now")
       .action(lazy(() => import("./account-actions.js"), "add"));
-    withGlobals(accounts.command("login").description("sign in to a login with the CLI's own login, in its home"))
+    withGlobals(logins.command("login").description("sign in to a login with the CLI's own login, in its home"))
       .argument("<harness>")
       .argument("<label>")
       .action(lazy(() => import("./account-actions.js"), "login"));
-    withGlobals(accounts.command("rename").description("rename a login (its home and sign-in stay as they are)"))
+    withGlobals(logins.command("rename").description("rename a login (its home and sign-in stay as they are)"))
       .argument("<harness>")
       .argument("<label>")
       .argument("<new-label>")
       .action(lazy(() => import("./account-actions.js"), "rename"));
-    withGlobals(accounts.command("default").description("the login Start Agent preselects for a CLI (--clear: none)"))
+    withGlobals(logins.command("default").description("the login Start Agent preselects for a CLI (--clear: none)"))
       .argument("<harness>")
       .argument("[label]")
       .option("--clear", "preselect the login with the most headroom again")
       .action(lazy(() => import("./account-actions.js"), "setDefault"));
     withGlobals(
-      accounts.command("reserve").description("keep a login's last N% of room out of automatic picks (0: none)"),
+      logins.command("reserve").description("keep a login's last N% of room out of automatic picks (0: none)"),
     )
       .argument("<harness>")
       .argument("<label>")
       .argument("<percent>")
       .action(lazy(() => import("./account-actions.js"), "reserve"));
-    withGlobals(accounts.command("rm").description("forget a login (its home is kept unless --purge)"))
+    withGlobals(logins.command("rm").description("forget a login (its home is kept unless --purge)"))
       .argument("<harness>")
       .argument("<label>")
       .option("--purge", "also delete its home, if Offrun created it")
@@ -266,9 +282,8 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       ["uninstall", "put each settings file back exactly as it was"],
       ["status", "is the hook installed, per login?"],
     ] as const) {
-      withGlobals(hooks.command(name).description(description))
+      withLogin(withGlobals(hooks.command(name).description(description)), "only this login")
         .option("--harness <id>", "only this CLI (claude, codex)")
-        .option("--account <label>", "only this login")
         .option("--force", "uninstall even if the file changed since (the changed file is kept aside)")
         .action(lazy(() => import("./hook-actions.js"), name));
     }

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import { listAgentsAsSeen } from "../core/agents/orphans.js";
-import { listAccounts } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
-import { cachedAccountQuota, headroom } from "../core/quota/pipeline.js";
+import { cachedLoginQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/protocol/client.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { runCommand } from "../core/foundation/process.js";
@@ -24,17 +24,17 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
         );
         version = result?.stdout.trim().split("\n")[0] || undefined;
       }
-      const accounts = await listAccounts(harness);
+      const accounts = await listLogins(harness);
       const logins = await Promise.all(
-        accounts.map(async (account) => {
-          const quota = await cachedAccountQuota(account);
-          const exists = await fs.stat(account.home).then(
+        accounts.map(async (login) => {
+          const quota = await cachedLoginQuota(login);
+          const exists = await fs.stat(login.home).then(
             () => true,
             () => false,
           );
           return {
-            label: account.label,
-            home: account.home,
+            label: login.label,
+            home: login.home,
             exists,
             headroom: headroom(quota) ?? null,
             limitedUntil: quota.limitedUntil ?? null,

@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, Help, Option } from "commander";
 import { fail, type GlobalOptions } from "./output.js";
 
 // What every command definition (commands.ts, and the program in main.ts) is made with.
@@ -16,6 +16,35 @@ export function withHost(command: Command): Command {
     "--host <name>",
     "on this host (see offrun hosts); or write the agent as host:agent",
   );
+}
+
+/**
+ * Help names each command by its name alone: an old name kept as an alias (`accounts`) still
+ * works, but help does not offer it beside the new one.
+ */
+export const helpWithoutAliases: Partial<Help> = {
+  subcommandTerm(this: Help, command: Command) {
+    return Help.prototype.subcommandTerm.call(this, unaliased(command));
+  },
+  commandUsage(this: Help, command: Command) {
+    return Help.prototype.commandUsage.call(this, unaliased(command));
+  },
+};
+
+function unaliased(command: Command): Command {
+  return Object.create(command, { _aliases: { value: [] } }) as Command;
+}
+
+/**
+ * `--login <label>`, and `--account <label>`, its name before, kept hidden: scripts and habits that
+ * pass it mean the same login (it sets `login`).
+ */
+export function withLogin(command: Command, description: string, mandatory = false): Command {
+  const login = new Option("--login <label>", description);
+  return command
+    .addOption(mandatory ? login.makeOptionMandatory() : login)
+    .addOption(new Option("--account <label>", description).hideHelp())
+    .on("option:account", (label: string) => command.setOptionValueWithSource("login", label, "cli"));
 }
 
 type Action = (...args: never[]) => Promise<void>;

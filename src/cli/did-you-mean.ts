@@ -2,10 +2,12 @@ import type { Command } from "commander";
 
 /** "unknown command 'strat' (did you mean start?)". */
 export function unknownCommand(word: string, program: Command): string {
-  const names = program.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => c.name());
-  const near = names
-    .map((name) => ({ name, distance: editDistance(word.toLowerCase(), name) }))
-    .filter((c) => c.distance <= Math.max(1, Math.floor(c.name.length / 2)))
+  const shown = program.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+  // An old name (an alias, such as accounts) is matched too, and the command's name offered.
+  const near = shown
+    .flatMap((c) => [c.name(), ...c.aliases()].map((spelling) => ({ name: c.name(), spelling })))
+    .map(({ name, spelling }) => ({ name, spelling, distance: editDistance(word.toLowerCase(), spelling) }))
+    .filter((c) => c.distance <= Math.max(1, Math.floor(c.spelling.length / 2)))
     .sort((a, b) => a.distance - b.distance)[0];
   return `offrun: unknown command '${word}'${near ? ` (did you mean ${near.name}?)` : ""}`;
 }

@@ -179,7 +179,7 @@ export function describeRefusal(event: {
       return `a read of ${event.target} (protected)`;
     case "network":
       if (event.setting && event.repository) {
-        return `a connection to ${event.target}, named by ${event.setting}: a file of the repository's opens no host; set the gateway in the login's own settings, or on the login (\`offrun accounts add ... --env ANTHROPIC_BASE_URL=...\`)`;
+        return `a connection to ${event.target}, named by ${event.setting}: a file of the repository's opens no host; set the gateway in the login's own settings, or on the login (\`offrun logins add ... --env ANTHROPIC_BASE_URL=...\`)`;
       }
       return event.setting
         ? `a connection to ${event.target}, the login's own API (from ${event.setting})`

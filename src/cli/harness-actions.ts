@@ -1,4 +1,4 @@
-import { listAccounts } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/accounts.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { runCommand } from "../core/foundation/process.js";
 import { findRepoRoot } from "../core/git/repo.js";
@@ -61,7 +61,7 @@ async function describe(harness: Harness, support: SandboxSupport) {
     );
     version = result?.stdout.trim().split("\n")[0] || undefined;
   }
-  const logins = (await listAccounts(harness).catch(() => [])).map((a) => a.label);
+  const logins = (await listLogins(harness).catch(() => [])).map((a) => a.label);
   return {
     id: harness.id,
     name: harness.displayName,

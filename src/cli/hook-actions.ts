@@ -1,5 +1,5 @@
 import path from "node:path";
-import { listAccounts } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/accounts.js";
 import { isOffrunError, OffrunError } from "../core/foundation/errors.js";
 import { hookHarnesses, hookStatus, installHook, uninstallHook } from "../core/hooks/install.js";
 import type { Harness } from "../harnesses/types.js";
@@ -9,7 +9,7 @@ import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 interface HooksOptions extends GlobalOptions {
   harness?: string;
-  account?: string;
+  login?: string;
   force?: boolean;
 }
 
@@ -24,24 +24,24 @@ function hookArgv(): string[] {
 }
 
 export async function install(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account }) => {
-    const { file, outcome } = await installHook({ harness, account, hookArgv: hookArgv() });
-    return { harness: harness.id, account: account.label, file, outcome };
+  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
+    const { file, outcome } = await installHook({ harness, account: login, hookArgv: hookArgv() });
+    return { harness: harness.id, account: login.label, file, outcome };
   });
   report(options, rows, "Sessions started outside Offrun now report to it; `offrun hooks uninstall` undoes this.");
 }
 
 export async function uninstall(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account }) => {
-    const result = await uninstallHook({ harness, account, force: options.force });
-    return { harness: harness.id, account: account.label, ...result };
+  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
+    const result = await uninstallHook({ harness, account: login, force: options.force });
+    return { harness: harness.id, account: login.label, ...result };
   });
   report(options, rows);
 }
 
 export async function status(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account }) => {
-    const state = await hookStatus({ harness, account, hookArgv: hookArgv() });
+  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
+    const state = await hookStatus({ harness, account: login, hookArgv: hookArgv() });
     const outcome = !state.present
       ? state.recorded
         ? "removed by hand"
@@ -49,14 +49,14 @@ export async function status(options: HooksOptions): Promise<void> {
       : state.changedSince
         ? "installed, file changed since (uninstall needs --force)"
         : "installed";
-    return { harness: harness.id, account: account.label, ...state, outcome };
+    return { harness: harness.id, account: login.label, ...state, outcome };
   });
   report(options, rows);
 }
 
 type Row = { harness: string; account: string; file?: string; outcome: string; error?: string; replacedCopy?: string };
 
-/** Runs `action` for every login chosen by --harness/--account; a login that fails is reported, not fatal. */
+/** Runs `action` for every login chosen by --harness/--login; a login that fails is reported, not fatal. */
 async function forEachTarget(options: HooksOptions, action: (target: Target) => Promise<Row>): Promise<Row[]> {
   const targets = await chooseTargets(options);
   const rows: Row[] = [];
@@ -91,14 +91,14 @@ async function chooseTargets(options: HooksOptions): Promise<Target[]> {
   }
   const targets: Target[] = [];
   for (const harness of harnesses) {
-    for (const account of await listAccounts(harness.id)) {
-      if (options.account === undefined || account.label === options.account) targets.push({ harness, account });
+    for (const login of await listLogins(harness.id)) {
+      if (options.login === undefined || login.label === options.login) targets.push({ harness, account: login });
     }
   }
   if (targets.length === 0) {
     throw new OffrunError(
       "not_found",
-      `No login '${options.account}' for ${harnesses.map((h) => h.id).join(" or ")}. See \`offrun accounts\` for the logins.`,
+      `No login '${options.login}' for ${harnesses.map((h) => h.id).join(" or ")}. See \`offrun logins\` for the logins.`,
     );
   }
   return targets;

@@ -1,8 +1,8 @@
 import { Command, type CommanderError } from "commander";
 import * as z from "zod";
 import { offrunVersion, print, type GlobalOptions } from "./output.js";
-import { COMMANDS } from "./commands.js";
-import { lazy, withGlobals } from "./define.js";
+import { COMMAND_ALIASES, COMMANDS } from "./commands.js";
+import { helpWithoutAliases, lazy, withGlobals } from "./define.js";
 import { unknownCommand } from "./did-you-mean.js";
 
 /**
@@ -17,6 +17,7 @@ export async function main(argv: string[]): Promise<void> {
     .description("Run coding-agent CLIs side by side, each in its own git worktree.")
     .version(offrunVersion())
     .enablePositionalOptions()
+    .configureHelp(helpWithoutAliases)
     .showHelpAfterError("(run `offrun --help` for the commands)")
     // A word that is no command reaches this action: say so, with the nearest command, rather
     // than commander's "too many arguments".
@@ -53,7 +54,7 @@ export async function main(argv: string[]): Promise<void> {
  */
 function commandsFor(argv: string[]): ((program: Command) => void)[] {
   const args = argv.slice(2);
-  const first = args[0];
+  const first = args[0] !== undefined && Object.hasOwn(COMMAND_ALIASES, args[0]) ? COMMAND_ALIASES[args[0]] : args[0];
   if (first !== undefined && Object.hasOwn(COMMANDS, first)) return [COMMANDS[first]!];
   if (args.every((a) => a === "--json" || a === "--version" || a === "-V")) return [];
   return Object.values(COMMANDS);

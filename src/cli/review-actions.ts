@@ -9,7 +9,7 @@ import { renderReview } from "./review-format.js";
 
 export interface ReviewOptions extends HostOptions {
   harness?: string;
-  account?: string;
+  login?: string;
   model?: string;
   force?: boolean;
   wait?: boolean;
@@ -27,7 +27,7 @@ export async function review(name: string, options: ReviewOptions): Promise<void
         project: target.project,
         name: target.name,
         harness: options.harness,
-        account: options.account,
+        account: options.login,
         model: options.model,
         force: options.force,
         requestFixes: options.requestFixes,

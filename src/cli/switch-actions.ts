@@ -1,11 +1,11 @@
 import { output } from "./output.js";
 import { withAgent, type HostOptions } from "./target.js";
 
-/** `offrun switch <agent> --account <label>`: the same CLI, another login, the same session. */
+/** `offrun switch <agent> --login <label>`: the same CLI, another login, the same session. */
 
 export async function switchLogin(
   name: string,
-  options: HostOptions & { account: string; force?: boolean },
+  options: HostOptions & { login: string; force?: boolean },
 ): Promise<void> {
   const switched = await withAgent(
     name,
@@ -14,7 +14,7 @@ export async function switchLogin(
       await target.caller.call("agent.switch", {
         project: target.project,
         name: target.name,
-        account: options.account,
+        account: options.login,
         force: options.force,
       }),
   );

@@ -2,9 +2,9 @@ import { Action, ActionPanel, Alert, Color, Icon, List, Toast, confirmAlert, sho
 import { useCachedPromise } from "@raycast/utils";
 import { withCompanion } from "./lib/companion.js";
 import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./accounts/login-forms.js";
-import type { Account } from "../core/foundation/account-model.js";
+import type { Login } from "../core/foundation/account-model.js";
 import { visible } from "../core/foundation/visible.js";
-import { loadAccountsView, refreshSignIn, type HarnessLogins, type LoginRow } from "./presenters/accounts-view.js";
+import { loadLoginsView, refreshSignIn, type HarnessLogins, type LoginRow } from "./presenters/accounts-view.js";
 import { titleCase } from "../core/foundation/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "./presenters/host-logins.js";
 import { signInCommand, type LoginQuotaView } from "../core/logins/login-quota.js";
@@ -12,7 +12,7 @@ import { FailureView, showFailure } from "./lib/failure.js";
 import { HostProblemItem } from "./lib/host-problem.js";
 import { faceEnv } from "./lib/preferences.js";
 
-/** Agent Accounts: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
+/** Agent Logins: logins per CLI, cached sign-in state and quota; add, sign in, remove, set default. */
 
 const SIGN_IN_TITLES = { "signed-in": "Signed In", "signed-out": "Signed Out", unknown: "Unknown" } as const;
 
@@ -44,7 +44,7 @@ function SignedIn({ row, group, isPreferred }: { row: LoginRow; group: HarnessLo
           {signIn.state === "signed-out" ? (
             <List.Item.Detail.Metadata.Label title="Sign In With" text={signInCommand(row.account)} />
           ) : null}
-          {signIn.email ? <List.Item.Detail.Metadata.Label title="Account" text={signIn.email} /> : null}
+          {signIn.email ? <List.Item.Detail.Metadata.Label title="Signed In As" text={signIn.email} /> : null}
           {signIn.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={signIn.detail} /> : null}
           {signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={signIn.note} /> : null}
           <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />
@@ -56,14 +56,14 @@ function SignedIn({ row, group, isPreferred }: { row: LoginRow; group: HarnessLo
   );
 }
 
-async function setDefault(account: Account, on: boolean, reload: () => void) {
+async function setDefault(login: Login, on: boolean, reload: () => void) {
   try {
     await withCompanion((client) =>
-      client.call("login.default", { harness: account.harness, label: on ? account.label : null }),
+      client.call("login.default", { harness: login.harness, label: on ? login.label : null }),
     );
     await showToast({
       style: Toast.Style.Success,
-      title: on ? `${titleCase(account.label)} Is the Default` : "No Default Login",
+      title: on ? `${titleCase(login.label)} Is the Default` : "No Default Login",
       message: on ? "Start Agent preselects it" : "Start Agent preselects the login with the most headroom",
     });
     reload();
@@ -83,23 +83,23 @@ function LoginItem({
   clis: CliChoice[];
   reload: () => void;
 }) {
-  const { account, quota } = row;
-  const isPreferred = group.defaultLogin === account.label;
+  const { account: login, quota } = row;
+  const isPreferred = group.defaultLogin === login.label;
   // eslint-disable-next-line @raycast/prefer-title-case -- Apple capitalizes a phrasal verb's particle ("Sign In"); the rule's word list lowercases it (test/helpers/title-case.ts)
-  const signInAction = <Action title="Sign In with Terminal" icon={Icon.Key} onAction={() => void signIn(account)} />;
+  const signInAction = <Action title="Sign In with Terminal" icon={Icon.Key} onAction={() => void signIn(login)} />;
   return (
     <List.Item
       // The default (Start Agent's preselection) is starred; the CLI's own home is the house.
       icon={
         isPreferred
           ? { source: Icon.Star, tintColor: Color.Blue, tooltip: "Default" }
-          : account.isDefault
+          : login.isDefault
             ? Icon.House
             : Icon.Person
       }
-      title={titleCase(account.label)}
-      keywords={[group.name, account.label, account.home, ...(isPreferred ? ["default"] : [])]}
-      accessories={quotaAccessory(quota, signInCommand(account))}
+      title={titleCase(login.label)}
+      keywords={[group.name, login.label, login.home, ...(isPreferred ? ["default"] : [])]}
+      accessories={quotaAccessory(quota, signInCommand(login))}
       detail={<SignedIn row={row} group={group} isPreferred={isPreferred} />}
       actions={
         <ActionPanel>
@@ -108,26 +108,26 @@ function LoginItem({
           <Action
             title={isPreferred ? "Stop Using as Default" : "Set as Default"}
             icon={Icon.Star}
-            onAction={() => setDefault(account, !isPreferred, reload)}
+            onAction={() => setDefault(login, !isPreferred, reload)}
           />
           {row.signIn.state === "signed-in" ? signInAction : null}
-          {account.isDefault ? null : (
+          {login.isDefault ? null : (
             <Action.Push
               title="Rename Login"
               icon={Icon.Pencil}
               shortcut={Keyboard.Shortcut.Common.Edit}
-              target={<RenameLoginForm account={account} onRenamed={reload} />}
+              target={<RenameLoginForm account={login} onRenamed={reload} />}
             />
           )}
           <Action.Push
             title="Add Login"
             icon={Icon.Plus}
             shortcut={Keyboard.Shortcut.Common.New}
-            target={<AddLoginForm harness={account.harness} clis={clis} onAdded={reload} />}
+            target={<AddLoginForm harness={login.harness} clis={clis} onAdded={reload} />}
           />
-          <Action.ShowInFinder path={account.home} />
-          <Action.CopyToClipboard title="Copy Home Path" content={account.home} />
-          {account.isDefault ? null : (
+          <Action.ShowInFinder path={login.home} />
+          <Action.CopyToClipboard title="Copy Home Path" content={login.home} />
+          {login.isDefault ? null : (
             <Action
               title="Remove Login"
               icon={Icon.Trash}
@@ -135,17 +135,17 @@ function LoginItem({
               shortcut={Keyboard.Shortcut.Common.Remove}
               onAction={async () => {
                 const confirmed = await confirmAlert({
-                  title: `Remove login ${account.label}?`,
-                  message: `Offrun forgets it; its home (${account.home}) and sign-in stay on disk.`,
+                  title: `Remove login ${login.label}?`,
+                  message: `Offrun forgets it; its home (${login.home}) and sign-in stay on disk.`,
                   primaryAction: { title: "Remove", style: Alert.ActionStyle.Destructive },
                 });
                 if (!confirmed) return;
                 try {
                   // Through the companion: it forgets the login while none of its agents is in a turn.
                   await withCompanion((client) =>
-                    client.call("login.remove", { harness: account.harness, label: account.label, purge: false }),
+                    client.call("login.remove", { harness: login.harness, label: login.label, purge: false }),
                   );
-                  await showToast({ style: Toast.Style.Success, title: `Removed ${account.label}` });
+                  await showToast({ style: Toast.Style.Success, title: `Removed ${login.label}` });
                   reload();
                 } catch (error) {
                   await showFailure(error, "Could Not Remove the Login");
@@ -193,8 +193,8 @@ function HostLoginItem({ host, group, login }: { host: string; group: HostHarnes
   );
 }
 
-export default function AgentAccounts() {
-  const { data, isLoading, error, revalidate } = useCachedPromise(() => loadAccountsView(faceEnv()), [], {
+export default function AgentLogins() {
+  const { data, isLoading, error, revalidate } = useCachedPromise(() => loadLoginsView(faceEnv()), [], {
     keepPreviousData: true,
   });
   // Other machines' logins, from the companion that keeps the connections (core/remote).

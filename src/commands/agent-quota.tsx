@@ -161,7 +161,7 @@ export default function AgentQuota() {
       <MenuBarExtra.Section>
         <MenuBarExtra.Item title="Agents" icon={Icon.List} onAction={openCommand("agents")} />
         <MenuBarExtra.Item title="Start Agent" icon={Icon.Plus} onAction={openCommand("start-agent")} />
-        <MenuBarExtra.Item title="Agent Accounts" icon={Icon.Person} onAction={openCommand("agent-accounts")} />
+        <MenuBarExtra.Item title="Agent Logins" icon={Icon.Person} onAction={openCommand("agent-accounts")} />
       </MenuBarExtra.Section>
       <MenuBarExtra.Section>
         <MenuBarExtra.Item

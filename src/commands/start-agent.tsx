@@ -183,7 +183,7 @@ export default function StartAgent(props: LaunchProps<{ draftValues: StartValues
   const data = options.data;
   const harnessId = values.harness || data?.defaultHarness || "";
   const harness = data?.harnesses.find((h) => h.id === harnessId);
-  // The login set as default in Agent Accounts is preselected once, unless a draft chose one.
+  // The login set as default in Agent Logins is preselected once, unless a draft chose one.
   const preselected = useRef(draft?.account !== undefined && draft.account !== PICK_FOR_ME);
   useEffect(() => {
     if (preselected.current || !harness) return;

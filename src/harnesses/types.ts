@@ -1,6 +1,6 @@
 import type { ParsedEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";
-import type { AccountIdentity } from "../core/foundation/account-model.js";
+import type { LoginIdentity } from "../core/foundation/account-model.js";
 import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/foundation/process.js";
 import type { QuotaSource } from "../core/foundation/quota-types.js";
@@ -155,7 +155,7 @@ export interface Harness {
     env: NodeJS.ProcessEnv,
     home: string,
     runner: ProcessRunner,
-  ): Promise<AccountIdentity>;
+  ): Promise<LoginIdentity>;
   /** Where to learn a login's quota, most trusted first. */
   readonly quotaSources: readonly QuotaSource[];
   /**

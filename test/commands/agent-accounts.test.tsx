@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
-import { addAccount, listAccounts } from "../../src/core/logins/accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
+import { addLogin, listLogins } from "../../src/core/logins/accounts.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { runOffrun } from "../helpers/offrun.js";
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 test("logins per harness with quota; a limited login shows its reset", async () => {
-  await addAccount({ harness: "claude", label: "work" });
+  await addLogin({ harness: "claude", label: "work" });
   const until = new Date(Date.now() + 3_600_000);
   await markLimited({ harness: "claude", label: "work" }, until.toISOString(), "usage limit");
   // A reset on another day names the day (an hour from now crosses midnight after 23:00).
@@ -25,7 +25,7 @@ test("logins per harness with quota; a limited login shows its reset", async () 
     until.toDateString() === new Date().toDateString()
       ? /^limited until \d\d:\d\d$/
       : /^limited until \w{3} \d\d:\d\d$/;
-  const screen = render(<AgentAccounts />);
+  const screen = render(<AgentLogins />);
   const claude = await screen.waitFor(() => screen.byTitle("List.Section", "Claude Code"));
   expect(claude.children.map((c) => c.props.title)).toEqual(["Default", "Work"]);
   const work = claude.children[1]!;
@@ -45,8 +45,8 @@ test("logins per harness with quota; a limited login shows its reset", async () 
 });
 
 test("sign in opens the CLI's own login in Terminal with the login's home", async () => {
-  await addAccount({ harness: "claude", label: "work" });
-  const screen = render(<AgentAccounts />);
+  await addLogin({ harness: "claude", label: "work" });
+  const screen = render(<AgentLogins />);
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
   await screen.press(screen.action(work, "Sign In with Terminal"));
   const opened = await screen.waitFor(() => {
@@ -56,36 +56,36 @@ test("sign in opens the CLI's own login in Terminal with the login's home", asyn
   });
   expect(opened.args[1]).toBe("Terminal");
   const script = await fs.readFile(String(opened.args[0]), "utf8");
-  const home = (await listAccounts("claude")).find((a) => a.label === "work")!.home;
+  const home = (await listLogins("claude")).find((a) => a.label === "work")!.home;
   expect(script).toContain(`export CLAUDE_CONFIG_DIR=${home}`);
   expect(script).toContain(`exec ${sandbox.claudeStub}`);
   screen.unmount();
 });
 
 test("remove asks first, then forgets the login (through the companion) and keeps its home", async () => {
-  const account = await addAccount({ harness: "claude", label: "work" });
+  const login = await addLogin({ harness: "claude", label: "work" });
   // The companion removes it, once no turn runs on it: the service the user started.
   expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
-  const screen = render(<AgentAccounts />);
+  const screen = render(<AgentLogins />);
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
   await screen.press(screen.action(work, "Remove Login"));
   expect(runtime.alerts[0]!.title).toBe("Remove login work?");
-  expect((await listAccounts("claude")).map((a) => a.label)).toEqual(["default"]);
-  expect((await fs.stat(account.home)).isDirectory()).toBe(true);
+  expect((await listLogins("claude")).map((a) => a.label)).toEqual(["default"]);
+  expect((await fs.stat(login.home)).isDirectory()).toBe(true);
   screen.unmount();
 });
 
 test("the cached sign-in shows at once: a signed-out login says so and offers its sign-in first", async () => {
-  const gone = await addAccount({ harness: "claude", label: "gone" });
-  await addAccount({ harness: "claude", label: "work" });
+  const gone = await addLogin({ harness: "claude", label: "gone" });
+  await addLogin({ harness: "claude", label: "work" });
   await markSignedIn({ harness: "claude", label: "work" });
   // Its home deleted while Offrun knew the login: it cannot run until it signs in again.
   await fs.rm(gone.home, { recursive: true, force: true });
-  const screen = render(<AgentAccounts />);
+  const screen = render(<AgentLogins />);
   const item = await screen.waitFor(() => screen.byTitle("List.Item", "Gone"));
   const accessories = item.props.accessories as { tag?: { value: string }; tooltip?: string }[];
   expect(accessories.at(-1)!.tag!.value).toBe("Signed Out");
-  expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun accounts login claude gone");
+  expect(accessories.at(-1)!.tooltip).toBe("Sign in: offrun logins login claude gone");
   expect(screen.actionsOf(item)[0]!.props.title).toBe("Sign In with Terminal");
   // A login known to be signed in leads with what one does with it; signing in again stays on offer.
   const work = screen.byTitle("List.Item", "Work");
@@ -96,7 +96,7 @@ test("the cached sign-in shows at once: a signed-out login says so and offers it
 
 test("Add Login adds it through the companion, then opens its sign-in", async () => {
   expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
-  const screen = render(<AgentAccounts />);
+  const screen = render(<AgentLogins />);
   const first = await screen.waitFor(() => screen.byTitle("List.Item", "Default"));
   await screen.press(screen.action(first, "Add Login"));
   await screen.waitFor(() => expect(screen.findField("harness").props.value).toBe("claude"));
@@ -104,7 +104,7 @@ test("Add Login adds it through the companion, then opens its sign-in", async ()
   await screen.settle();
   await screen.press(screen.find("Action.SubmitForm"));
   await screen.waitFor(() => expect(runtime.calls.find((c) => c.kind === "open")).toBeDefined());
-  const side = (await listAccounts("claude")).find((a) => a.label === "side")!;
+  const side = (await listLogins("claude")).find((a) => a.label === "side")!;
   expect((await fs.stat(side.home)).isDirectory()).toBe(true);
   const log = await fs.readFile(`${sandbox.box.offrunHome}/companion.log`, "utf8");
   expect(log).toContain("for a face: login.add claude side");

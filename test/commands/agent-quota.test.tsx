@@ -214,7 +214,7 @@ test("a signed-out login reads as such with its sign-in command and does not cou
   const [work, home] = model.harnesses[0]!.logins;
   expect(work!.title).toBe("Work: signed out");
   expect(work!.signedOut).toBe(true);
-  expect(work!.notes).toEqual(["Signed out: offrun accounts login claude work"]);
+  expect(work!.notes).toEqual(["Signed out: offrun logins login claude work"]);
   expect(home!.title).toBe("Home: unknown");
   expect(model.title).toBeUndefined();
 });
@@ -312,7 +312,7 @@ describe("the menu bar command", () => {
     const login = screen.find("MenuBarExtra.Submenu");
     expect(login.props.title).toBe("Work: signed out");
     expect(login.props.icon).toBe("XMarkCircle");
-    expect(login.children.map((c) => c.props.title)).toEqual(["Signed out: offrun accounts login claude work"]);
+    expect(login.children.map((c) => c.props.title)).toEqual(["Signed out: offrun logins login claude work"]);
     screen.unmount();
   });
 

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { addAccount } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/accounts.js";
 import { readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { addToDraft, draftFile, readDraft } from "../../src/core/records/draft.js";
 import { agentDeeplink } from "../../src/core/notify/deeplink.js";
@@ -116,7 +116,7 @@ test("a failed send keeps the draft", async () => {
 
 test("Switch Login moves the agent and copies its Claude session into the other login's home", async () => {
   await startAgent("upload");
-  const work = await addAccount({ harness: "claude", label: "work" });
+  const work = await addLogin({ harness: "claude", label: "work" });
   const record = await readAgent(sandbox.repo, "upload");
   expect(record.sessionId).toBeDefined();
   // The stub replays a stream but writes no session: put one where Claude Code keeps it.

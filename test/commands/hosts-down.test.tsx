@@ -1,5 +1,5 @@
 import Agents from "../../src/commands/agents.js";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import { START_COMPANION_COMMAND } from "../../src/commands/presenters/companion-start.js";
 import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
@@ -31,8 +31,8 @@ test("Agents names the host it cannot reach and says to start the companion", as
   screen.unmount();
 });
 
-test("Agent Accounts lists this Mac's logins and names the host it cannot reach", async () => {
-  const screen = render(<AgentAccounts />);
+test("Agent Logins lists this Mac's logins and names the host it cannot reach", async () => {
+  const screen = render(<AgentLogins />);
   await screen.waitFor(() => {
     const item = screen.byTitle("List.Item", "Did Not Answer");
     const detail = screen.find("List.Item.Detail", undefined, item.slots.detail);

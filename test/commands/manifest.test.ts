@@ -2,13 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { createElement, type ReactNode } from "react";
 import * as z from "zod";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
 import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
-import { addAccount } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/accounts.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
 import { PROJECT_ROOT, runOffrun } from "../helpers/offrun.js";
@@ -445,7 +445,7 @@ describe("every view of the commands, with agents in each state", () => {
       alwaysKey: "Bash(npm install *)",
     });
     await appendChat(sandbox.repo, "asks", { type: "question", at, turn: real.turns, id: "q-1", text: "npm or pnpm?" });
-    await addAccount({ harness: "claude", label: "work" });
+    await addLogin({ harness: "claude", label: "work" });
   });
   afterAll(async () => {
     await sandbox.cleanup();
@@ -499,11 +499,11 @@ describe("every view of the commands, with agents in each state", () => {
     screen.unmount();
   });
 
-  test("Start Agent, Agent Accounts, Project Memory and Review Changes follow the rules", async () => {
+  test("Start Agent, Agent Logins, Project Memory and Review Changes follow the rules", async () => {
     const breaches: string[] = [];
     const views: [ReturnType<typeof createElement>, number][] = [
       [createElement(StartAgent, { launchType: "userInitiated", arguments: {} } as never), 0],
-      [createElement(AgentAccounts), 2],
+      [createElement(AgentLogins), 2],
       [createElement(ProjectMemory), 2],
       [createElement(ReviewChanges), 4],
     ];

@@ -1,4 +1,4 @@
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { recordObserved } from "../../src/core/quota/ledger.js";
@@ -8,7 +8,7 @@ import { writeStateSnapshot } from "../screens/scene.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
 
 // A window read "5-hour 61% · resets 21:00" in the menu bar, "23% used, resets 21:00" in
-// Agent Accounts and the Agents detail, "23% of five_hour, resets 09:00 PM" in `offrun accounts` and
+// Agent Logins and the Agents detail, "23% of five_hour, resets 09:00 PM" in `offrun logins` and
 // "five_hour 23% 3/2/2026, 9:00:00 PM" in `offrun quota`. Every face now writes it one way.
 
 /** "5-Hour 23% · resets 21:00", or "… resets Tue 21:00" when the reset is past midnight. */
@@ -54,8 +54,8 @@ test("the menu bar writes the window in the form", async () => {
   screen.unmount();
 });
 
-test("Agent Accounts writes the window in the form", async () => {
-  const screen = render(<AgentAccounts />);
+test("Agent Logins writes the window in the form", async () => {
+  const screen = render(<AgentLogins />);
   const row = await screen.waitFor(() => screen.byTitle("List.Item", "Default"));
   const quota = screen.find("Metadata.Label", (l) => l.props.title === "Quota", row.slots.detail);
   expect(String(quota.props.text)).toMatch(new RegExp(`^${FORM.source}$`));
@@ -72,11 +72,11 @@ test("the Agents detail's metadata writes the window in the form", async () => {
   screen.unmount();
 });
 
-test("offrun accounts and offrun quota write the window in the form", async () => {
+test("offrun logins and offrun quota write the window in the form", async () => {
   const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
-  const accounts = await runOffrun(["accounts"], { env, cwd: sandbox.repo });
-  expect(accounts).toSucceed();
-  expect(accounts.stdout.split("\n").find((l) => l.includes("default"))).toMatch(FORM);
+  const logins = await runOffrun(["logins"], { env, cwd: sandbox.repo });
+  expect(logins).toSucceed();
+  expect(logins.stdout.split("\n").find((l) => l.includes("default"))).toMatch(FORM);
   const quota = await runOffrun(["quota"], { env, cwd: sandbox.repo });
   expect(quota).toSucceed();
   expect(quota.stdout.split("\n").find((l) => l.includes("Claude Code · default"))).toMatch(FORM);

@@ -29,7 +29,7 @@ beforeAll(async () => {
     homes[label] = path.join(box.dir, `agy-home-${label}`);
     await fs.mkdir(homes[label], { recursive: true });
     const added = await offrun(
-      "accounts",
+      "logins",
       "add",
       "agy",
       label,
@@ -90,7 +90,7 @@ test("a Build turn writes in its worktree through agy's write_to_file, in accept
     "start",
     "--harness",
     "agy",
-    "--account",
+    "--login",
     "alpha",
     "--wait",
     "--name",
@@ -118,7 +118,7 @@ test("a sandboxed agy turn runs inside the sandbox, writing only its state folde
   await fs.mkdir(state, { recursive: true });
   const boxed = await agyScript(path.join(state, "fake-script.json"));
   const login = [
-    "accounts",
+    "logins",
     "add",
     "agy",
     "boxed",
@@ -137,7 +137,7 @@ test("a sandboxed agy turn runs inside the sandbox, writing only its state folde
     "start",
     "--harness",
     "agy",
-    "--account",
+    "--login",
     "boxed",
     "--sandbox",
     "--wait",
@@ -160,7 +160,7 @@ test("a sandboxed agy turn runs inside the sandbox, writing only its state folde
   expect(policy.filesystem.allowWrite).not.toContain(home);
   expect(policy.filesystem.denyWrite).toContain(path.join(state, ".agents"));
   // The failover test below moves from alpha to beta: no third login to pick instead.
-  expect(await offrun("accounts", "rm", "agy", "boxed")).toSucceed();
+  expect(await offrun("logins", "rm", "agy", "boxed")).toSucceed();
 });
 
 test("send resumes the same agy conversation, which holds the first message", async () => {
@@ -183,7 +183,7 @@ test("a Planner turn runs --mode plan: agy refuses the write, the refusal is a d
     "start",
     "--harness",
     "agy",
-    "--account",
+    "--login",
     "alpha",
     "--mode",
     "plan",
@@ -209,7 +209,7 @@ test("a command agy auto-denies in headless mode shows as a denial", async () =>
     "start",
     "--harness",
     "agy",
-    "--account",
+    "--login",
     "alpha",
     "--wait",
     "--name",
@@ -224,7 +224,7 @@ test("a command agy auto-denies in headless mode shows as a denial", async () =>
 test("a quota limit ends alpha's turn with its reset, and the conversation moves to beta, which finishes", async () => {
   const first = "read the README (task 5e1d)";
   await script.alpha.set([{ scenario: "text", text: "It is a demo." }]);
-  expect(await offrun("start", "--harness", "agy", "--account", "alpha", "--wait", "--name", "lim", first)).toSucceed();
+  expect(await offrun("start", "--harness", "agy", "--login", "alpha", "--wait", "--name", "lim", first)).toSucceed();
   await script.alpha.set([{ scenario: "quota-retrying", resetsIn: "2h39m52s", retrySeconds: 1 }]);
   await script.beta.set([{ scenario: "text", text: "Finished on beta." }]);
   const started = Date.now();

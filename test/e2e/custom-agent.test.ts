@@ -61,11 +61,11 @@ afterAll(async () => {
 });
 
 test("a second login is added to the declared agent like to a built-in CLI", async () => {
-  const added = await offrun("accounts", "add", ID, "second", "--home", secondHome, "--no-login");
+  const added = await offrun("logins", "add", ID, "second", "--home", secondHome, "--no-login");
   expect(added.stderr).toBe("");
   expect(added).toSucceed();
   expect(added.stdout).toContain("Added login 'second' of Gem (ACP)");
-  const listed = await json<{ accounts: { harness: string; label: string; home: string }[] }>("accounts");
+  const listed = await json<{ accounts: { harness: string; label: string; home: string }[] }>("logins");
   expect(listed.accounts.filter((a) => a.harness === ID).map((a) => [a.label, a.home])).toEqual([
     ["default", path.join(box.home, "gem-default")],
     ["second", secondHome],
@@ -74,7 +74,7 @@ test("a second login is added to the declared agent like to a built-in CLI", asy
 
 test("an agent starts on the added login, runs in its home, and shows in ls with it", async () => {
   server.script({ kind: "text", text: "Hello from the second login." });
-  const started = await offrun("start", "--wait", "--harness", ID, "--account", "second", "--name", "hi", "say hi");
+  const started = await offrun("start", "--wait", "--harness", ID, "--login", "second", "--name", "hi", "say hi");
   expect(started.stderr).toBe("");
   expect(started).toSucceed();
   expect(started.stdout).toContain("Hello from the second login.");
@@ -101,7 +101,7 @@ test("the declared agent reviews another agent's work read-only, on a login of i
   await fs.writeFile(path.join(repo, ".worktrees", "hi", "notes.md"), "a change to review\n");
   const review = { verdict: "comment", summary: "Read notes.md.", findings: [] };
   server.script({ kind: "text", text: JSON.stringify(review) });
-  const result = await offrun("review", "hi", "--harness", ID, "--account", "default", "--wait", "--json");
+  const result = await offrun("review", "hi", "--harness", ID, "--login", "default", "--wait", "--json");
   expect(result.stderr).toBe("");
   expect(result).toSucceed();
   const { review: done } = JSON.parse(result.stdout) as {

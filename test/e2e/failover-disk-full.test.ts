@@ -31,7 +31,7 @@ beforeAll(async () => {
     OFFRUN_CLAUDE_BIN: CLAUDE_BIN,
   };
   const added = await offrun(
-    "accounts",
+    "logins",
     "add",
     "claude",
     "spare",
@@ -62,7 +62,7 @@ test("a full disk at the session copy of a failover ends the turn saying so, and
   expect(
     await runOffrun(["companion", "start"], { env: { ...env, OFFRUN_FAULT: "session-copy:ENOSPC" }, cwd: repo }),
   ).toSucceed();
-  const started = await offrun("start", "--wait", "--account", "default", "--name", "full", "write one.txt");
+  const started = await offrun("start", "--wait", "--login", "default", "--name", "full", "write one.txt");
   expect(started.exitCode).not.toBe(0);
   const shown = JSON.parse((await offrun("show", "full", "--json")).stdout) as {
     agent: { status: string; account: string; sessionId?: string };

@@ -69,7 +69,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
       const home = path.join(box.dir, `claude-${label}`);
       await signedInClaudeHome(home);
       const added = await offrun(
-        "accounts",
+        "logins",
         "add",
         "claude",
         label,
@@ -88,8 +88,8 @@ describe("Claude Code: logins added with their own homes, no default home", () =
     await Promise.all(Object.values(servers).map((s) => s.close()));
   });
 
-  test("offrun accounts says the Default login, never used and with no sign-in, is signed out", async () => {
-    const listed = JSON.parse((await offrun("accounts", "--json")).stdout) as {
+  test("offrun logins says the Default login, never used and with no sign-in, is signed out", async () => {
+    const listed = JSON.parse((await offrun("logins", "--json")).stdout) as {
       accounts: { harness: string; label: string; signedIn?: boolean; signIn: { state: string } }[];
     };
     const claude = listed.accounts.filter((a) => a.harness === "claude");
@@ -107,7 +107,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
     servers.beta!.script({ kind: "text", text: "Finished on beta." });
     const before = { beta: servers.beta!.turnRequests().length, gamma: servers.gamma!.turnRequests().length };
 
-    const result = await offrun("start", "--wait", "--account", "alpha", "--name", "mid-turn", message);
+    const result = await offrun("start", "--wait", "--login", "alpha", "--name", "mid-turn", message);
     expect(result).toSucceed();
     expect(result.stdout).toContain("Finished on beta.");
     expect(await fs.readFile(path.join(worktree, "step1.txt"), "utf8")).toBe("done on alpha\n");
@@ -137,7 +137,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
     const result = await offrun(
       "start",
       "--wait",
-      "--account",
+      "--login",
       "alpha",
       "--force",
       "--name",
@@ -174,7 +174,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
       expect(
         (
           await run(
-            "accounts",
+            "logins",
             "add",
             "claude",
             "solo",
@@ -244,7 +244,7 @@ describe("Codex: a limit after the first tool call", () => {
       servers[label] = await startFakeServer([responsesProtocol]);
       const home = path.join(box.dir, `codex-${label}`);
       await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-      expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
+      expect(await offrun("logins", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
     }
   });
 
@@ -265,7 +265,7 @@ describe("Codex: a limit after the first tool call", () => {
       "start",
       "--harness",
       "codex",
-      "--account",
+      "--login",
       "work",
       "--wait",
       "--name",

@@ -70,7 +70,7 @@ describe("Claude Code with two subscriber logins", () => {
       // The subscriber token stands in for each login's sign-in; it is the user's environment,
       // never something Offrun stores (accounts add refuses secrets in --env).
       const added = await offrun(
-        "accounts",
+        "logins",
         "add",
         "claude",
         label,
@@ -94,7 +94,7 @@ describe("Claude Code with two subscriber logins", () => {
     servers.work!.setQuota(workQuota);
     servers.personal!.setQuota(quota(20, 10));
     for (const label of ["work", "personal"]) {
-      const warm = await offrun("start", "--wait", "--account", label, "--name", `warm-${label}`, "say hi");
+      const warm = await offrun("start", "--wait", "--login", label, "--name", `warm-${label}`, "say hi");
       expect(warm).toSucceed();
     }
     const rows = JSON.parse((await offrun("quota", "--json")).stdout) as QuotaRow[];
@@ -164,7 +164,7 @@ describe("Codex with two logins", () => {
       servers[label] = await startFakeServer([responsesProtocol]);
       const home = path.join(box.dir, `codex-${label}`);
       await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-      expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
+      expect(await offrun("logins", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
     }
   });
 
@@ -181,7 +181,7 @@ describe("Codex with two logins", () => {
     servers.personal!.setQuota(personalQuota);
     for (const label of ["work", "personal"]) {
       expect(
-        (await offrun("start", "--harness", "codex", "--wait", "--account", label, "--name", `warm-${label}`, "hi"))
+        (await offrun("start", "--harness", "codex", "--wait", "--login", label, "--name", `warm-${label}`, "hi"))
           .exitCode,
       ).toBe(0);
     }

@@ -32,7 +32,7 @@ beforeAll(async () => {
     homes[label] = home;
     await fs.mkdir(home, { recursive: true });
     await fs.writeFile(path.join(home, "auth.json"), "{}", { mode: 0o600 });
-    expect(await offrun("accounts", "add", "grok", label, "--home", home, "--no-login")).toSucceed();
+    expect(await offrun("logins", "add", "grok", label, "--home", home, "--no-login")).toSucceed();
   }
   await fs.writeFile(path.join(homes.alpha!, "fake-xai.json"), JSON.stringify({ freeUsageExhausted: true }));
 });
@@ -61,7 +61,7 @@ test("offrun harnesses states Grok Build's oldest version and how that was found
 });
 
 test("the free tier used up on alpha: the login is held out and the turn goes on on beta, in the same session", async () => {
-  const result = await offrun("start", "--wait", "--harness", "grok", "--account", "alpha", "--name", "g1", "say hi");
+  const result = await offrun("start", "--wait", "--harness", "grok", "--login", "alpha", "--name", "g1", "say hi");
   expect(result).toSucceed();
   // The session moved with it: on beta, Grok sees the prompt alpha's turn recorded.
   expect(result.stdout).toContain("Hello from fake Grok Build (grok-build). This session has 1 earlier prompts.");
@@ -76,10 +76,10 @@ test("the free tier used up on alpha: the login is held out and the turn goes on
     expect(argv.trim().split("\n")).toEqual(["agent stdio"]);
   }
   // Grok names no reset: Offrun holds alpha out for its default hour.
-  const accounts = JSON.parse((await offrun("accounts", "--json")).stdout) as {
+  const logins = JSON.parse((await offrun("logins", "--json")).stdout) as {
     accounts: { harness: string; label: string; limitedUntil?: string; quota?: { limitedUntil?: string } }[];
   };
-  const alpha = accounts.accounts.find((a) => a.harness === "grok" && a.label === "alpha");
+  const alpha = logins.accounts.find((a) => a.harness === "grok" && a.label === "alpha");
   const until = Date.parse(alpha?.limitedUntil ?? alpha?.quota?.limitedUntil ?? "");
   expect(until - Date.now()).toBeGreaterThan(50 * 60_000);
   expect(until - Date.now()).toBeLessThan(61 * 60_000);
@@ -91,7 +91,7 @@ test("Planner runs over ACP in Grok's plan mode, keeps the plan, and changes not
     "--wait",
     "--harness",
     "grok",
-    "--account",
+    "--login",
     "beta",
     "--mode",
     "plan",
@@ -108,7 +108,7 @@ test("Planner runs over ACP in Grok's plan mode, keeps the plan, and changes not
 test("a Grok session started outside Offrun notifies through the stop hook Offrun installed", async () => {
   const notifySend = await recordingNotifySend(path.join(box.dir, "notify"));
   const companionEnv = withNotifySend(env, notifySend);
-  const installed = await runOffrun(["hooks", "install", "--harness", "grok", "--account", "beta"], {
+  const installed = await runOffrun(["hooks", "install", "--harness", "grok", "--login", "beta"], {
     env: companionEnv,
     cwd: repo,
   });
@@ -188,7 +188,7 @@ test("a sandboxed Grok turn runs inside the sandbox, with xAI's hosts open and i
     "--sandbox",
     "--harness",
     "grok",
-    "--account",
+    "--login",
     "beta",
     "--name",
     "gbox",

@@ -24,9 +24,9 @@ interface Shown {
 test("a rename while a turn starts on that login: the turn runs, and the agent names a login that exists", async () => {
   const home = path.join(world.box.dir, "claude-work");
   await fs.mkdir(home, { recursive: true });
-  expect(await world.offrun(["accounts", "add", "claude", "work", "--home", home, "--no-login"])).toSucceed();
+  expect(await world.offrun(["logins", "add", "claude", "work", "--home", home, "--no-login"])).toSucceed();
   world.server.script({ kind: "text", text: "Warmed up." });
-  expect(await world.offrun(["start", "--wait", "--account", "work", "--name", "relay", "warm up"])).toSucceed();
+  expect(await world.offrun(["start", "--wait", "--login", "work", "--name", "relay", "warm up"])).toSucceed();
 
   let label = "work";
   const outcomes: string[] = [];
@@ -35,7 +35,7 @@ test("a rename while a turn starts on that login: the turn runs, and the agent n
     const to = `job${round}`;
     const [sent, renamed] = await Promise.all([
       world.offrun(["send", "--wait", "relay", `round ${round}`]),
-      world.offrun(["accounts", "rename", "claude", label, to]),
+      world.offrun(["logins", "rename", "claude", label, to]),
     ]);
     expect(sent).toSucceed();
     expect(sent.stdout).toContain(`Round ${round} done.`);
@@ -52,10 +52,10 @@ test("a rename while a turn starts on that login: the turn runs, and the agent n
     expect(shown.events.filter((e) => e.type === "turn_end").map((e) => e.outcome)).toEqual(
       Array.from({ length: round + 1 }, () => "completed"),
     );
-    const accounts = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as {
+    const logins = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as {
       accounts: { harness: string; label: string }[];
     };
-    expect(accounts.accounts.filter((a) => a.harness === "claude").map((a) => a.label)).toContain(label);
+    expect(logins.accounts.filter((a) => a.harness === "claude").map((a) => a.label)).toContain(label);
   }
   // Either order is right (here the send usually wins and the rename is refused); what matters is
   // that no round lost anything.

@@ -71,33 +71,33 @@ test("with the companion running, merge goes through it and the record keeps eve
 test("a login is not removed, nor its home deleted, while a turn runs on it", async () => {
   const home = path.join(world.box.dir, "claude-side");
   await fs.mkdir(home, { recursive: true });
-  expect(await world.offrun(["accounts", "add", "claude", "side", "--home", home, "--no-login"])).toSucceed();
+  expect(await world.offrun(["logins", "add", "claude", "side", "--home", home, "--no-login"])).toSucceed();
   world.server.script({ kind: "hang" });
-  expect(await world.offrun(["start", "--account", "side", "--name", "onside", "a long task"])).toSucceed();
+  expect(await world.offrun(["start", "--login", "side", "--name", "onside", "a long task"])).toSucceed();
   await eventually(async () => ((await status("onside")) === "working" ? true : undefined), 30_000, "the turn");
   // The first test's hang was answered; this one's must be too before the turn is stopped.
   await untilHanging(2);
 
-  const refused = await world.offrun(["accounts", "rm", "claude", "side", "--purge"]);
+  const refused = await world.offrun(["logins", "rm", "claude", "side", "--purge"]);
   expect(refused.exitCode).not.toBe(0);
   expect(refused.stderr).toContain("onside is in the middle of a turn");
   expect((await fs.stat(home)).isDirectory()).toBe(true);
 
   expect(await world.offrun(["stop", "onside"])).toSucceed();
-  expect(await world.offrun(["accounts", "rm", "claude", "side"])).toSucceed();
-  const listed = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as { accounts: { label: string }[] };
+  expect(await world.offrun(["logins", "rm", "claude", "side"])).toSucceed();
+  const listed = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as { accounts: { label: string }[] };
   expect(listed.accounts.map((a) => a.label)).not.toContain("side");
 }, 120_000);
 
 test("accounts add, default and reserve go through the companion, and a relative --home is the user's folder", async () => {
   await fs.mkdir(path.join(world.box.dir, "homes", "claude-extra"), { recursive: true });
   // Relative to where the user is, not to the companion's working directory.
-  const added = await world.offrun(["accounts", "add", "claude", "extra", "--home", "claude-extra", "--no-login"], {
+  const added = await world.offrun(["logins", "add", "claude", "extra", "--home", "claude-extra", "--no-login"], {
     cwd: path.join(world.box.dir, "homes"),
   });
   expect(added).toSucceed();
-  expect(await world.offrun(["accounts", "default", "claude", "extra"])).toSucceed();
-  const listed = JSON.parse((await world.offrun(["accounts", "--json"])).stdout) as {
+  expect(await world.offrun(["logins", "default", "claude", "extra"])).toSucceed();
+  const listed = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as {
     accounts: { label: string; home: string }[];
     defaults: Record<string, string>;
   };
@@ -105,11 +105,11 @@ test("accounts add, default and reserve go through the companion, and a relative
     path.join(world.box.dir, "homes", "claude-extra"),
   );
   expect(listed.defaults).toMatchObject({ claude: "extra" });
-  expect(await world.offrun(["accounts", "default", "claude", "--clear"])).toSucceed();
-  const reserved = await world.offrun(["accounts", "reserve", "claude", "extra", "20%", "--json"]);
+  expect(await world.offrun(["logins", "default", "claude", "--clear"])).toSucceed();
+  const reserved = await world.offrun(["logins", "reserve", "claude", "extra", "20%", "--json"]);
   expect(reserved).toSucceed();
   expect(JSON.parse(reserved.stdout)).toMatchObject({ label: "extra", reservePercent: 20 });
-  const refused = await world.offrun(["accounts", "reserve", "claude", "extra", "lots"]);
+  const refused = await world.offrun(["logins", "reserve", "claude", "extra", "lots"]);
   expect(refused.stderr).toContain("A reserve is a percentage from 0 to 100; 'NaN' is not.");
   const log = await fs.readFile(path.join(world.box.offrunHome, "companion.log"), "utf8");
   expect(log).toContain("for a face: login.add claude extra");

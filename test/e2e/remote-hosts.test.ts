@@ -18,7 +18,7 @@ import {
 import { silentServer, startSshd, type TestSshd } from "../helpers/sshd.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import Agents from "../../src/commands/agents.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { CompanionClient } from "../../src/core/protocol/client.js";
@@ -173,7 +173,7 @@ describe("remote hosts over ssh", () => {
     expect(hosts[0]?.remote?.version).toMatch(/^\d+\.\d+\.\d+/);
   }, 240_000);
 
-  test("Raycast's Agents and Agent Accounts show the host's agents and logins, and act on them there", async () => {
+  test("Raycast's Agents and Agent Logins show the host's agents and logins, and act on them there", async () => {
     server.script({ kind: "shell", command: writeWith("face.txt") }, { kind: "text", text: "Done from Raycast." });
     expect(await startOnHost("face", "write it from raycast")).toSucceed();
     await waitFor("face", "needs-you");
@@ -286,7 +286,7 @@ describe("remote hosts over ssh", () => {
     });
 
     await asThisMachinesFace(async () => {
-      const screen = render(createElement(AgentAccounts));
+      const screen = render(createElement(AgentLogins));
       const section = await screen.waitFor(() => {
         const found = screen.findAll("List.Section").find((s) => s.props.title === "Claude Code on devbox");
         if (!found) throw new Error("no section for devbox's Claude Code yet");

@@ -40,11 +40,11 @@ beforeAll(async () => {
     servers[label]!.setQuota(quota(label === "work" ? 10 : 30));
     const home = path.join(box.dir, `codex-${label}`);
     await prepareCodexHome({ serverUrl: servers[label]!.url, codexHome: home });
-    expect(await offrun("accounts", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
+    expect(await offrun("logins", "add", "codex", label, "--home", home, "--no-login")).toSucceed();
   }
   // Each login has run once, so its quota is known (a login with unknown quota ranks last).
   expect(
-    (await offrun("start", "--harness", "codex", "--account", "work", "--wait", "--name", "warm", "hi")).exitCode,
+    (await offrun("start", "--harness", "codex", "--login", "work", "--wait", "--name", "warm", "hi")).exitCode,
   ).toBe(0);
   const worktree = path.join(repo, ".worktrees", "author");
   servers.personal!.script({
@@ -56,7 +56,7 @@ beforeAll(async () => {
     "start",
     "--harness",
     "codex",
-    "--account",
+    "--login",
     "personal",
     "--wait",
     "--name",
@@ -83,7 +83,7 @@ test("a reviewer whose login hits its usage limit finishes the review on the nex
     }),
   });
   const personalBefore = servers.personal!.turnRequests().length;
-  const result = await offrun("review", "author", "--harness", "codex", "--account", "work", "--wait", "--json");
+  const result = await offrun("review", "author", "--harness", "codex", "--login", "work", "--wait", "--json");
   expect(result).toSucceed();
   const { review } = JSON.parse(result.stdout) as {
     review: {
@@ -136,7 +136,7 @@ test("a reviewer whose login is not signed in starts the review again on the nex
     "author",
     "--harness",
     "codex",
-    "--account",
+    "--login",
     "work",
     "--force",
     "--wait",
@@ -151,7 +151,7 @@ test("a reviewer whose login is not signed in starts the review again on the nex
   expect(review.failedOver).toEqual(["work"]);
   const shown = await offrun("show", "author");
   expect(shown.stdout).toContain("⇄ moved on from: work (not signed in)");
-  const { accounts: logins } = JSON.parse((await offrun("accounts", "--json")).stdout) as {
+  const { accounts: logins } = JSON.parse((await offrun("logins", "--json")).stdout) as {
     accounts: { harness: string; label: string; signIn?: { state: string } }[];
   };
   expect(logins.find((l) => l.harness === "codex" && l.label === "work")).toMatchObject({

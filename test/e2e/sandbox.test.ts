@@ -125,7 +125,7 @@ describe("failover, memory and review in the sandbox (Claude Code)", () => {
     world = await claudeWorld("offrun-sandbox-move-", { "README.md": "# demo\n" }, { subscriber: true });
     // A second login with its own home under ~/.offrun, which the sandbox otherwise keeps closed.
     const added = await offrun(
-      "accounts",
+      "logins",
       "add",
       "claude",
       "second",
@@ -154,7 +154,7 @@ describe("failover, memory and review in the sandbox (Claude Code)", () => {
       "start",
       "--sandbox",
       "--wait",
-      "--account",
+      "--login",
       "default",
       "--name",
       "moved",

@@ -35,7 +35,7 @@ describe("offrun switch with the real Claude Code", () => {
     };
     for (const [label, server] of Object.entries(servers)) {
       const added = await offrun(
-        "accounts",
+        "logins",
         "add",
         "claude",
         label,
@@ -56,18 +56,10 @@ describe("offrun switch with the real Claude Code", () => {
 
   test("the session moves to the other login, which resumes it with the whole conversation", async () => {
     servers.personal!.script({ kind: "text", text: "The codename is BLUE-HERON." });
-    const started = await offrun(
-      "start",
-      "--wait",
-      "--account",
-      "personal",
-      "--name",
-      "mover",
-      "remember the codename",
-    );
+    const started = await offrun("start", "--wait", "--login", "personal", "--name", "mover", "remember the codename");
     expect(started).toSucceed();
 
-    const switched = await offrun("switch", "mover", "--account", "work", "--json");
+    const switched = await offrun("switch", "mover", "--login", "work", "--json");
     expect(switched).toSucceed();
     expect(JSON.parse(switched.stdout)).toMatchObject({ from: "personal", to: "work", sessionCopied: true });
 
@@ -90,10 +82,10 @@ describe("offrun switch with the real Claude Code", () => {
   });
 
   test("switching to the login it is on, or to an unknown one, is refused", async () => {
-    const same = await offrun("switch", "mover", "--account", "work");
+    const same = await offrun("switch", "mover", "--login", "work");
     expect(same.exitCode).toBe(2);
     expect(same.stderr).toContain("already on login 'work'");
-    const unknown = await offrun("switch", "mover", "--account", "nobody");
+    const unknown = await offrun("switch", "mover", "--login", "nobody");
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("no login 'nobody'");
   });

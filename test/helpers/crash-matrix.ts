@@ -70,7 +70,7 @@ export async function matrixWorld(id: string): Promise<MatrixWorld> {
     runOffrun(args, { env: { ...env, ...options.env }, cwd: repo });
   const added = [
     await offrun([
-      "accounts",
+      "logins",
       "add",
       "claude",
       "spare",
@@ -78,7 +78,7 @@ export async function matrixWorld(id: string): Promise<MatrixWorld> {
       "--env",
       `ANTHROPIC_BASE_URL=${servers["claude/spare"].url}`,
     ]),
-    await offrun(["accounts", "add", "codex", "spare", "--home", spareCodexHome, "--no-login"]),
+    await offrun(["logins", "add", "codex", "spare", "--home", spareCodexHome, "--no-login"]),
   ];
   for (const result of added) if (result.exitCode !== 0) throw new Error(`accounts add: ${result.stderr}`);
   // `accounts add` starts a companion: the matrix starts its own, with the fault.
@@ -148,7 +148,7 @@ export async function scenario(world: MatrixWorld, pid: number, mark: (step: str
     { kind: "usage_limit", resetsAt: reset },
   );
   servers["claude/spare"].script({ kind: "text", text: "Wrote it on spare." });
-  const start = await world.offrun(["start", "--name", NAME, "--account", "default", TASK]);
+  const start = await world.offrun(["start", "--name", NAME, "--login", "default", TASK]);
   if (start.exitCode !== 0) return stopped(start);
   if (!(await until(world, pid, "needs-you"))) return stopped();
   done.push("start");
@@ -170,7 +170,7 @@ export async function scenario(world: MatrixWorld, pid: number, mark: (step: str
     NAME,
     "--harness",
     "codex",
-    "--account",
+    "--login",
     "default",
     "--wait",
     "write b.txt",
@@ -186,7 +186,7 @@ export async function scenario(world: MatrixWorld, pid: number, mark: (step: str
     name: "StructuredOutput",
     input: { verdict: "approve", summary: "Writes a.txt and b.txt.", findings: [] },
   });
-  const review = await world.offrun(["review", NAME, "--harness", "claude", "--account", "spare", "--wait", "--json"]);
+  const review = await world.offrun(["review", NAME, "--harness", "claude", "--login", "spare", "--wait", "--json"]);
   if (review.exitCode !== 0 || !isAlive(pid)) return stopped(review);
   done.push("review");
   await mark("merge");

@@ -25,7 +25,7 @@ interface Setup {
 // The file, what is written over it, and an `offrun` command that must name it (the companion may
 // have repaired the file since: then from what it kept for the faces, problem-register.ts).
 const CASES: [string, (s: Setup) => string, string | ((s: Setup) => string), string[]][] = [
-  ["accounts.json, empty", (s) => path.join(s.oh, "accounts.json"), "", ["accounts"]],
+  ["accounts.json, empty", (s) => path.join(s.oh, "accounts.json"), "", ["logins"]],
   // Broke: `offrun ls` (and every listing that asks the hosts) failed outright on it.
   ["hosts.json, cut short", (s) => path.join(s.oh, "hosts.json"), '{"version": 1, "hosts": [{"name": "dev', ["ls"]],
   ["an agent record, empty", (s) => path.join(s.hurt, ".offrun", "agents", "hurt.json"), "", ["ls"]],

@@ -152,18 +152,18 @@ afterEach(async () => {
 
     const hasQuota = (await execa(process.execPath, [OFFRUN_BIN, "quota", "--help"], { reject: false })).exitCode === 0;
     const commands = [
-      ["accounts", "add", "codex", "work", "--no-login"],
-      ["accounts", "add", "claude", "mine", "--home", adopted, "--no-login"],
-      ["accounts", "add", "claude", "spare", "--no-login"],
-      ["accounts"],
-      ["accounts", "--json"],
-      ["accounts", "login", "claude", "mine"],
-      ["accounts", "login", "codex", "work"],
+      ["logins", "add", "codex", "work", "--no-login"],
+      ["logins", "add", "claude", "mine", "--home", adopted, "--no-login"],
+      ["logins", "add", "claude", "spare", "--no-login"],
+      ["logins"],
+      ["logins", "--json"],
+      ["logins", "login", "claude", "mine"],
+      ["logins", "login", "codex", "work"],
       // `offrun quota` comes with the quota work; until it is in this build there is nothing to check.
       ...(hasQuota ? [["quota", "--json"]] : []),
-      ["accounts", "rm", "claude", "mine", "--purge"],
-      ["accounts", "rm", "claude", "spare", "--purge"],
-      ["accounts", "rm", "codex", "work"],
+      ["logins", "rm", "claude", "mine", "--purge"],
+      ["logins", "rm", "claude", "spare", "--purge"],
+      ["logins", "rm", "codex", "work"],
       // Ends a companion any command may have started, so that strace (which waits for every traced process) ends.
       ["companion", "stop"],
     ];
@@ -192,7 +192,7 @@ afterEach(async () => {
       if (result.status !== 0) throw new Error(`offrun ${result.args.join(" ")} failed: ${result.stderr}`);
     }
     const listing = results.find((r) => r.args.join(" ") === "accounts --json")!;
-    const accounts = z
+    const logins = z
       .object({
         accounts: z.array(
           z.object({
@@ -206,7 +206,7 @@ afterEach(async () => {
       })
       .parse(JSON.parse(listing.stdout)).accounts;
     // Only the two CLIs whose homes this test fakes; the other harnesses' Default logins are listed too.
-    const faked = accounts.filter((a) => a.harness === "claude" || a.harness === "codex");
+    const faked = logins.filter((a) => a.harness === "claude" || a.harness === "codex");
     const who = Object.fromEntries(faked.map((a) => [`${a.harness}/${a.label}`, [a.signedIn, a.email ?? a.detail]]));
     expect(who).toEqual({
       "claude/default": [true, "default@example.com"],

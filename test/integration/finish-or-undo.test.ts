@@ -3,9 +3,9 @@ import path from "node:path";
 import { agentDiscard, agentMerge } from "../../src/core/agents/branch-actions.js";
 import { appendChat, readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { recoverAgents } from "../../src/core/agents/recovery.js";
-import { addAccount, removeAccount } from "../../src/core/logins/changes.js";
+import { addLogin, removeLogin } from "../../src/core/logins/changes.js";
 import { renameLogin } from "../../src/core/logins/rename.js";
-import { readAccountsFile } from "../../src/core/logins/accounts-file.js";
+import { readLoginsFile } from "../../src/core/logins/accounts-file.js";
 import { revertMemoryChange } from "../../src/core/memory/history.js";
 import { sha256, storeBlob, snapshotPaths } from "../../src/core/memory/snapshots.js";
 import { rememberProject } from "../../src/core/foundation/project.js";
@@ -124,7 +124,7 @@ test("a worktree removed by hand is not taken for a discard", async () => {
 
 test("a login add on a full disk removes the home it made and says the disk is full", async () => {
   process.env.OFFRUN_FAULT = "atomic:ENOSPC:accounts.json";
-  const failed = await addAccount({ harness: "claude", label: "work" }).catch((error: Error) => error);
+  const failed = await addLogin({ harness: "claude", label: "work" }).catch((error: Error) => error);
   expect((failed as Error).message).toMatch(
     /^Could not add login 'work': the disk holding .* is full .*Nothing was changed/,
   );
@@ -133,29 +133,29 @@ test("a login add on a full disk removes the home it made and says the disk is f
 });
 
 test("a login rename cut by a full disk at the agents' records is finished by running it again", async () => {
-  await addAccount({ harness: "claude", label: "a" });
+  await addLogin({ harness: "claude", label: "a" });
   await writeAgent(agentRecord(repo, "on-a", { account: "a" }));
   process.env.OFFRUN_FAULT = "atomic:ENOSPC:.offrun/agents/";
   const failed = await renameLogin({ harness: "claude", label: "a", to: "b" }).catch((error: Error) => error);
   expect((failed as Error).message).toMatch(/^Renamed login 'a' to 'b' in accounts\.json, but/);
   expect((failed as Error).message).toMatch(DISK_FULL);
-  expect((failed as Error).message).toContain("run `offrun accounts rename claude a b` again");
+  expect((failed as Error).message).toContain("run `offrun logins rename claude a b` again");
   delete process.env.OFFRUN_FAULT;
   const again = await renameLogin({ harness: "claude", label: "a", to: "b" });
   expect(again.agents).toEqual(["on-a"]);
   expect((await readAgent(repo, "on-a")).account).toBe("b");
-  expect((await readAccountsFile(process.env)).accounts.map((a) => a.label)).toEqual(["b"]);
+  expect((await readLoginsFile(process.env)).accounts.map((a) => a.label)).toEqual(["b"]);
   expect(await fs.readdir(path.join(box.offrunHome, "pending-logins"))).toEqual([]);
 });
 
 test("a login removal on a full disk changes nothing, keeps the home, and says the disk is full", async () => {
-  const account = await addAccount({ harness: "claude", label: "old" });
+  const login = await addLogin({ harness: "claude", label: "old" });
   process.env.OFFRUN_FAULT = "atomic:ENOSPC:accounts.json";
-  const failed = await removeAccount({ harness: "claude", label: "old", purge: true }).catch((e: Error) => e);
+  const failed = await removeLogin({ harness: "claude", label: "old", purge: true }).catch((e: Error) => e);
   expect((failed as Error).message).toMatch(/^Could not remove login 'old': the disk holding .* is full/);
   delete process.env.OFFRUN_FAULT;
-  expect((await readAccountsFile(process.env)).accounts.map((a) => a.label)).toEqual(["old"]);
-  expect(await exists(account.home)).toBe(true);
+  expect((await readLoginsFile(process.env)).accounts.map((a) => a.label)).toEqual(["old"]);
+  expect(await exists(login.home)).toBe(true);
   expect(await fs.readdir(path.join(box.offrunHome, "pending-logins"))).toEqual([]);
 });
 

@@ -35,9 +35,9 @@ test("in a terminal, the sign-in runs there, in the login's home, and reads what
     { mode: 0o755 },
   );
   const env = { ...box.env, OFFRUN_CLAUDE_BIN: claude };
-  expect(await runOffrun(["accounts", "add", "claude", "work", "--no-login"], { env })).toSucceed();
+  expect(await runOffrun(["logins", "add", "claude", "work", "--no-login"], { env })).toSucceed();
 
-  const login = shellLine([process.execPath, OFFRUN_BIN, "accounts", "login", "claude", "work"]);
+  const login = shellLine([process.execPath, OFFRUN_BIN, "logins", "login", "claude", "work"]);
   const run = await execa("script", ["-q", "-e", "-c", login, "/dev/null"], {
     env,
     extendEnv: false,
@@ -56,7 +56,7 @@ test("in a terminal, the sign-in runs there, in the login's home, and reads what
   ]);
 
   // Without a terminal (a script, Raycast) it says what to run instead, as before.
-  const piped = await runOffrun(["accounts", "login", "claude", "work"], { env });
+  const piped = await runOffrun(["logins", "login", "claude", "work"], { env });
   expect(piped).toSucceed();
   expect(piped.stdout).toContain("Sign in to login 'work' of Claude Code by running, in a terminal:");
 }, 120_000);

@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
-import { readAccountsFile } from "../../src/core/logins/accounts-file.js";
-import { addAccount } from "../../src/core/logins/changes.js";
+import { readLoginsFile } from "../../src/core/logins/accounts-file.js";
+import { addLogin } from "../../src/core/logins/changes.js";
 import { rememberProject } from "../../src/core/foundation/project.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";
 import {
@@ -97,35 +97,35 @@ test("killed after the worktree was removed, the next companion finishes the dis
 
 test("killed after a login's home was made, the next companion removes the home no login names", async () => {
   const home = path.join(box.offrunHome, "accounts", "claude", "work");
-  await killedAt("login:KILL", ["accounts", "add", "claude", "work", "--no-login"]);
+  await killedAt("login:KILL", ["logins", "add", "claude", "work", "--no-login"]);
   await eventually(
     async () => ((await pendingLogins()).length === 0 ? true : undefined),
     20_000,
     "no login change left",
   );
-  const listed = (await readAccountsFile(env)).accounts.some((a) => a.label === "work");
+  const listed = (await readLoginsFile(env)).accounts.some((a) => a.label === "work");
   expect({ listed, home: await exists(home) }).toEqual({ listed: false, home: false });
 }, 90_000);
 
 test("killed after accounts.json has the new name, the next companion carries the rename to the agents", async () => {
-  await addAccount({ harness: "claude", label: "a" });
+  await addLogin({ harness: "claude", label: "a" });
   await writeAgent(agentRecord(repo, "on-a", { account: "a" }));
-  await killedAt("login:KILL", ["accounts", "rename", "claude", "a", "b"]);
+  await killedAt("login:KILL", ["logins", "rename", "claude", "a", "b"]);
   await eventually(
     async () => ((await readAgent(repo, "on-a")).account === "b" ? true : undefined),
     20_000,
     "the agent to follow the rename",
   );
-  expect((await readAccountsFile(env)).accounts.map((a) => a.label)).toEqual(["b"]);
+  expect((await readLoginsFile(env)).accounts.map((a) => a.label)).toEqual(["b"]);
   expect(await pendingLogins()).toEqual([]);
 }, 90_000);
 
 test("killed after accounts.json dropped a login removed with --purge, the next companion deletes its home", async () => {
-  const account = await addAccount({ harness: "claude", label: "old" });
-  await fs.writeFile(path.join(account.home, "sessions.json"), "{}");
-  await killedAt("login:KILL", ["accounts", "rm", "claude", "old", "--purge"]);
-  await eventually(async () => ((await exists(account.home)) ? undefined : true), 20_000, "the home to be deleted");
-  expect((await readAccountsFile(env)).accounts).toEqual([]);
+  const login = await addLogin({ harness: "claude", label: "old" });
+  await fs.writeFile(path.join(login.home, "sessions.json"), "{}");
+  await killedAt("login:KILL", ["logins", "rm", "claude", "old", "--purge"]);
+  await eventually(async () => ((await exists(login.home)) ? undefined : true), 20_000, "the home to be deleted");
+  expect((await readLoginsFile(env)).accounts).toEqual([]);
   expect(await pendingLogins()).toEqual([]);
   const log = await fs.readFile(path.join(box.offrunHome, "companion.log"), "utf8");
   expect(log).toContain("finished removing login 'old' of claude");

@@ -40,7 +40,7 @@ beforeAll(async () => {
     JSON.stringify({ harnesses: [{ id: "kiro", displayName: "Kiro", command: stub, args: ["acp"] }] }),
   );
   for (const label of ["work", "gone"]) {
-    expect(await offrun("accounts", "add", "claude", label, "--no-login")).toSucceed();
+    expect(await offrun("logins", "add", "claude", label, "--no-login")).toSucceed();
   }
   // A home deleted while Offrun knew the login: it cannot run, so it is signed out.
   await fs.rm(path.join(box.offrunHome, "accounts", "claude", "gone"), { recursive: true, force: true });
@@ -75,14 +75,14 @@ test("lists installed CLIs and custom agents, leaves out CLIs that are not insta
 test("a signed-out login reads as such with its sign-in command, in json and in the table", async () => {
   const rows = JSON.parse((await offrun("quota", "--json")).stdout) as Row[];
   const gone = rows.find((r) => r.harness === "claude" && r.label === "gone")!;
-  expect(gone.signIn).toMatchObject({ state: "signed-out", command: "offrun accounts login claude gone" });
+  expect(gone.signIn).toMatchObject({ state: "signed-out", command: "offrun logins login claude gone" });
   expect(gone.signIn.note).toContain("does not exist");
   expect(rows.find((r) => r.label === "work")!.signIn.state).not.toBe("signed-out");
 
   const text = (await offrun("quota")).stdout;
   const line = text.split("\n").find((l) => l.includes("Claude Code · gone"))!;
   expect(line).toContain("SIGNED OUT");
-  expect(line).toContain("sign in: offrun accounts login claude gone");
+  expect(line).toContain("sign in: offrun logins login claude gone");
   expect(line).not.toContain("unknown");
 });
 

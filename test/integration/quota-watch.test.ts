@@ -39,7 +39,7 @@ test("a login added while the companion runs is watched, and an appended rollout
       text.replace(/"resets_at":(\d+)/g, (_all, at: string) => `"resets_at":${Number(at) + shift}`),
     );
   }
-  expect(await offrun("accounts", "add", "codex", "side", "--home", home, "--no-login")).toSucceed();
+  expect(await offrun("logins", "add", "codex", "side", "--home", home, "--no-login")).toSucceed();
 
   const rollout = (await fs.readdir(day)).sort()[0]!;
   const file = path.join(day, rollout);

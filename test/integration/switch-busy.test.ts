@@ -20,10 +20,10 @@ describe("offrun switch while a turn runs", () => {
     const run = (...args: string[]) => runOffrun(args, { env, cwd: repo });
     // The Default login has been used (a home that does not exist is signed out, and never picked).
     await fs.mkdir(path.join(box.home, ".claude"), { recursive: true });
-    expect(await run("accounts", "add", "claude", "work", "--no-login")).toSucceed();
+    expect(await run("logins", "add", "claude", "work", "--no-login")).toSucceed();
     expect(await run("start", "--name", "busy", "a long task")).toSucceed();
 
-    const refused = await run("switch", "busy", "--account", "work");
+    const refused = await run("switch", "busy", "--login", "work");
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("in the middle of a turn");
     const record = JSON.parse(await fs.readFile(path.join(repo, ".offrun", "agents", "busy.json"), "utf8")) as {

@@ -33,7 +33,7 @@ beforeAll(async () => {
     before: [`echo "\${CLAUDE_CONFIG_DIR:-default}" >> '${homesLog}'`, `if [ -f '${slowFlag}' ]; then sleep 30; fi`],
   });
   env = { ...box.env, OFFRUN_CLAUDE_BIN: stub };
-  expect(await runOffrun(["accounts", "add", "claude", "work", "--no-login"], { env, cwd: repo })).toSucceed();
+  expect(await runOffrun(["logins", "add", "claude", "work", "--no-login"], { env, cwd: repo })).toSucceed();
   supervisor = new Supervisor(env);
   await supervisor.start({ project: repo, name: "mover", prompt: "first", account: "default" });
   await supervisor.wait(repo, "mover");

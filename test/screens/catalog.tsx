@@ -1,5 +1,5 @@
 import type { ReactElement } from "react";
-import AgentAccounts from "../../src/commands/agent-accounts.js";
+import AgentLogins from "../../src/commands/agent-accounts.js";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
 import { AddLoginForm } from "../../src/commands/accounts/login-forms.js";
@@ -143,8 +143,8 @@ export const SCREENS: ScreenSpec[] = [
   {
     name: "agent-accounts",
     shows:
-      "Agent Accounts: logins per CLI with one status each (share used, Limited, Signed Out), the host that did not answer",
-    element: async () => <AgentAccounts />,
+      "Agent Logins: logins per CLI with one status each (share used, Limited, Signed Out), the host that did not answer",
+    element: async () => <AgentLogins />,
     ready: (screen) => {
       loaded(screen, "List");
       screen.byTitle("List.Item", "Work");

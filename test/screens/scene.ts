@@ -8,7 +8,7 @@ import { snapshotAgent, snapshotQuotas } from "../../src/core/companion/snapshot
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { knownProjects } from "../../src/core/foundation/project.js";
 import { writeJsonAtomic } from "../../src/core/foundation/store.js";
-import { addAccount } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/accounts.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { markLimited, recordObserved } from "../../src/core/quota/ledger.js";
 import { makeFaceSandbox, type FaceSandbox } from "../commands/face-sandbox.js";
@@ -66,8 +66,8 @@ export async function buildScene(): Promise<Scene> {
     "export async function upload(file: string, tries = 3) {\n  for (let i = 1; ; i++) {\n    try {\n      return await send(file);\n    } catch (error) {\n      if (i === tries) throw error;\n    }\n  }\n}\n",
   );
 
-  await addAccount({ harness: "claude", label: "work" });
-  await addAccount({ harness: "codex", label: "personal" });
+  await addLogin({ harness: "claude", label: "work" });
+  await addLogin({ harness: "codex", label: "personal" });
   await markSignedIn({ harness: "claude", label: "default" });
   await markSignedIn({ harness: "claude", label: "work" });
   const resetsAt = new Date(Date.now() + 2 * 3_600_000).toISOString();

@@ -1,8 +1,8 @@
-import type { Account } from "../../src/core/foundation/account-model.js";
-import { pickAccount, type Candidate } from "../../src/core/logins/ranking.js";
+import type { Login } from "../../src/core/foundation/account-model.js";
+import { pickLogin, type Candidate } from "../../src/core/logins/ranking.js";
 import type { QuotaWindow } from "../../src/core/foundation/events.js";
 import { projectConfigSchema } from "../../src/core/foundation/model.js";
-import type { AccountQuota } from "../../src/core/quota/ledger.js";
+import type { LoginReading } from "../../src/core/quota/ledger.js";
 import { blockingWindow, expireWindow, headroom } from "../../src/core/quota/pipeline.js";
 import { backoffMs } from "../../src/core/agents/backoff.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
@@ -26,8 +26,8 @@ function window(
   };
 }
 
-function candidate(label: string, windows: QuotaWindow[], extra: Partial<AccountQuota> = {}): Candidate {
-  const account: Account = {
+function candidate(label: string, windows: QuotaWindow[], extra: Partial<LoginReading> = {}): Candidate {
+  const login: Login = {
     harness: "claude",
     label,
     home: `/homes/${label}`,
@@ -37,13 +37,13 @@ function candidate(label: string, windows: QuotaWindow[], extra: Partial<Account
   };
   const blocking = blockingWindow(windows);
   return {
-    account,
+    account: login,
     quota: { harness: "claude", label, windows, attempts: [], ...(blocking ? { blocking } : {}), ...extra },
   };
 }
 
-const pick = (candidates: Candidate[], options: Partial<Parameters<typeof pickAccount>[2]> = {}) =>
-  pickAccount(claudeHarness, candidates, { inFlight: new Map(), now, ...options });
+const pick = (candidates: Candidate[], options: Partial<Parameters<typeof pickLogin>[2]> = {}) =>
+  pickLogin(claudeHarness, candidates, { inFlight: new Map(), now, ...options });
 
 test("the login with the most room in its blocking window is picked", () => {
   const chosen = pick([candidate("work", [window("five_hour", 70)]), candidate("personal", [window("five_hour", 20)])]);

@@ -1,7 +1,7 @@
-import type { Account } from "../../src/core/foundation/account-model.js";
-import { pickAccount, type Candidate } from "../../src/core/logins/ranking.js";
+import type { Login } from "../../src/core/foundation/account-model.js";
+import { pickLogin, type Candidate } from "../../src/core/logins/ranking.js";
 import type { QuotaWindow } from "../../src/core/foundation/events.js";
-import type { AccountQuota } from "../../src/core/quota/ledger.js";
+import type { LoginReading } from "../../src/core/quota/ledger.js";
 import { blockingWindow } from "../../src/core/quota/pipeline.js";
 import { LONGEST_WAIT_MS, planResetWait, RESET_JITTER_MS } from "../../src/core/agents/reset-wait.js";
 import type { SignInState } from "../../src/core/logins/sign-in.js";
@@ -17,7 +17,7 @@ const inHours = (h: number) => new Date(now.getTime() + h * 3600_000).toISOStrin
 function candidate(
   label: string,
   used: number | undefined,
-  options: { signIn?: SignInState; resetsInHours?: number; reserve?: number; quota?: Partial<AccountQuota> } = {},
+  options: { signIn?: SignInState; resetsInHours?: number; reserve?: number; quota?: Partial<LoginReading> } = {},
 ): Candidate {
   const windows: QuotaWindow[] =
     used === undefined
@@ -31,7 +31,7 @@ function candidate(
             observedAt: now.toISOString(),
           },
         ];
-  const account: Account = {
+  const login: Login = {
     harness: "claude",
     label,
     home: `/homes/${label}`,
@@ -42,7 +42,7 @@ function candidate(
   };
   const blocking = blockingWindow(windows);
   return {
-    account,
+    account: login,
     quota: { harness: "claude", label, windows, attempts: [], ...(blocking ? { blocking } : {}), ...options.quota },
     ...(options.signIn
       ? { signIn: { state: options.signIn, source: "status", checkedAt: now.toISOString(), note: "test" } }
@@ -51,7 +51,7 @@ function candidate(
 }
 
 const pick = (candidates: Candidate[], force = false) =>
-  pickAccount(claudeHarness, candidates, { inFlight: new Map(), now, force });
+  pickLogin(claudeHarness, candidates, { inFlight: new Map(), now, force });
 
 test("a signed-out login is never picked, even when it looks emptiest", () => {
   const chosen = pick([
@@ -85,7 +85,7 @@ test("when only signed-out logins are left, the error says how to sign in, as no
     caught = error;
   }
   expect(isOffrunError(caught, "not_logged_in")).toBe(true);
-  expect((caught as Error).message).toContain("offrun accounts login claude default");
+  expect((caught as Error).message).toContain("offrun logins login claude default");
 });
 
 test("a login below its reserve is passed by, and used again when forced", () => {

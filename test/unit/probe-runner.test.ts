@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/account-model.js";
 import type { Command } from "../../src/core/foundation/process.js";
 import { wrappedRunner } from "../../src/core/foundation/runner.js";
 import { checkSignIn } from "../../src/core/logins/sign-in.js";
-import { readAccountQuota } from "../../src/core/quota/pipeline.js";
+import { readLoginQuota } from "../../src/core/quota/pipeline.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
 import { codexHarness } from "../../src/harnesses/codex/index.js";
 import { CODEX_BIN } from "../helpers/codex-env.js";
@@ -15,7 +15,7 @@ import { writeStubCli } from "../helpers/stub-cli.js";
 // sandbox that wraps turns wraps the probes too. HOME, TMPDIR and OFFRUN_HOME are this
 // file's own (test/helpers/isolate-env.ts).
 
-async function login(harness: string, label: string): Promise<Account> {
+async function login(harness: string, label: string): Promise<Login> {
   const home = path.join(process.env.TMPDIR!, `${harness}-${label}`);
   await fs.mkdir(home, { recursive: true });
   return { harness, label, home, isDefault: false, adopted: false, env: {} };
@@ -40,7 +40,7 @@ test("checkSignIn asks `claude auth status` through the runner it is handed", as
   expect(await fs.readFile(`${stub}.status`, "utf8")).toBe("auth status --json\n");
 });
 
-test("readAccountQuota starts `codex app-server` through the runner it is handed", async () => {
+test("readLoginQuota starts `codex app-server` through the runner it is handed", async () => {
   const account = await login("codex", "work");
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, CODEX_HOME: account.home };
   // An API-key login: the real app-server starts and answers, with no plan limits to tell.
@@ -55,7 +55,7 @@ test("readAccountQuota starts `codex app-server` through the runner it is handed
     return command;
   });
 
-  const quota = await readAccountQuota({ account, harness: codexHarness, binary: CODEX_BIN, env, runner });
+  const quota = await readLoginQuota({ account, harness: codexHarness, binary: CODEX_BIN, env, runner });
 
   expect(seen.map((c) => [c.file, ...c.args])).toEqual([[CODEX_BIN, "app-server"]]);
   expect(seen[0]?.env?.CODEX_HOME).toBe(account.home);

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { addAccount, removeAccount } from "../../src/core/logins/accounts.js";
+import { addLogin, removeLogin } from "../../src/core/logins/accounts.js";
 import { inHome } from "../../src/core/logins/home-use.js";
 import { checkSignIn } from "../../src/core/logins/sign-in.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
@@ -11,7 +11,7 @@ import type { Harness } from "../../src/harnesses/types.js";
 // files after the folder was deleted, and the "purged" home was back.
 
 test("a purge waits for a status command under way in the home, so the home stays deleted", async () => {
-  const spare = await addAccount({ harness: "claude", label: "spare" });
+  const spare = await addLogin({ harness: "claude", label: "spare" });
   // A status command that writes its config into the home a moment later, as Claude Code does.
   const check = inHome(
     spare.home,
@@ -19,7 +19,7 @@ test("a purge waits for a status command under way in the home, so the home stay
       fs.mkdir(path.join(spare.home, "statsig"), { recursive: true }),
     ),
   );
-  const removed = await removeAccount({ harness: "claude", label: "spare", purge: true });
+  const removed = await removeLogin({ harness: "claude", label: "spare", purge: true });
   expect(removed.deletedHome).toBe(true);
   await check;
   await expect(fs.stat(spare.home)).rejects.toThrow();
@@ -30,9 +30,9 @@ test("a purge waits for a status command under way in the home, so the home stay
 // command there, which made the home again.
 test("a sign-in check still waiting for its turn when a purge starts is waited for, so the home stays deleted", async () => {
   const slow = await Promise.all(
-    ["busy-1", "busy-2", "busy-3", "busy-4"].map((label) => addAccount({ harness: "claude", label })),
+    ["busy-1", "busy-2", "busy-3", "busy-4"].map((label) => addLogin({ harness: "claude", label })),
   );
-  const spare = await addAccount({ harness: "claude", label: "queued" });
+  const spare = await addLogin({ harness: "claude", label: "queued" });
   const writesItsHome: Harness = {
     ...claudeHarness,
     identity: async (_binary, _env, home) => {
@@ -42,7 +42,7 @@ test("a sign-in check still waiting for its turn when a purge starts is waited f
     },
   };
   const checks = [...slow, spare].map((login) => checkSignIn(login, writesItsHome, "/bin/claude", process.env));
-  const removed = await removeAccount({ harness: "claude", label: "queued", purge: true });
+  const removed = await removeLogin({ harness: "claude", label: "queued", purge: true });
   expect(removed.deletedHome).toBe(true);
   await Promise.all(checks);
   await expect(fs.stat(spare.home)).rejects.toThrow();

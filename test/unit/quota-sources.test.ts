@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Account } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/account-model.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "../../src/harnesses/shared/claude-limit-text.js";
 import { quotaSources as claudeSources } from "../../src/harnesses/claude/quota.js";
@@ -35,20 +35,20 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** A login whose home is a copy of a recorded one (the sources may be pointed at files we then change). */
-function login(harness: string, recorded: string): Account {
+function login(harness: string, recorded: string): Login {
   const home = path.join(root, `${harness}-home`);
   fs.cpSync(recorded, home, { recursive: true });
   return { harness, label: "work", home, isDefault: false, adopted: false, env: {} };
 }
 
 function context(
-  account: Account,
+  login: Login,
   now: Date | string,
   id: string,
   extra: Partial<QuotaSourceContext> = {},
 ): QuotaSourceContext {
   return {
-    account,
+    account: login,
     env: {},
     runner: localRunner,
     now: new Date(now),
@@ -66,7 +66,7 @@ function sessionFiles(dir: string): string[] {
 
 describe("claude-stream", () => {
   const stream = source(claudeSources, "claude-stream");
-  const account = { harness: "claude", label: "work", home: "/nowhere", isDefault: false, adopted: false, env: {} };
+  const login = { harness: "claude", label: "work", home: "/nowhere", isDefault: false, adopted: false, env: {} };
   const observed = {
     windows: [{ kind: "five_hour", usedPercent: 42, source: "claude-stream", observedAt: "2030-01-01T00:00:00.000Z" }],
     limitedUntil: "2030-01-01T03:00:00.000Z",
@@ -74,15 +74,15 @@ describe("claude-stream", () => {
   };
 
   test("answers with what Offrun's own runs observed, and nothing without it", async () => {
-    expect(await stream.read(context(account, "2030-01-01T01:00:00Z", "s", { observed }))).toEqual({
+    expect(await stream.read(context(login, "2030-01-01T01:00:00Z", "s", { observed }))).toEqual({
       windows: observed.windows,
       limitedUntil: observed.limitedUntil,
     });
-    expect(await stream.read(context(account, "2030-01-01T01:00:00Z", "s"))).toBeUndefined();
+    expect(await stream.read(context(login, "2030-01-01T01:00:00Z", "s"))).toBeUndefined();
   });
 
   test("drops a limit whose reset has passed", async () => {
-    const reading = await stream.read(context(account, "2030-01-01T04:00:00Z", "s", { observed }));
+    const reading = await stream.read(context(login, "2030-01-01T04:00:00Z", "s", { observed }));
     expect(reading?.limitedUntil).toBeUndefined();
   });
 });

@@ -1,22 +1,22 @@
 import { Action, ActionPanel, Form, Icon, Toast, environment, open, showToast, useNavigation } from "@raycast/api";
 import { FormValidation, useForm } from "@raycast/utils";
-import type { Account } from "../../core/foundation/account-model.js";
+import type { Login } from "../../core/foundation/account-model.js";
 import { writeLoginScript } from "../presenters/accounts-view.js";
 import { withCompanion } from "../lib/companion.js";
 import { showFailure } from "../lib/failure.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
 
-/** Agent Accounts' forms: add a login (then sign in to it) and rename one, both through the companion. */
+/** Agent Logins' forms: add a login (then sign in to it) and rename one, both through the companion. */
 
 /** Opens the CLI's own sign-in for the login in Terminal, with the login's home. */
-export async function signIn(account: Account) {
+export async function signIn(login: Login) {
   try {
-    const script = await writeLoginScript(environment.supportPath, account, faceEnv());
+    const script = await writeLoginScript(environment.supportPath, login, faceEnv());
     await open(script, preferences().terminal ?? "Terminal");
     await showToast({
       style: Toast.Style.Success,
       title: "Sign In with Terminal",
-      message: `${account.harness} · ${account.label}`,
+      message: `${login.harness} · ${login.label}`,
     });
   } catch (error) {
     await showFailure(error, "Cannot Open the Sign-In");
@@ -35,7 +35,7 @@ export function AddLoginForm({ harness, clis, onAdded }: { harness?: string; cli
       try {
         // Through the companion, the one writer of accounts.json.
         const home = values.home[0];
-        const account = await withCompanion((client) =>
+        const login = await withCompanion((client) =>
           client.call("login.add", {
             harness: values.harness,
             label: values.label.trim(),
@@ -44,7 +44,7 @@ export function AddLoginForm({ harness, clis, onAdded }: { harness?: string; cli
         );
         onAdded();
         pop();
-        await signIn(account);
+        await signIn(login);
       } catch (error) {
         await showFailure(error, "Could Not Add the Login");
       }
@@ -83,16 +83,16 @@ export function AddLoginForm({ harness, clis, onAdded }: { harness?: string; cli
   );
 }
 
-export function RenameLoginForm({ account, onRenamed }: { account: Account; onRenamed: () => void }) {
+export function RenameLoginForm({ account: login, onRenamed }: { account: Login; onRenamed: () => void }) {
   const { pop } = useNavigation();
   const { handleSubmit, itemProps } = useForm<{ label: string }>({
-    initialValues: { label: account.label },
+    initialValues: { label: login.label },
     validation: { label: FormValidation.Required },
     onSubmit: async ({ label }) => {
       try {
         // Through the companion: it renames while no turn on this login can start.
         const result = await withCompanion((client) =>
-          client.call("login.rename", { harness: account.harness, label: account.label, to: label.trim() }),
+          client.call("login.rename", { harness: login.harness, label: login.label, to: label.trim() }),
         );
         await showToast({
           style: Toast.Style.Success,
@@ -108,7 +108,7 @@ export function RenameLoginForm({ account, onRenamed }: { account: Account; onRe
   });
   return (
     <Form
-      navigationTitle={`Rename ${account.label}`}
+      navigationTitle={`Rename ${login.label}`}
       actions={
         <ActionPanel>
           <Action.SubmitForm title="Rename" icon={Icon.Pencil} onSubmit={handleSubmit} />
@@ -118,10 +118,10 @@ export function RenameLoginForm({ account, onRenamed }: { account: Account; onRe
       <Form.TextField
         {...itemProps.label}
         title="Label"
-        placeholder={account.label}
+        placeholder={login.label}
         info="Lowercase letters, digits, '-' and '_'"
       />
-      <Form.Description title="" text={`The home stays ${account.home}, with its sign-in.`} />
+      <Form.Description title="" text={`The home stays ${login.home}, with its sign-in.`} />
     </Form>
   );
 }

@@ -69,10 +69,12 @@ export function handOff(target: AgentTarget, harness: string) {
 }
 
 /** Another login of the same CLI: its session is copied there and the next message resumes it (refused mid-turn). */
-export function switchLogin(target: AgentTarget, account: string) {
+export function switchLogin(target: AgentTarget, login: string) {
   const { record } = target;
-  return run(`Moving ${shownName(target)} to login ${account}…`, `${shownName(target)} is on login ${account}`, () =>
-    withAgentCompanion(target, (c) => c.call("agent.switch", { project: record.project, name: record.name, account })),
+  return run(`Moving ${shownName(target)} to login ${login}…`, `${shownName(target)} is on login ${login}`, () =>
+    withAgentCompanion(target, (c) =>
+      c.call("agent.switch", { project: record.project, name: record.name, account: login }),
+    ),
   );
 }
 

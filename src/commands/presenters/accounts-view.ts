@@ -1,9 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../../core/foundation/account-model.js";
-import { defaultAccounts, listAccounts, loginCommand } from "../../core/logins/accounts.js";
+import type { Login } from "../../core/foundation/account-model.js";
+import { defaultLogins, listLogins, loginCommand } from "../../core/logins/accounts.js";
 import { locateBinary } from "../../core/foundation/binaries.js";
-import { cachedAccountQuota } from "../../core/quota/pipeline.js";
+import { cachedLoginQuota } from "../../core/quota/pipeline.js";
 import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
@@ -11,12 +11,12 @@ import { viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quo
 import { shellQuote } from "../../core/foundation/shell-quote.js";
 
 /**
- * Agent Accounts: the logins of each CLI with their quota and their cached sign-in state, shown at
+ * Agent Logins: the logins of each CLI with their quota and their cached sign-in state, shown at
  * once; the CLI's own status check of a login runs only when its detail is shown.
  */
 
 export interface LoginRow {
-  account: Account;
+  account: Login;
   quota: LoginQuotaView;
   /** What Offrun last knew of the sign-in (a missing home is signed out at once). */
   signIn: SignInEntry;
@@ -32,21 +32,21 @@ export interface HarnessLogins {
   defaultLogin: string | undefined;
 }
 
-export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now()): Promise<HarnessLogins[]> {
-  const defaults = await defaultAccounts(env);
+export async function loadLoginsView(env: NodeJS.ProcessEnv, now = Date.now()): Promise<HarnessLogins[]> {
+  const defaults = await defaultLogins(env);
   return Promise.all(
     (await listHarnesses({ env, tolerant: true })).map(async (harness) => {
       const [binary, accounts] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
-        listAccounts(harness, env),
+        listLogins(harness, env),
       ]);
       const signIns = await cachedSignIns(accounts);
       const logins = await Promise.all(
-        accounts.map(async (account): Promise<LoginRow> => {
-          const signIn = signIns.get(signInKey(account))!;
-          const quota = await cachedAccountQuota(account, new Date(now));
+        accounts.map(async (login): Promise<LoginRow> => {
+          const signIn = signIns.get(signInKey(login))!;
+          const quota = await cachedLoginQuota(login, new Date(now));
           const facts = { signIn: signIn.state, coverage: harness.quotaCoverage };
-          return { account, quota: viewLoginQuota(quota, now, facts), signIn };
+          return { account: login, quota: viewLoginQuota(quota, now, facts), signIn };
         }),
       );
       return {
@@ -65,22 +65,22 @@ export async function loadAccountsView(env: NodeJS.ProcessEnv, now = Date.now())
  * Asks the login's CLI who is signed in (status command or non-secret files, never credentials,
  * time-boxed) and keeps the answer in the sign-in cache, so the next paint shows it at once.
  */
-export async function refreshSignIn(account: Account, env: NodeJS.ProcessEnv): Promise<SignInEntry> {
-  const harness = await findHarness(account.harness, { env });
+export async function refreshSignIn(login: Login, env: NodeJS.ProcessEnv): Promise<SignInEntry> {
+  const harness = await findHarness(login.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
-  return checkSignIn(account, harness, binary, env);
+  return checkSignIn(login, harness, binary, env);
 }
 
 /**
  * A `.command` file that Terminal runs: the CLI's own sign-in with the login's home set. Offrun
  * never sees what the user types there.
  */
-export function loginScript(account: Account, harness: Harness, binary: string): string {
-  const command = loginCommand(account, harness, binary);
+export function loginScript(login: Login, harness: Harness, binary: string): string {
+  const command = loginCommand(login, harness, binary);
   const exports = Object.entries(command.env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
   return [
     "#!/bin/sh",
-    `# Offrun: sign in to ${harness.displayName}, login '${account.label}' (home ${account.home})`,
+    `# Offrun: sign in to ${harness.displayName}, login '${login.label}' (home ${login.home})`,
     ...exports,
     `exec ${[command.file, ...command.args].map(shellQuote).join(" ")}`,
     "",
@@ -88,15 +88,15 @@ export function loginScript(account: Account, harness: Harness, binary: string):
 }
 
 /** Writes the sign-in script into `dir` (Raycast's support folder) and returns its path. */
-export async function writeLoginScript(dir: string, account: Account, env: NodeJS.ProcessEnv): Promise<string> {
-  const harness = await findHarness(account.harness, { env });
+export async function writeLoginScript(dir: string, login: Login, env: NodeJS.ProcessEnv): Promise<string> {
+  const harness = await findHarness(login.harness, { env });
   const binary = await locateBinary(harness.id, harness.binaryName, env);
   if (!binary) {
     const { OffrunError } = await import("../../core/foundation/errors.js");
     throw new OffrunError("not_installed", `${harness.displayName} is not installed. ${harness.installHint}`);
   }
   await fs.mkdir(dir, { recursive: true });
-  const file = path.join(dir, `login-${account.harness}-${account.label}.command`);
-  await fs.writeFile(file, loginScript(account, harness, binary), { mode: 0o700 });
+  const file = path.join(dir, `login-${login.harness}-${login.label}.command`);
+  await fs.writeFile(file, loginScript(login, harness, binary), { mode: 0o700 });
   return file;
 }

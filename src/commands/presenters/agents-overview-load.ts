@@ -1,10 +1,10 @@
-import { listAccounts } from "../../core/logins/accounts.js";
+import { listLogins } from "../../core/logins/accounts.js";
 import { listAgentsAsSeen, runningCompanionPid } from "../../core/agents/orphans.js";
 import { projectPaths } from "../../core/foundation/paths.js";
 import { knownProjects } from "../../core/foundation/project.js";
 import { keptStateProblems } from "../../core/foundation/problem-register.js";
-import { accountKey } from "../../core/quota/ledger.js";
-import { cachedAccountQuota } from "../../core/quota/pipeline.js";
+import { loginKey } from "../../core/quota/ledger.js";
+import { cachedLoginQuota } from "../../core/quota/pipeline.js";
 import { agentKey, buildAgentsOverview, harnessContextWindow, type AgentsOverview } from "./agents-overview.js";
 import { readContextUse, type ContextUse } from "./context-use.js";
 import { readHostAgents } from "./host-agents.js";
@@ -57,11 +57,11 @@ async function readThisMachine(
   const projects = await Promise.all(roots.map(async (root) => ({ root, ...(await listAgentsAsSeen(root, running)) })));
   signal?.throwIfAborted();
   const records = projects.flatMap((p) => p.agents);
-  const accounts = await listAccounts(undefined, env);
+  const logins = await listLogins(undefined, env);
   signal?.throwIfAborted();
   const used = new Set(records.map((r) => `${r.harness}/${r.account}`));
   const quotas = await Promise.all(
-    accounts.filter((a) => used.has(accountKey(a))).map((a) => cachedAccountQuota(a, new Date(now))),
+    logins.filter((a) => used.has(loginKey(a))).map((a) => cachedLoginQuota(a, new Date(now))),
   );
   const context = new Map<string, ContextUse>();
   await Promise.all(

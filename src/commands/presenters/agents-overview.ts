@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { AgentRecord, AgentStatus } from "../../core/foundation/model.js";
-import { accountKey, type AccountQuota } from "../../core/quota/ledger.js";
+import { loginKey, type LoginReading } from "../../core/quota/ledger.js";
 import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { elapsedShort } from "../../core/foundation/format.js";
 import { viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quota.js";
@@ -107,7 +107,7 @@ export interface OverviewInput {
     unreadable: { file: string; problem: string }[];
   }[];
   /** Logins' quota; a host's carry its name. */
-  quotas: (AccountQuota & { host?: string })[];
+  quotas: (LoginReading & { host?: string })[];
   /** Context use by agentKey. */
   context: ReadonlyMap<string, ContextUse>;
   contextWindow?: ContextWindowOf;
@@ -121,12 +121,12 @@ export function agentKey(record: Pick<AgentRecord, "project" | "name">, host?: s
   return `${host ?? ""}\u0000${record.project}\u0000${record.name}`;
 }
 
-const loginKey = (login: { harness: string; label: string }, host?: string) =>
-  `${host ?? ""}\u0000${accountKey(login)}`;
+const hostLoginKey = (login: { harness: string; label: string }, host?: string) =>
+  `${host ?? ""}\u0000${loginKey(login)}`;
 
 /** Pure: sorts and labels what was read. */
 export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOverview {
-  const quotas = new Map(input.quotas.map((q) => [loginKey(q, q.host), q]));
+  const quotas = new Map(input.quotas.map((q) => [hostLoginKey(q, q.host), q]));
   const contextOf = (record: AgentRecord, host: string | undefined): ContextView | undefined => {
     const use = input.context.get(agentKey(record, host));
     if (!use) return undefined;
@@ -138,7 +138,7 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
       const agents = [...project.agents]
         .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || b.updatedAt.localeCompare(a.updatedAt))
         .map((record): AgentRow => {
-          const quota = quotas.get(loginKey({ harness: record.harness, label: record.account }, project.host));
+          const quota = quotas.get(hostLoginKey({ harness: record.harness, label: record.account }, project.host));
           const inTurn = record.status === "working" || record.status === "needs-you";
           return {
             record,

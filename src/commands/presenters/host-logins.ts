@@ -5,7 +5,7 @@ import { askHosts, type HostReply } from "../../core/remote/ask-hosts.js";
 import { loginTitle, viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quota.js";
 
 /**
- * The logins of other machines' CLIs (core/remote), for Agent Accounts and for the Agents view's
+ * The logins of other machines' CLIs (core/remote), for Agent Logins and for the Agents view's
  * Switch Login and Hand Off on a host's agent. Their sign-ins stay on the host: from here a face
  * can read them (`hosts.quota`, each host time-boxed) and point at the host's own sign-in command.
  */
@@ -62,8 +62,9 @@ export function groupByHarness(host: Host | undefined, rows: QuotaListRow[], now
       title: loginTitle(row.displayName, row.label, quota),
       signIn: { state: signIn, ...(row.signIn.note ? { note: row.signIn.note } : {}) },
       signInCommand: host
-        ? sshCommandText(host, ["accounts", "login", row.harness, row.label])
-        : `offrun accounts login ${row.harness} ${row.label}`,
+        ? // `accounts`, the old name that newer hosts keep as an alias: a host of an earlier version knows only it.
+          sshCommandText(host, ["accounts", "login", row.harness, row.label])
+        : `offrun logins login ${row.harness} ${row.label}`,
     });
     groups.set(row.harness, group);
   }

@@ -30,7 +30,7 @@ export interface MenuLogin {
   title: string;
   /** "5-Hour 23% · resets 21:00 (20m ago)": one line per window (quota-window.ts). */
   windows: string[];
-  /** Lines above the windows: "Signed out: offrun accounts login …", "Out ~16:40 at this pace", "No usage data: limits only". */
+  /** Lines above the windows: "Signed out: offrun logins login …", "Out ~16:40 at this pace", "No usage data: limits only". */
   notes: string[];
   limited: boolean;
   /** It cannot run until it signs in again (it does not count toward the title's tightest %). */

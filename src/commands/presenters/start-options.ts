@@ -1,14 +1,14 @@
 import path from "node:path";
-import { defaultAccounts, listAccounts } from "../../core/logins/accounts.js";
+import { defaultLogins, listLogins } from "../../core/logins/accounts.js";
 import { locateBinary } from "../../core/foundation/binaries.js";
-import { pickAccount } from "../../core/logins/ranking.js";
+import { pickLogin } from "../../core/logins/ranking.js";
 import { git } from "../../core/git/repo.js";
 import { foundRepositories } from "../../core/git/repository-scan.js";
 import type { Mode } from "../../core/foundation/model.js";
 import { knownProjects, loadProjectSettings } from "../../core/foundation/project.js";
 import { describeGated } from "../../core/foundation/trust.js";
-import type { AccountQuota } from "../../core/quota/ledger.js";
-import { cachedAccountQuota } from "../../core/quota/pipeline.js";
+import type { LoginReading } from "../../core/quota/ledger.js";
+import { cachedLoginQuota } from "../../core/quota/pipeline.js";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { loginTitle, viewLoginQuota } from "../../core/logins/login-quota.js";
@@ -31,7 +31,7 @@ export interface HarnessChoice {
   logins: LoginChoice[];
   /** The login Offrun would pick now (most headroom); undefined when every one is limited. */
   pick: string | undefined;
-  /** The login the user set as default (Agent Accounts, `offrun accounts default`): the form preselects it. */
+  /** The login the user set as default (Agent Logins, `offrun logins default`): the form preselects it. */
   defaultLogin: string | undefined;
 }
 
@@ -54,22 +54,22 @@ export interface StartOptions {
 export function harnessChoice(
   harness: Pick<Harness, "id" | "displayName" | "installHint">,
   installed: boolean,
-  candidates: { account: Parameters<typeof pickAccount>[1][number]["account"]; quota: AccountQuota }[],
+  candidates: { account: Parameters<typeof pickLogin>[1][number]["account"]; quota: LoginReading }[],
   now: number,
   defaultLogin?: string,
 ): HarnessChoice {
-  const logins = candidates.map(({ account, quota }) => {
+  const logins = candidates.map(({ account: login, quota }) => {
     const view = viewLoginQuota(quota, now);
     return {
-      label: account.label,
-      title: loginTitle(harness.displayName, account.label, view),
+      label: login.label,
+      title: loginTitle(harness.displayName, login.label, view),
       room: view.room,
       limited: view.limited,
     };
   });
   let pick: string | undefined;
   try {
-    pick = pickAccount(harness as Harness, candidates, { inFlight: new Map(), now: new Date(now) }).account.label;
+    pick = pickLogin(harness as Harness, candidates, { inFlight: new Map(), now: new Date(now) }).account.label;
   } catch {
     pick = undefined; // every login is limited: the form says so and the user may still pick one
   }
@@ -120,16 +120,16 @@ export async function loadHarnessChoices(
   const now = options.now ?? Date.now();
   const [harnesses, defaults] = await Promise.all([
     listHarnesses({ project: options.project, env, tolerant: true }),
-    defaultAccounts(env),
+    defaultLogins(env),
   ]);
   return Promise.all(
     harnesses.map(async (harness) => {
-      const [binary, accounts] = await Promise.all([
+      const [binary, logins] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
-        listAccounts(harness, env),
+        listLogins(harness, env),
       ]);
       const candidates = await Promise.all(
-        accounts.map(async (account) => ({ account, quota: await cachedAccountQuota(account, new Date(now)) })),
+        logins.map(async (login) => ({ account: login, quota: await cachedLoginQuota(login, new Date(now)) })),
       );
       return harnessChoice(harness, binary !== undefined, candidates, now, defaults[harness.id]);
     }),

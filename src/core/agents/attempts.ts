@@ -1,11 +1,11 @@
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import type { ParsedEvent } from "../foundation/events.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { checksDone, turnStarts } from "../logins/home-use.js";
 import type { LoginPicker } from "../logins/picker.js";
 import { markSignedIn, markSignedOut } from "../logins/sign-in.js";
-import { accountKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
+import { loginKey, markHealthy, markLimited, recordObserved } from "../quota/ledger.js";
 import type { RefusalWatch } from "../sandbox/refusals.js";
 import { openSandbox, type SandboxRequest, type SandboxTurn } from "../sandbox/runner.js";
 
@@ -29,7 +29,7 @@ export type QuotaEvent = Extract<ParsedEvent, { type: "quota" | "limit_hit" }>;
 
 /** One login's go at the work: the login is held for it from before it starts until after it ends. */
 export interface LoginAttempt {
-  account: Account;
+  account: Login;
   /** The environment of the login's processes (its relocation variable and its extra env). */
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
@@ -56,7 +56,7 @@ export type AttemptVerdict =
 
 /** The sandbox each attempt runs in, opened for its login (the next login's home, not this one's). */
 export type AttemptSandbox = Omit<SandboxRequest, "harness" | "account" | "env" | "inner" | "warn"> & {
-  warn(account: Account, message: string): Promise<void>;
+  warn(login: Login, message: string): Promise<void>;
 };
 
 /** A piece of work and what to do on each login: agent turns and reviews are two of these. */
@@ -64,22 +64,22 @@ export interface AttemptPolicy<R> {
   harness: Harness;
   logins: LoginPicker;
   /** The login to start on (already picked: the agent's, a pinned one, or the one with most room). */
-  first: Account;
+  first: Login;
   signal: AbortSignal;
   /** Where the CLI runs (see foundation/runner.ts); a sandbox wraps it. */
   runner: ProcessRunner;
   sandbox?: AttemptSandbox;
   /** Each time a login is held for an attempt, before the attempt waits for anything. */
-  onHeld?(account: Account): void;
+  onHeld?(login: Login): void;
   /** Runs the work once on a held login. */
   attempt(login: LoginAttempt): Promise<R>;
   /** What the attempt's end means (the policy may say why in its log, or pause before `again`). */
-  judge(result: R, account: Account): Promise<AttemptVerdict>;
+  judge(result: R, login: Login): Promise<AttemptVerdict>;
   /**
    * Carries the work from `from` to `to`, the next login with room, before it runs there: an
    * agent's session moves, a review starts again. False ends the work here, on `to`.
    */
-  moveTo(move: { from: Account; to: Account; result: R; why: "limited" | "signed_out" }): Promise<boolean>;
+  moveTo(move: { from: Login; to: Login; result: R; why: "limited" | "signed_out" }): Promise<boolean>;
 }
 
 /** The last usage limit an attempt hit: the login's label, until when, and whether the stream named the reset. */
@@ -92,7 +92,7 @@ export interface LimitSeen {
 export interface Attempts<R> {
   /** The last attempt's result, and the login it ran on. */
   result: R;
-  account: Account;
+  account: Login;
   /** The work needed another login and none had room: the picker's error, which says why. */
   noRoom?: unknown;
   /** The policy's moveTo ended the work after moving it. */
@@ -120,80 +120,76 @@ export async function runAttempts<R>(policy: AttemptPolicy<R>): Promise<Attempts
   const notes: Promise<unknown>[] = [];
   const note = (pending: Promise<void>) => notes.push(pending.catch(() => undefined));
   let limit: LimitSeen | undefined;
-  let account = policy.first;
+  let login = policy.first;
   for (;;) {
-    tried.add(accountKey(account));
-    const result = await attemptOn(policy, account, (seen) => (limit = seen));
+    tried.add(loginKey(login));
+    const result = await attemptOn(policy, login, (seen) => (limit = seen));
     const over = (more: Partial<Attempts<R>> = {}): Attempts<R> => ({
       result,
-      account,
+      account: login,
       ...(limit ? { limit } : {}),
       ...more,
       notes: Promise.all(notes).then(() => undefined),
     });
     if (policy.signal.aborted) return over();
-    const verdict = await policy.judge(result, account);
+    const verdict = await policy.judge(result, login);
     switch (verdict.kind) {
       case "again":
         continue;
       case "over":
         return over();
       case "completed":
-        note(markHealthy(account));
-        note(markSignedIn(account));
+        note(markHealthy(login));
+        note(markSignedIn(login));
         return over();
       case "limited":
-        note(markSignedIn(account)); // a limit is an answer: the sign-in works
+        note(markSignedIn(login)); // a limit is an answer: the sign-in works
         break;
       case "signed_out":
-        note(markSignedOut(account, verdict.reason));
+        note(markSignedOut(login, verdict.reason));
         break;
     }
-    let next: Account;
+    let next: Login;
     try {
       next = (await policy.logins.choose(policy.harness, { exclude: tried })).account;
     } catch (error) {
       return over({ noRoom: error });
     }
-    if (!(await policy.moveTo({ from: account, to: next, result, why: verdict.kind }))) {
+    if (!(await policy.moveTo({ from: login, to: next, result, why: verdict.kind }))) {
       return over({ stopped: true });
     }
-    account = next;
+    login = next;
   }
 }
 
 /** One attempt on one login: held, its home free of status commands, its sandbox open. */
-async function attemptOn<R>(
-  policy: AttemptPolicy<R>,
-  account: Account,
-  onLimit: (seen: LimitSeen) => void,
-): Promise<R> {
-  const release = policy.logins.hold(account);
-  policy.onHeld?.(account);
+async function attemptOn<R>(policy: AttemptPolicy<R>, login: Login, onLimit: (seen: LimitSeen) => void): Promise<R> {
+  const release = policy.logins.hold(login);
+  policy.onHeld?.(login);
   // No status command starts in the home from now on; one already running there finishes first.
-  const turnEnds = turnStarts(account.home);
+  const turnEnds = turnStarts(login.home);
   let sandbox: SandboxTurn | undefined;
   try {
-    await checksDone(account.home);
-    const env = policy.logins.processEnv(account, policy.harness);
+    await checksDone(login.home);
+    const env = policy.logins.processEnv(login, policy.harness);
     if (policy.sandbox) {
       const { warn, ...request } = policy.sandbox;
       sandbox = await openSandbox({
         ...request,
         harness: policy.harness,
-        account,
+        account: login,
         env,
         inner: policy.runner,
-        warn: (message) => warn(account, message),
+        warn: (message) => warn(login, message),
       });
     }
     return await policy.attempt({
-      account,
+      account: login,
       env,
-      ...(account.isDefault ? {} : { accountHome: account.home }),
+      ...(login.isDefault ? {} : { accountHome: login.home }),
       runner: sandbox?.runner ?? policy.runner,
       ...(sandbox ? { refusals: sandbox.refusals } : {}),
-      observe: (event) => observe(account, event, onLimit),
+      observe: (event) => observe(login, event, onLimit),
     });
   } finally {
     try {
@@ -206,11 +202,11 @@ async function attemptOn<R>(
 }
 
 /** What a stream says about quota goes into the ledger; a limit marks the login out until its reset. */
-async function observe(account: Account, event: QuotaEvent, onLimit: (seen: LimitSeen) => void): Promise<void> {
+async function observe(login: Login, event: QuotaEvent, onLimit: (seen: LimitSeen) => void): Promise<void> {
   const now = Date.now();
   if (event.type === "quota") {
     const observedAt = event.windows[0]?.observedAt ?? new Date(now).toISOString();
-    await recordObserved(account, { windows: event.windows, observedAt });
+    await recordObserved(login, { windows: event.windows, observedAt });
     return;
   }
   let reset = event.resetsAt === undefined ? undefined : Date.parse(event.resetsAt);
@@ -219,6 +215,6 @@ async function observe(account: Account, event: QuotaEvent, onLimit: (seen: Limi
   // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
   const resetGiven = reset !== undefined && reset > now;
   const until = new Date(resetGiven ? reset! : now + UNKNOWN_RESET_MS).toISOString();
-  onLimit({ account: account.label, until, resetGiven });
-  await markLimited(account, until, event.message);
+  onLimit({ account: login.label, until, resetGiven });
+  await markLimited(login, until, event.message);
 }

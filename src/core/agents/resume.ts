@@ -50,9 +50,9 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     await giveUp(ctx, `Could not go on after the reset: ${describeError(error)}`);
     return undefined;
   }
-  let account: string;
+  let login: string;
   try {
-    account = (await ctx.logins.choose(harness, {})).account.label;
+    login = (await ctx.logins.choose(harness, {})).account.label;
   } catch (error) {
     const candidates = await ctx.logins.candidates(harness);
     if (candidates.some((c) => c.quota.recovering && c.signIn?.state !== "signed-out")) {
@@ -75,11 +75,11 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     type: "reset_wait",
     phase: "resumed",
     resumesAt: resume.at,
-    account,
-    message: `Went on after the reset on login ${account}${account === from ? "" : ` (was ${from})`}, ${resume.continuation ? "from where the limited turn stopped" : "with your message"}.`,
+    account: login,
+    message: `Went on after the reset on login ${login}${login === from ? "" : ` (was ${from})`}, ${resume.continuation ? "from where the limited turn stopped" : "with your message"}.`,
   });
   // Wrapped: an async function would wait for a promise it returns, and the caller's lock must not.
-  return { held: ctx.begin(resume.prompt, binary, config, { continuation: resume.continuation, account }) };
+  return { held: ctx.begin(resume.prompt, binary, config, { continuation: resume.continuation, account: login }) };
 }
 
 async function giveUp(ctx: ResumeContext, message: string): Promise<void> {

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { isDiskFull } from "../foundation/disk-full.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft } from "../foundation/events.js";
@@ -22,8 +22,8 @@ export interface SessionMoveContext {
 export async function moveSession(
   ctx: SessionMoveContext,
   harness: Harness,
-  from: Account,
-  to: Account,
+  from: Login,
+  to: Login,
   reason: string,
 ): Promise<{ carried: boolean; heldPrompt: boolean }> {
   const { record } = ctx;

@@ -1,6 +1,6 @@
 import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { findAccount } from "../logins/accounts.js";
+import { findLogin } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";
@@ -84,8 +84,8 @@ async function carry(
   let retries = 0;
   let continuation = ctx.resumed?.continuation ?? false;
   if (ctx.resumed && ctx.resumed.account !== record.account) {
-    const from = await findAccount(harness, record.account, ctx.env);
-    const to = await findAccount(harness, ctx.resumed.account, ctx.env);
+    const from = await findLogin(harness, record.account, ctx.env);
+    const to = await findLogin(harness, ctx.resumed.account, ctx.env);
     const moved = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
     if (!moved.carried) continuation = false;
   }
@@ -93,11 +93,11 @@ async function carry(
   const attempts = await runAttempts<TurnResult>({
     harness,
     logins: ctx.logins,
-    first: await findAccount(harness, record.account, ctx.env),
+    first: await findLogin(harness, record.account, ctx.env),
     signal: ctx.signal,
     runner: ctx.runner,
     // A sandboxed agent's policy follows the login: a failover opens the next login's home, not this one's.
-    ...(record.sandbox ? { sandbox: { record, config, warn: (_account, message) => warn(message) } } : {}),
+    ...(record.sandbox ? { sandbox: { record, config, warn: (_login, message) => warn(message) } } : {}),
     onHeld: () => ctx.onDispatched?.(),
     attempt: (login) => {
       const memory = ctx.firstMemory;
@@ -121,7 +121,7 @@ async function carry(
         observe: login.observe,
       });
     },
-    judge: async (result, account) => {
+    judge: async (result, login) => {
       const { end } = result;
       if (end.outcome === "completed") return { kind: "completed" };
       if (end.outcome === "limited") return { kind: "limited" };
@@ -129,7 +129,7 @@ async function carry(
         await ctx.log(record.turns, {
           type: "notice",
           level: "warning",
-          message: `Login ${account.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun accounts login ${harness.id} ${account.label}\`.`,
+          message: `Login ${login.label} is not signed in, so Offrun marked it signed out and goes on with the next login. Sign it in again with \`offrun logins login ${harness.id} ${login.label}\`.`,
         });
         return { kind: "signed_out", reason: end.reason ?? "a turn ended not logged in" };
       }

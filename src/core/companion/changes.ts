@@ -3,8 +3,8 @@ import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 import { addToDraft, draftFile, writeDraft } from "../records/draft.js";
 import { readAgent } from "../records/records.js";
 import { findRepoRoot } from "../git/repo.js";
-import { addAccount, setDefaultAccount, setReserve } from "../logins/accounts.js";
-import { removeAccount } from "../logins/changes.js";
+import { addLogin, setDefaultLogin, setReserve } from "../logins/accounts.js";
+import { removeLogin } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";
 import { memoryChangeWriters, revertMemoryChange } from "../memory/history.js";
@@ -56,28 +56,28 @@ export function changeHandlers(supervisor: Supervisor, log: (line: string) => vo
     "login.add": async (p) =>
       noted(
         `login.add ${p.harness} ${p.label}`,
-        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => addAccount(p)),
+        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => addLogin(p)),
       ),
     // Only Start Agent reads the default (no turn does): accounts.json's own lock is enough.
     "login.default": (p) =>
       noted(
         `login.default ${p.harness} ${p.label ?? "(none)"}`,
-        setDefaultAccount({ harness: p.harness, label: p.label ?? undefined }).then((account) => ({
-          account: account ?? null,
+        setDefaultLogin({ harness: p.harness, label: p.label ?? undefined }).then((login) => ({
+          account: login ?? null,
         })),
       ),
     // Read by picks only, which take accounts.json's own lock: no turn lock.
     "login.reserve": (p) =>
       noted(
         `login.reserve ${p.harness} ${p.label} ${p.percent}`,
-        setReserve({ harness: p.harness, label: p.label, percent: p.percent }).then((account) => ({ account })),
+        setReserve({ harness: p.harness, label: p.label, percent: p.percent }).then((login) => ({ account: login })),
       ),
     // Under the turn locks of the login's agents: no turn on it starts with the old name meanwhile,
     // nor runs in a home that is being deleted.
     "login.remove": async (p) =>
       noted(
         `login.remove ${p.harness} ${p.label}`,
-        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => removeAccount(p)),
+        supervisor.whileAllIdle(await onLogin(p.harness, p.label), () => removeLogin(p)),
       ),
     "login.rename": async (p) =>
       noted(

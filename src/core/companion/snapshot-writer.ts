@@ -1,6 +1,6 @@
 import path from "node:path";
 import chokidar from "chokidar";
-import { listAccounts } from "../logins/accounts.js";
+import { listLogins } from "../logins/accounts.js";
 import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { AgentEvent } from "../foundation/events.js";
@@ -11,7 +11,7 @@ import type { NotificationRecord } from "../notify/notifier.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import { makePrivateDir } from "../foundation/private-files.js";
 import { knownProjects } from "../foundation/project.js";
-import { cachedAccountQuota } from "../quota/pipeline.js";
+import { cachedLoginQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
 import { listHarnesses } from "../../harnesses/registry.js";
 import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
@@ -241,15 +241,15 @@ export function snapshotAgent(record: AgentRecord, facts: ChatFacts, host?: stri
 /** Every login's cached quota and sign-in, as state.json lists them. */
 export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
   const harnesses = await listHarnesses({ tolerant: true });
-  const accounts = await listAccounts(harnesses).catch(() => []);
-  const signIns = await cachedSignIns(accounts).catch(() => new Map<string, SignInEntry>());
+  const logins = await listLogins(harnesses).catch(() => []);
+  const signIns = await cachedSignIns(logins).catch(() => new Map<string, SignInEntry>());
   const now = new Date();
   const result: SnapshotQuota[] = [];
-  for (const account of accounts) {
-    const q = await cachedAccountQuota(account, now).catch(() => undefined);
+  for (const login of logins) {
+    const q = await cachedLoginQuota(login, now).catch(() => undefined);
     if (!q) continue;
-    const signIn = signIns.get(signInKey(account));
-    const coverage = harnesses.find((h) => h.id === account.harness)?.quotaCoverage;
+    const signIn = signIns.get(signInKey(login));
+    const coverage = harnesses.find((h) => h.id === login.harness)?.quotaCoverage;
     const row: SnapshotQuota = {
       ...q,
       ...(signIn ? { signIn: { state: signIn.state, ...(signIn.note ? { note: signIn.note } : {}) } } : {}),

@@ -26,6 +26,7 @@ export const snapshotAgentSchema = z.object({
   project: z.string(),
   name: z.string(),
   harness: z.string(),
+  // `account` names the login: the key is kept for files and peers of earlier versions.
   account: z.string(),
   mode: z.enum(MODES),
   status: z.enum(AGENT_STATUSES),
@@ -40,6 +41,7 @@ export const snapshotAgentSchema = z.object({
   /** What waits on the user while the status is needs-you. */
   pending: z.array(pendingSchema),
   /** Limited and waiting for a reset: when it goes on by itself, and on which login. */
+  // `account` names the login: the key is kept for files and peers of earlier versions.
   resume: z.object({ at: z.string(), account: z.string() }).optional(),
 });
 export type SnapshotAgent = z.infer<typeof snapshotAgentSchema>;

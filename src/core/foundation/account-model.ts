@@ -1,10 +1,10 @@
 import * as z from "zod";
 
 /** The label of every harness's Default login: the CLI's own home, adopted as it is. */
-export const DEFAULT_ACCOUNT = "default";
+export const DEFAULT_LOGIN = "default";
 
 /** One added login in `~/.offrun/accounts.json` (mode 0600). The Default logins are not stored. */
-export const accountEntrySchema = z.object({
+export const loginEntrySchema = z.object({
   harness: z.string().min(1),
   label: z.string().min(1),
   /** The CLI home of this login: `~/.offrun/accounts/<harness>/<label>/` or an adopted folder. */
@@ -15,13 +15,14 @@ export const accountEntrySchema = z.object({
   env: z.record(z.string(), z.string()).default({}),
   createdAt: z.string(),
 });
-export type AccountEntry = z.infer<typeof accountEntrySchema>;
+export type LoginEntry = z.infer<typeof loginEntrySchema>;
 
-export const accountsFileSchema = z.object({
+export const loginsFileSchema = z.object({
   version: z.literal(1),
-  accounts: z.array(accountEntrySchema),
+  // `accounts` lists the logins: the key (and accounts.json's name) is kept for files of earlier versions.
+  accounts: z.array(loginEntrySchema),
   /**
-   * Per harness id, the login the user set as default (`offrun accounts default`): what Start Agent
+   * Per harness id, the login the user set as default (`offrun logins default`): what Start Agent
    * preselects. Not the Default login (the CLI's own home), though it may name it. Without an entry,
    * the login with the most headroom is preselected.
    */
@@ -32,10 +33,10 @@ export const accountsFileSchema = z.object({
    */
   reserves: z.record(z.string(), z.number().min(0).max(100)).optional(),
 });
-export type AccountsFile = z.infer<typeof accountsFileSchema>;
+export type LoginsFile = z.infer<typeof loginsFileSchema>;
 
 /** A login as the rest of Offrun sees it, the Default one included. */
-export interface Account {
+export interface Login {
   harness: string;
   label: string;
   home: string;
@@ -47,7 +48,7 @@ export interface Account {
 }
 
 /** Who a login is, from the CLI's status command or non-secret files; never from credentials. */
-export interface AccountIdentity {
+export interface LoginIdentity {
   /** undefined when the CLI could not say (not installed, timed out). */
   signedIn: boolean | undefined;
   email?: string;

@@ -125,6 +125,7 @@ function recordedVariants() {
     ...base,
     type: z.literal("turn_start"),
     harness: z.string(),
+    // `account` names the login: the key is kept for files of earlier versions.
     account: z.string(),
     mode: z.enum(["build", "plan"]),
     resume: z.boolean(),
@@ -182,7 +183,7 @@ function recordedVariants() {
     repository: z.boolean().optional(),
   });
   /** The conversation moved to another login of the same CLI (its session file copied and resumed there). */
-  const accountSwitch = z.object({
+  const loginSwitch = z.object({
     ...base,
     type: z.literal("account_switch"),
     from: z.string(),
@@ -200,6 +201,7 @@ function recordedVariants() {
     phase: z.enum(["waiting", "resumed", "cancelled", "gave_up"]),
     resumesAt: z.string(),
     /** The login it expects to go on with (the one that resets first), or the one it went on with. */
+    // `account` names the login: the key is kept for files of earlier versions.
     account: z.string(),
     message: z.string(),
   });
@@ -209,6 +211,7 @@ function recordedVariants() {
     type: z.literal("handoff"),
     fromHarness: z.string(),
     toHarness: z.string(),
+    // `account` names the login: the key is kept for files of earlier versions.
     account: z.string(),
   });
   /**
@@ -220,6 +223,7 @@ function recordedVariants() {
     ...base,
     type: z.literal("review"),
     id: z.string(),
+    // `account` names the login: the key is kept for files of earlier versions.
     reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
     outcome: z.enum(["completed", "malformed", "failed"]),
     verdict: z.enum(["approve", "changes_requested", "comment"]).optional(),
@@ -267,7 +271,7 @@ function recordedVariants() {
     question,
     decision,
     sandboxRefusal,
-    accountSwitch,
+    loginSwitch,
     resetWait,
     handoff,
     review,

@@ -23,6 +23,7 @@ export const agentRecordSchema = z.object({
   }),
   task: z.string(),
   harness: z.string(),
+  // `account` names the login: the key is kept for files and peers of earlier versions.
   account: z.string(),
   mode: z.enum(MODES),
   model: z.string().optional(),
@@ -62,6 +63,7 @@ export const agentRecordSchema = z.object({
   resume: z
     .object({
       at: z.string(),
+      // `account` names the login: the key is kept for files and peers of earlier versions.
       account: z.string(),
       /** What is sent then: the user's message, or a continuation when the limited turn had already done work. */
       prompt: z.string(),
@@ -110,6 +112,7 @@ export const projectConfigSchema = z.lazy(() =>
       review: z
         .object({
           harness: z.string().min(1).optional(),
+          // `account` names the login: the key is kept for files and peers of earlier versions.
           account: z.string().min(1).optional(),
           model: z.string().optional(),
         })

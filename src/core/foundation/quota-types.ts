@@ -1,4 +1,4 @@
-import type { Account } from "./account-model.js";
+import type { Login } from "./account-model.js";
 import type { QuotaWindow } from "./events.js";
 import type { ProcessRunner } from "./runner.js";
 
@@ -11,7 +11,7 @@ export interface QuotaReading {
 
 /** Everything a source may use; sources never open credentials. */
 export interface QuotaSourceContext {
-  account: Account;
+  account: Login;
   /** The CLI binary, when installed (for live sources such as `codex app-server`). */
   binary?: string;
   /** The environment for that login's processes (relocation variable and the login's extra env set). */

@@ -52,6 +52,7 @@ const ABSENT = "absent";
 
 const installSchema = z.object({
   harness: z.string(),
+  // `account` names the login: the key is kept for files of earlier versions.
   account: z.string(),
   file: z.string(),
   existed: z.boolean(),
@@ -64,14 +65,14 @@ export type HookInstall = z.infer<typeof installSchema>;
 type HooksFile = z.infer<typeof hooksFileSchema>;
 
 /** A login whose CLI gets the hook. */
-export interface HookAccount {
+export interface HookLogin {
   label: string;
   home: string;
 }
 
 export interface HookRequest {
   harness: Harness;
-  account: HookAccount;
+  account: HookLogin;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -97,9 +98,9 @@ export interface UninstallResult {
 }
 
 export async function installHook(request: HookRequest & { hookArgv: readonly string[] }): Promise<InstallResult> {
-  const { harness, account, hookArgv, env = process.env } = request;
-  const file = settingsFileOf(harness, account.home);
-  await requireHome(harness, account);
+  const { harness, account: login, hookArgv, env = process.env } = request;
+  const file = settingsFileOf(harness, login.home);
+  await requireHome(harness, login);
   return updateHooksFile<InstallResult>(env, (hooks) =>
     untilUnchanged(file, async () => {
       const before = await readBytes(file);
@@ -113,7 +114,7 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
       if (before !== undefined) await writeBackup(backup, before, recorded !== undefined);
       const entry: HookInstall = {
         harness: harness.id,
-        account: account.label,
+        account: login.label,
         file,
         existed: before !== undefined,
         ...(before !== undefined ? { backup } : {}),
@@ -132,8 +133,8 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
 
 /** Puts the settings file back as it was before install. */
 export async function uninstallHook(request: HookRequest & { force?: boolean }): Promise<UninstallResult> {
-  const { harness, account, force = false, env = process.env } = request;
-  const file = settingsFileOf(harness, account.home);
+  const { harness, account: login, force = false, env = process.env } = request;
+  const file = settingsFileOf(harness, login.home);
   return updateHooksFile<UninstallResult>(env, (hooks) =>
     untilUnchanged(file, async () => {
       const entry = hooks.installs.find((candidate) => candidate.file === file);
@@ -209,8 +210,8 @@ export interface HookStatus {
 }
 
 export async function hookStatus(request: HookRequest & { hookArgv: readonly string[] }): Promise<HookStatus> {
-  const { harness, account, hookArgv, env = process.env } = request;
-  const file = settingsFileOf(harness, account.home);
+  const { harness, account: login, hookArgv, env = process.env } = request;
+  const file = settingsFileOf(harness, login.home);
   const hooks = await readHooksFile(env);
   const entry = hooks.installs.find((candidate) => candidate.file === file);
   const current = await readBytes(file);
@@ -231,13 +232,13 @@ function changedSince(entry: HookInstall): OffrunError {
   );
 }
 
-async function requireHome(harness: Harness, account: HookAccount): Promise<void> {
-  const stat = await fs.stat(account.home).catch(() => undefined);
+async function requireHome(harness: Harness, login: HookLogin): Promise<void> {
+  const stat = await fs.stat(login.home).catch(() => undefined);
   if (stat?.isDirectory()) return;
   throw new OffrunError(
     "not_found",
-    `The ${harness.displayName} login '${account.label}' has no home folder yet (${account.home}). ` +
-      `Sign in first (\`offrun accounts login ${harness.id} ${account.label}\`), then install the hooks.`,
+    `The ${harness.displayName} login '${login.label}' has no home folder yet (${login.home}). ` +
+      `Sign in first (\`offrun logins login ${harness.id} ${login.label}\`), then install the hooks.`,
   );
 }
 

@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { accountsFileSchema, type Account, type AccountEntry, type AccountsFile } from "../foundation/account-model.js";
+import { loginsFileSchema, type Login, type LoginEntry, type LoginsFile } from "../foundation/account-model.js";
 import { isOffrunError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";
@@ -10,21 +10,21 @@ import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store
 const FILE_MODE = 0o600;
 
 const FIX =
-  "Fix that field, or move the file aside and add the logins again with `offrun accounts add <harness> <label>`.";
+  "Fix that field, or move the file aside and add the logins again with `offrun logins add <harness> <label>`.";
 
 /** Where Offrun creates the homes of the logins it adds. */
-export function accountsRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function loginsRoot(env: NodeJS.ProcessEnv = process.env): string {
   return userPaths(offrunHome(env)).loginHomes;
 }
 
 /**
  * The logins Offrun added. A corrupt file is reported (state-problems.ts) and read as none: each
  * CLI's default login goes on working, and an agent on an added login says that login is unknown.
- * It is never written over: a change refuses until the file is fixed (updateAccountsFile).
+ * It is never written over: a change refuses until the file is fixed (updateLoginsFile).
  */
-export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
+export async function readLoginsFile(env: NodeJS.ProcessEnv): Promise<LoginsFile> {
   try {
-    return await readAccountsStrictly(env);
+    return await readLoginsStrictly(env);
   } catch (error) {
     if (!isOffrunError(error, "invalid_file")) throw error;
     const file = userPaths(offrunHome(env)).accounts;
@@ -36,9 +36,9 @@ export async function readAccountsFile(env: NodeJS.ProcessEnv): Promise<Accounts
   }
 }
 
-export async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<AccountsFile> {
+export async function readLoginsStrictly(env: NodeJS.ProcessEnv): Promise<LoginsFile> {
   const file = userPaths(offrunHome(env)).accounts;
-  const data = await readJsonFile(file, accountsFileSchema, FIX);
+  const data = await readJsonFile(file, loginsFileSchema, FIX);
   if (!data) return { version: 1, accounts: [] };
   // Someone (a copy, an editor) may have left it readable by others: it names every login's home.
   const stat = await fs.stat(file);
@@ -46,31 +46,31 @@ export async function readAccountsStrictly(env: NodeJS.ProcessEnv): Promise<Acco
   return data;
 }
 
-/** Reads, changes and writes accounts.json under a lock, so two `accounts add` never lose one. */
-export async function updateAccountsFile<T>(
+/** Reads, changes and writes accounts.json under a lock, so two `logins add` never lose one. */
+export async function updateLoginsFile<T>(
   env: NodeJS.ProcessEnv,
-  change: (file: AccountsFile) => Promise<{ file: AccountsFile; result: T }>,
+  change: (file: LoginsFile) => Promise<{ file: LoginsFile; result: T }>,
 ): Promise<T> {
   const file = userPaths(offrunHome(env)).accounts;
   return withFileLock(file, async () => {
     // Strictly: a change made on top of a corrupt file read as empty would drop every login in it.
-    const changed = await change(await readAccountsStrictly(env));
+    const changed = await change(await readLoginsStrictly(env));
     await writeJsonAtomic(file, changed.file, { mode: FILE_MODE });
     return changed.result;
   });
 }
 
-export function toAccount({ harness, label, home, adopted, env }: AccountEntry): Account {
+export function toLogin({ harness, label, home, adopted, env }: LoginEntry): Login {
   return { harness, label, home, isDefault: false, adopted, env };
 }
 
 /** The file with the harness's default login moved from `from` to `to` (undefined: none) when it was `from`. */
 export function withDefault(
-  file: AccountsFile,
+  file: LoginsFile,
   harness: string,
   from: string | undefined,
   to: string | undefined,
-): AccountsFile {
+): LoginsFile {
   const defaults = { ...file.defaults };
   if (from !== undefined && defaults[harness] !== from) return file;
   if (to === undefined) delete defaults[harness];
@@ -79,12 +79,7 @@ export function withDefault(
 }
 
 /** The file with a login's reserve moved from `from` to `to` (undefined: dropped), when it has one. */
-export function withReserveMoved(
-  file: AccountsFile,
-  harness: string,
-  from: string,
-  to: string | undefined,
-): AccountsFile {
+export function withReserveMoved(file: LoginsFile, harness: string, from: string, to: string | undefined): LoginsFile {
   const reserve = file.reserves?.[`${harness}/${from}`];
   if (reserve === undefined) return file;
   const reserves = { ...file.reserves };
@@ -94,6 +89,6 @@ export function withReserveMoved(
 }
 
 /** The default login of each harness that has one: harness id -> label. */
-export async function defaultAccounts(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
-  return { ...(await readAccountsFile(env)).defaults };
+export async function defaultLogins(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  return { ...(await readLoginsFile(env)).defaults };
 }

@@ -6,16 +6,16 @@
  * One idea per file: accounts-file.ts (accounts.json), account-lookup.ts (listing, finding),
  * account-changes.ts (add, remove, rename, defaults), account-env.ts (what a login's processes get).
  */
-export { accountsRoot, defaultAccounts } from "./accounts-file.js";
-export { defaultAccount, findAccount, listAccounts } from "./lookup.js";
+export { loginsRoot, defaultLogins } from "./accounts-file.js";
+export { defaultLogin, findLogin, listLogins } from "./lookup.js";
 export {
-  addAccount,
+  addLogin,
   checkLabel,
-  removeAccount,
-  renameAccount,
-  setDefaultAccount,
+  removeLogin,
+  renameLoginEntry,
+  setDefaultLogin,
   setReserve,
-  type AddAccountRequest,
-  type RemoveAccountResult,
+  type AddLoginRequest,
+  type RemoveLoginResult,
 } from "./changes.js";
-export { accountProcessEnv, ensureAccountHome, loginCommand } from "./env.js";
+export { loginProcessEnv, ensureLoginHome, loginCommand } from "./env.js";

@@ -2,10 +2,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { DEFAULT_ACCOUNT, type Account, type AccountEntry } from "../foundation/account-model.js";
+import { DEFAULT_LOGIN, type Login, type LoginEntry } from "../foundation/account-model.js";
 import { HOME_MODE, isDirectory } from "./env.js";
-import { findAccount, noSuchLogin } from "./lookup.js";
-import { accountsRoot, toAccount, updateAccountsFile, withDefault, withReserveMoved } from "./accounts-file.js";
+import { findLogin, noSuchLogin } from "./lookup.js";
+import { loginsRoot, toLogin, updateLoginsFile, withDefault, withReserveMoved } from "./accounts-file.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { injectFault } from "../foundation/fault-points.js";
 import { beginLoginChange, refuseForRoom, type Pending } from "./pending.js";
@@ -20,10 +20,10 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 
 /** Throws invalid_input unless `label` is a usable login name. */
 export function checkLabel(label: string): void {
-  if (label === DEFAULT_ACCOUNT) {
+  if (label === DEFAULT_LOGIN) {
     throw new OffrunError(
       "invalid_input",
-      `'${DEFAULT_ACCOUNT}' is the CLI's own login, which always exists. Choose another label, such as 'work'.`,
+      `'${DEFAULT_LOGIN}' is the CLI's own login, which always exists. Choose another label, such as 'work'.`,
     );
   }
   if (!LABEL.test(label)) {
@@ -49,13 +49,13 @@ function checkEnv(harness: Harness, env: Record<string, string>): void {
       throw new OffrunError(
         "invalid_input",
         `Offrun does not store secrets, and ${name} looks like one. Sign in with the CLI's own login ` +
-          `(\`offrun accounts login ${harness.id} <label>\`), or set ${name} in your shell.`,
+          `(\`offrun logins login ${harness.id} <label>\`), or set ${name} in your shell.`,
       );
     }
   }
 }
 
-export interface AddAccountRequest {
+export interface AddLoginRequest {
   harness: string;
   label: string;
   /** Adopt this existing folder as the login's home instead of creating one. */
@@ -67,14 +67,14 @@ export interface AddAccountRequest {
 }
 
 /** Adds a login: a new home of its own under ~/.offrun/accounts, or an existing folder adopted as it is. */
-export async function addAccount(request: AddAccountRequest): Promise<Account> {
+export async function addLogin(request: AddLoginRequest): Promise<Login> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   checkLabel(request.label);
   const extraEnv = request.env ?? {};
   checkEnv(harness, extraEnv);
   const adopted = request.home !== undefined;
-  const home = path.resolve(request.home ?? path.join(accountsRoot(processEnv), harness.id, request.label));
+  const home = path.resolve(request.home ?? path.join(loginsRoot(processEnv), harness.id, request.label));
   if (adopted && !(await isDirectory(home))) {
     throw new OffrunError(
       "not_found",
@@ -88,12 +88,12 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
     );
   }
   let made: Pending | undefined;
-  const added = updateAccountsFile(processEnv, async (file) => {
+  const added = updateLoginsFile(processEnv, async (file) => {
     const same = file.accounts.filter((entry) => entry.harness === harness.id);
     if (same.some((entry) => entry.label === request.label)) {
       throw new OffrunError(
         "conflict",
-        `${harness.displayName} already has a login '${request.label}'. Pick another label, or remove it first with \`offrun accounts rm ${harness.id} ${request.label}\`.`,
+        `${harness.displayName} already has a login '${request.label}'. Pick another label, or remove it first with \`offrun logins rm ${harness.id} ${request.label}\`.`,
       );
     }
     const sharing = same.find((entry) => path.resolve(entry.home) === home);
@@ -107,12 +107,12 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
       // A home this add makes is written down first: cut short, the next companion removes it.
       if (!(await isDirectory(home)))
         made = await beginLoginChange({ op: "add", harness: harness.id, label: request.label, home }, processEnv);
-      // A home left by `accounts rm` without --purge is reused, with its sign-in.
+      // A home left by `logins rm` without --purge is reused, with its sign-in.
       await fs.mkdir(home, { recursive: true, mode: HOME_MODE });
       await fs.chmod(home, HOME_MODE);
       injectFault("login", `add ${harness.id}/${request.label}`);
     }
-    const entry: AccountEntry = {
+    const entry: LoginEntry = {
       harness: harness.id,
       label: request.label,
       home,
@@ -120,12 +120,12 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
       env: extraEnv,
       createdAt: new Date().toISOString(),
     };
-    return { file: { ...file, accounts: [...file.accounts, entry] }, result: toAccount(entry) };
+    return { file: { ...file, accounts: [...file.accounts, entry] }, result: toLogin(entry) };
   });
   try {
-    const account = await added;
+    const login = await added;
     await made?.done();
-    return account;
+    return login;
   } catch (error) {
     // Undone: the home this add made goes (rmdir: only while it is still empty).
     if (made) {
@@ -136,8 +136,8 @@ export async function addAccount(request: AddAccountRequest): Promise<Account> {
   }
 }
 
-export interface RemoveAccountResult {
-  account: Account;
+export interface RemoveLoginResult {
+  account: Login;
   /** True when the home was deleted (--purge on a home Offrun made). */
   deletedHome: boolean;
   /** Why the home is still there, when it is. */
@@ -145,15 +145,15 @@ export interface RemoveAccountResult {
 }
 
 /** Forgets a login. Its home is deleted only with `purge`, and only if Offrun made it. */
-export async function removeAccount(request: {
+export async function removeLogin(request: {
   harness: string;
   label: string;
   purge?: boolean;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<RemoveAccountResult> {
+}): Promise<RemoveLoginResult> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
-  if (request.label === DEFAULT_ACCOUNT) {
+  if (request.label === DEFAULT_LOGIN) {
     throw new OffrunError(
       "invalid_input",
       `The Default login of ${harness.displayName} is the CLI's own home (${harness.defaultHome(processEnv)}); Offrun does not remove it. Sign out with the CLI itself.`,
@@ -161,9 +161,9 @@ export async function removeAccount(request: {
   }
   // A home to delete is written down before accounts.json drops the login: cut short between the
   // two, the next companion deletes it, rather than leave a home no login names.
-  const root = path.join(accountsRoot(processEnv), harness.id) + path.sep;
+  const root = path.join(loginsRoot(processEnv), harness.id) + path.sep;
   let purging: Pending | undefined;
-  const account = await updateAccountsFile(processEnv, async (file) => {
+  const login = await updateLoginsFile(processEnv, async (file) => {
     const entry = file.accounts.find((e) => e.harness === harness.id && e.label === request.label);
     if (!entry)
       throw noSuchLogin(
@@ -185,54 +185,54 @@ export async function removeAccount(request: {
         request.label,
         undefined,
       ),
-      result: toAccount(entry),
+      result: toLogin(entry),
     };
   }).catch(async (error: unknown) => {
     await purging?.done();
     return refuseForRoom(processEnv, `Could not remove login '${request.label}'`)(error);
   });
-  if (!request.purge) return { account, deletedHome: false, keptBecause: "not-purged" };
-  if (account.adopted) return { account, deletedHome: false, keptBecause: "adopted" };
+  if (!request.purge) return { account: login, deletedHome: false, keptBecause: "not-purged" };
+  if (login.adopted) return { account: login, deletedHome: false, keptBecause: "adopted" };
   // A hand-edited file could point an Offrun-made login anywhere: delete only inside our own folder.
-  if (!path.resolve(account.home).startsWith(root)) {
-    return { account, deletedHome: false, keptBecause: "outside-offrun" };
+  if (!path.resolve(login.home).startsWith(root)) {
+    return { account: login, deletedHome: false, keptBecause: "outside-offrun" };
   }
   try {
     injectFault("login", `remove ${harness.id}/${request.label}`);
     // No longer listed, so no new check starts in it; one under way ends first.
-    await homeSettled(account.home);
-    await fs.rm(account.home, { recursive: true, force: true });
+    await homeSettled(login.home);
+    await fs.rm(login.home, { recursive: true, force: true });
   } catch (error) {
     await purging?.done();
     throw new OffrunError(
       "process_failed",
-      `Removed login '${request.label}' of ${harness.displayName}, but its home ${account.home} could not be deleted: ${describeError(error)}. Delete it with \`rm -rf ${account.home}\`.`,
+      `Removed login '${request.label}' of ${harness.displayName}, but its home ${login.home} could not be deleted: ${describeError(error)}. Delete it with \`rm -rf ${login.home}\`.`,
       { cause: error },
     );
   }
   await purging?.done();
-  return { account, deletedHome: true };
+  return { account: login, deletedHome: true };
 }
 
 /**
  * Renames an added login. Its home stays where it is: on macOS Claude Code names its keychain
  * entry after the home's path, so moving the folder would sign the login out.
  */
-export async function renameAccount(request: {
+export async function renameLoginEntry(request: {
   harness: string;
   label: string;
   to: string;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<Account> {
+}): Promise<Login> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
-  if (request.label === DEFAULT_ACCOUNT) {
+  if (request.label === DEFAULT_LOGIN) {
     throw new OffrunError(
       "invalid_input",
       `The Default login of ${harness.displayName} is the CLI's own home and keeps its name. Rename an added login.`,
     );
   }
   checkLabel(request.to);
-  return updateAccountsFile(request.processEnv ?? process.env, async (file) => {
+  return updateLoginsFile(request.processEnv ?? process.env, async (file) => {
     const same = file.accounts.filter((e) => e.harness === harness.id);
     const entry = same.find((e) => e.label === request.label);
     if (!entry) throw noSuchLogin(harness, request.label, same);
@@ -242,38 +242,38 @@ export async function renameAccount(request: {
         `${harness.displayName} already has a login '${request.to}'. Choose another name, or remove that login first.`,
       );
     }
-    const renamed: AccountEntry = { ...entry, label: request.to };
-    const accounts = file.accounts.map((e) => (e === entry ? renamed : e));
+    const renamed: LoginEntry = { ...entry, label: request.to };
+    const logins = file.accounts.map((e) => (e === entry ? renamed : e));
     return {
       file: withReserveMoved(
-        withDefault({ ...file, accounts }, harness.id, request.label, request.to),
+        withDefault({ ...file, accounts: logins }, harness.id, request.label, request.to),
         harness.id,
         request.label,
         request.to,
       ),
-      result: toAccount(renamed),
+      result: toLogin(renamed),
     };
   });
 }
 
 /** Sets (or, with undefined, clears) the login Start Agent preselects for a harness. */
-export async function setDefaultAccount(request: {
+export async function setDefaultLogin(request: {
   harness: string;
   label: string | undefined;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<Account | undefined> {
+}): Promise<Login | undefined> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
-  const account = request.label === undefined ? undefined : await findAccount(harness, request.label, processEnv);
-  await updateAccountsFile(processEnv, async (file) => {
+  const login = request.label === undefined ? undefined : await findLogin(harness, request.label, processEnv);
+  await updateLoginsFile(processEnv, async (file) => {
     // Looked up again under the file's lock: a login removed meanwhile is not left as the default.
     const same = file.accounts.filter((e) => e.harness === harness.id);
-    if (account && !account.isDefault && !same.some((e) => e.label === account.label)) {
-      throw noSuchLogin(harness, account.label, same);
+    if (login && !login.isDefault && !same.some((e) => e.label === login.label)) {
+      throw noSuchLogin(harness, login.label, same);
     }
-    return { file: withDefault(file, harness.id, undefined, account?.label), result: undefined };
+    return { file: withDefault(file, harness.id, undefined, login?.label), result: undefined };
   });
-  return account;
+  return login;
 }
 
 /** Throws unless `percent` is a reserve: a number from 0 to 100. */
@@ -292,17 +292,17 @@ export async function setReserve(request: {
   label: string;
   percent: number;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<Account> {
+}): Promise<Login> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
   const processEnv = request.processEnv ?? process.env;
   checkReservePercent(request.percent);
-  const account = await findAccount(harness, request.label, processEnv);
-  const key = `${harness.id}/${account.label}`;
-  await updateAccountsFile(processEnv, async (file) => {
+  const login = await findLogin(harness, request.label, processEnv);
+  const key = `${harness.id}/${login.label}`;
+  await updateLoginsFile(processEnv, async (file) => {
     const reserves = { ...file.reserves };
     if (request.percent === 0) delete reserves[key];
     else reserves[key] = request.percent;
     return { file: { ...file, reserves }, result: undefined };
   });
-  return request.percent === 0 ? { ...account, reservePercent: 0 } : { ...account, reservePercent: request.percent };
+  return request.percent === 0 ? { ...login, reservePercent: 0 } : { ...login, reservePercent: request.percent };
 }

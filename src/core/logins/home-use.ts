@@ -1,7 +1,7 @@
 /**
  * Work under way in a login's home in this process (a status command, which may write its own
  * files there). Purging a login waits for it: a check that ended after the folder was deleted made
- * it again (seen in CI: `accounts rm --purge` in the companion while its first sign-in round asked
+ * it again (seen in CI: `logins rm --purge` in the companion while its first sign-in round asked
  * `claude auth status`, which left the home behind).
  */
 const using = new Map<string, Set<Promise<unknown>>>();

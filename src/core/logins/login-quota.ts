@@ -1,4 +1,4 @@
-import type { AccountQuota } from "../quota/ledger.js";
+import type { LoginReading } from "../quota/ledger.js";
 import { currentPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
 import type { SignInState } from "./sign-in.js";
@@ -37,8 +37,8 @@ export const STALE_AFTER_MS = 15 * 60_000;
 export const LIMITS_ONLY = "no usage data: limits only";
 
 /** The command that signs a login in again (the CLI's own login flow in its home). */
-export function signInCommand(account: { harness: string; label: string }): string {
-  return `offrun accounts login ${account.harness} ${account.label}`;
+export function signInCommand(login: { harness: string; label: string }): string {
+  return `offrun logins login ${login.harness} ${login.label}`;
 }
 
 /** "out ~16:40 at this pace", "lasts past its reset", or undefined when the pace is unknown or over. */
@@ -49,7 +49,7 @@ export function paceText(pace: Pace | undefined, now: number): string | undefine
   return undefined;
 }
 
-export function viewLoginQuota(quota: AccountQuota, now: number, facts: LoginFacts = {}): LoginQuotaView {
+export function viewLoginQuota(quota: LoginReading, now: number, facts: LoginFacts = {}): LoginQuotaView {
   const room = headroom(quota, new Date(now));
   const limited = room === 0 && quota.limitedUntil !== undefined;
   const signedOut = facts.signIn === "signed-out";

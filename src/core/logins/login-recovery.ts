@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../foundation/errors.js";
-import { accountsRoot, readAccountsStrictly } from "./accounts-file.js";
+import { loginsRoot, readLoginsStrictly } from "./accounts-file.js";
 import { leftPending, type PendingLoginChange } from "./pending.js";
 import { carryRename } from "./rename.js";
 
@@ -16,9 +16,9 @@ export async function finishLoginChanges(env: NodeJS.ProcessEnv = process.env): 
   const left = await leftPending(env);
   if (left.length === 0) return said;
   // Strictly: a corrupt file read as empty would make every pending change look never made.
-  const accounts = (await readAccountsStrictly(env)).accounts;
+  const logins = (await readLoginsStrictly(env)).accounts;
   const listed = (harness: string, label: string) =>
-    accounts.find((entry) => entry.harness === harness && entry.label === label);
+    logins.find((entry) => entry.harness === harness && entry.label === label);
   for (const { file, change } of left) {
     try {
       if (change === undefined) said.push(`dropped ${file}: not a login change Offrun can read`);
@@ -57,8 +57,8 @@ async function finish(
     case "remove": {
       if (listed(change.harness, change.label)?.home === change.home)
         return `the removal of ${name} never reached accounts.json: nothing changed`;
-      // Only inside Offrun's own folder of homes, as `accounts rm --purge` itself.
-      if (!path.resolve(change.home).startsWith(path.join(accountsRoot(env), change.harness) + path.sep)) {
+      // Only inside Offrun's own folder of homes, as `logins rm --purge` itself.
+      if (!path.resolve(change.home).startsWith(path.join(loginsRoot(env), change.harness) + path.sep)) {
         return `finished removing ${name}; its home ${change.home} is outside Offrun's folder, so it is kept`;
       }
       await fs.rm(change.home, { recursive: true, force: true });

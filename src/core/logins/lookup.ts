@@ -1,16 +1,16 @@
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { DEFAULT_ACCOUNT, type Account } from "../foundation/account-model.js";
-import { readAccountsFile, toAccount } from "./accounts-file.js";
+import { DEFAULT_LOGIN, type Login } from "../foundation/account-model.js";
+import { readLoginsFile, toLogin } from "./accounts-file.js";
 import { OffrunError } from "../foundation/errors.js";
 
 /** Finding logins: the Default one of each harness (the CLI's own home) and the added ones. */
 
-export function defaultAccount(harness: Harness, env: NodeJS.ProcessEnv = process.env): Account {
+export function defaultLogin(harness: Harness, env: NodeJS.ProcessEnv = process.env): Login {
   // "adopted": the Default home is the user's own, so Offrun never deletes it.
   return {
     harness: harness.id,
-    label: DEFAULT_ACCOUNT,
+    label: DEFAULT_LOGIN,
     home: harness.defaultHome(env),
     isDefault: true,
     adopted: true,
@@ -22,10 +22,10 @@ export function defaultAccount(harness: Harness, env: NodeJS.ProcessEnv = proces
  * Every login, per harness in registry order: the Default one first, then the added ones. Of one
  * harness, of a list a caller already has from the registry (so it is read once), or of all.
  */
-export async function listAccounts(
+export async function listLogins(
   harness?: string | Harness | readonly Harness[],
   env: NodeJS.ProcessEnv = process.env,
-): Promise<Account[]> {
+): Promise<Login[]> {
   const harnesses =
     harness === undefined
       ? await listHarnesses({ env, tolerant: true })
@@ -34,35 +34,35 @@ export async function listAccounts(
         : "id" in harness
           ? [harness]
           : harness;
-  const { accounts, reserves = {} } = await readAccountsFile(env);
-  const withReserve = (account: Account): Account => {
-    const reserve = reserves[`${account.harness}/${account.label}`];
-    return reserve ? { ...account, reservePercent: reserve } : account;
+  const { accounts: logins, reserves = {} } = await readLoginsFile(env);
+  const withReserve = (login: Login): Login => {
+    const reserve = reserves[`${login.harness}/${login.label}`];
+    return reserve ? { ...login, reservePercent: reserve } : login;
   };
   return harnesses.flatMap((harness) =>
-    [defaultAccount(harness, env), ...accounts.filter((entry) => entry.harness === harness.id).map(toAccount)].map(
+    [defaultLogin(harness, env), ...logins.filter((entry) => entry.harness === harness.id).map(toLogin)].map(
       withReserve,
     ),
   );
 }
 
-export async function findAccount(
+export async function findLogin(
   harnessOrId: string | Harness,
   label: string,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<Account> {
+): Promise<Login> {
   const harness = typeof harnessOrId === "string" ? await findHarness(harnessOrId, { env }) : harnessOrId;
-  const accounts = await listAccounts(harness, env);
-  const found = accounts.find((account) => account.label === label);
+  const logins = await listLogins(harness, env);
+  const found = logins.find((login) => login.label === label);
   if (found) return found;
-  throw noSuchLogin(harness, label, accounts);
+  throw noSuchLogin(harness, label, logins);
 }
 
-export function noSuchLogin(harness: Harness, label: string, accounts: { label: string }[]): OffrunError {
-  const labels = [DEFAULT_ACCOUNT, ...accounts.map((a) => a.label).filter((l) => l !== DEFAULT_ACCOUNT)];
+export function noSuchLogin(harness: Harness, label: string, logins: { label: string }[]): OffrunError {
+  const labels = [DEFAULT_LOGIN, ...logins.map((a) => a.label).filter((l) => l !== DEFAULT_LOGIN)];
   return new OffrunError(
     "not_found",
     `${harness.displayName} has no login '${label}'. Its logins: ${labels.join(", ")}. ` +
-      `Add one with \`offrun accounts add ${harness.id} ${label}\`.`,
+      `Add one with \`offrun logins add ${harness.id} ${label}\`.`,
   );
 }

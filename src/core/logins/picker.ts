@@ -1,12 +1,12 @@
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
-import { accountProcessEnv, findAccount, listAccounts } from "./accounts.js";
-import { pickAccount, type Candidate, type Pick } from "./ranking.js";
+import type { Login } from "../foundation/account-model.js";
+import { loginProcessEnv, findLogin, listLogins } from "./accounts.js";
+import { pickLogin, type Candidate, type Pick } from "./ranking.js";
 import { OffrunError } from "../foundation/errors.js";
 import { locateBinary } from "../foundation/binaries.js";
-import { accountKey } from "../quota/ledger.js";
-import { cachedAccountQuota, headroom } from "../quota/pipeline.js";
+import { loginKey } from "../quota/ledger.js";
+import { cachedLoginQuota, headroom } from "../quota/pipeline.js";
 import { cachedSignIns, checkSignIn, signInKey } from "./sign-in.js";
 
 /** Which login a turn runs on, chosen before dispatch. Reads only Offrun's quota cache: no CLI is asked. */
@@ -17,16 +17,16 @@ export class LoginPicker {
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
   async candidates(harness: Harness): Promise<Candidate[]> {
-    const accounts = await listAccounts(harness, this.env);
+    const logins = await listLogins(harness, this.env);
     const now = new Date();
     const [signIns, quotas] = await Promise.all([
-      cachedSignIns(accounts),
-      Promise.all(accounts.map((account) => cachedAccountQuota(account, now))),
+      cachedSignIns(logins),
+      Promise.all(logins.map((login) => cachedLoginQuota(login, now))),
     ]);
-    return accounts.map((account, index) => ({
-      account,
+    return logins.map((login, index) => ({
+      account: login,
       quota: quotas[index]!,
-      signIn: signIns.get(signInKey(account)),
+      signIn: signIns.get(signInKey(login)),
     }));
   }
 
@@ -40,29 +40,29 @@ export class LoginPicker {
     options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
   ): Promise<Pick> {
     if (options.label !== undefined) {
-      const account = await findAccount(harness, options.label, this.env);
-      const cached = (await cachedSignIns([account])).get(signInKey(account));
+      const login = await findLogin(harness, options.label, this.env);
+      const cached = (await cachedSignIns([login])).get(signInKey(login));
       if (cached?.state === "signed-out") {
         const binary = await locateBinary(harness.id, harness.binaryName, this.env);
-        const fresh = cached.source === "home" ? cached : await checkSignIn(account, harness, binary, this.env);
+        const fresh = cached.source === "home" ? cached : await checkSignIn(login, harness, binary, this.env);
         if (fresh.state === "signed-out") {
           throw new OffrunError(
             "not_logged_in",
-            `Login '${account.label}' of ${harness.displayName} is not signed in (${fresh.note ?? "its CLI says so"}). Sign in with \`offrun accounts login ${harness.id} ${account.label}\`, or leave out --account to let Offrun pick a signed-in login.`,
+            `Login '${login.label}' of ${harness.displayName} is not signed in (${fresh.note ?? "its CLI says so"}). Sign in with \`offrun logins login ${harness.id} ${login.label}\`, or leave out --login to let Offrun pick a signed-in login.`,
           );
         }
       }
-      const quota = await cachedAccountQuota(account);
+      const quota = await cachedLoginQuota(login);
       if (headroom(quota) === 0 && !options.force) {
         throw new OffrunError(
           "usage_limit",
-          `Login '${account.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --account to let Offrun pick, or pass --force.`,
+          `Login '${login.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --login to let Offrun pick, or pass --force.`,
         );
       }
-      return { account, quota, ranking: [{ label: account.label, room: headroom(quota) }] };
+      return { account: login, quota, ranking: [{ label: login.label, room: headroom(quota) }] };
     }
     const candidates = await this.candidates(harness);
-    return pickAccount(harness, candidates, {
+    return pickLogin(harness, candidates, {
       inFlight: this.inFlight,
       exclude: options.exclude,
       force: options.force,
@@ -70,8 +70,8 @@ export class LoginPicker {
   }
 
   /** Counts a turn on a login until the returned function is called. */
-  hold(account: Account): () => void {
-    const key = accountKey(account);
+  hold(login: Login): () => void {
+    const key = loginKey(login);
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     let released = false;
     return () => {
@@ -84,8 +84,8 @@ export class LoginPicker {
   }
 
   /** The environment of a login's processes: the relocation variable and its extra env. */
-  processEnv(account: Account, harness: Harness): NodeJS.ProcessEnv {
-    return { ...this.env, ...accountProcessEnv(account, harness) };
+  processEnv(login: Login, harness: Harness): NodeJS.ProcessEnv {
+    return { ...this.env, ...loginProcessEnv(login, harness) };
   }
 
   /** "Codex has room (login work, 40% left)": for the message when every login of a harness is out. */

@@ -1,17 +1,17 @@
 import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
-import { accountProcessEnv, listAccounts } from "./accounts.js";
+import type { Login } from "../foundation/account-model.js";
+import { loginProcessEnv, listLogins } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";
-import { readLedgerEntry, type AccountQuota } from "../quota/ledger.js";
-import { cachedAccountQuota, readAccountQuota } from "../quota/pipeline.js";
+import { readLedgerEntry, type LoginReading } from "../quota/ledger.js";
+import { cachedLoginQuota, readLoginQuota } from "../quota/pipeline.js";
 
 export interface LoginQuota {
-  account: Account;
+  account: Login;
   harness: Harness;
-  quota: AccountQuota;
+  quota: LoginReading;
   /** The cached sign-in state: a signed-out login is shown as such, not as "quota unknown". */
   signIn: SignInEntry;
 }
@@ -43,35 +43,35 @@ export async function quotaOfAllLogins(
   const logins: LoginQuota[] = [];
   for (const harness of harnesses) {
     const [accounts, binary] = await Promise.all([
-      listAccounts(harness, env),
+      listLogins(harness, env),
       locateBinary(harness.id, harness.binaryName, env),
     ]);
-    if (!binary && accounts.every((account) => account.isDefault)) continue;
+    if (!binary && accounts.every((login) => login.isDefault)) continue;
     const [quotas, signIns] = await Promise.all([
-      Promise.all(accounts.map((account) => quotaOf(account, harness, binary, env, options))),
+      Promise.all(accounts.map((login) => quotaOf(login, harness, binary, env, options))),
       cachedSignIns(accounts),
     ]);
-    accounts.forEach((account, index) =>
-      logins.push({ account, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(account))! }),
+    accounts.forEach((login, index) =>
+      logins.push({ account: login, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(login))! }),
     );
   }
   return { logins, ...(customError ? { customError } : {}) };
 }
 
 async function quotaOf(
-  account: Account,
+  login: Login,
   harness: Harness,
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
   options: { fresh?: boolean; now?: Date },
-): Promise<AccountQuota> {
-  const known = (await readLedgerEntry(account)).last !== undefined;
-  if (known && !options.fresh) return cachedAccountQuota(account, options.now);
-  return readAccountQuota({
-    account,
+): Promise<LoginReading> {
+  const known = (await readLedgerEntry(login)).last !== undefined;
+  if (known && !options.fresh) return cachedLoginQuota(login, options.now);
+  return readLoginQuota({
+    account: login,
     harness,
     binary,
-    env: { ...env, ...accountProcessEnv(account, harness) },
+    env: { ...env, ...loginProcessEnv(login, harness) },
     now: options.now,
   });
 }

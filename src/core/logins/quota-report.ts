@@ -9,16 +9,16 @@ export async function quotaReport(
 ): Promise<{ rows: QuotaListRow[]; customError?: string }> {
   const { logins, customError } = await quotaOfAllLogins({ fresh: options.fresh, projectRoot: options.projectRoot });
   const now = options.now ?? new Date();
-  const rows = logins.map(({ account, harness, quota, signIn }): QuotaListRow => ({
+  const rows = logins.map(({ account: login, harness, quota, signIn }): QuotaListRow => ({
     ...quota,
     displayName: harness.displayName,
-    home: account.home,
+    home: login.home,
     headroom: headroom(quota, now) ?? null,
     coverage: harness.quotaCoverage,
     signIn: {
       state: signIn.state,
       ...(signIn.note ? { note: signIn.note } : {}),
-      ...(signIn.state === "signed-out" ? { command: signInCommand(account) } : {}),
+      ...(signIn.state === "signed-out" ? { command: signInCommand(login) } : {}),
     },
     pace: quota.limitedUntil ? {} : (quota.pace ?? {}),
   }));

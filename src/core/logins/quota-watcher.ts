@@ -1,13 +1,13 @@
 import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
-import { accountProcessEnv, listAccounts } from "./accounts.js";
+import type { Login } from "../foundation/account-model.js";
+import { loginProcessEnv, listLogins } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders } from "../foundation/session-folders.js";
-import { readAccountQuota } from "../quota/pipeline.js";
+import { readLoginQuota } from "../quota/pipeline.js";
 
 /** Appends come in bursts (a streamed answer writes many lines): one refresh per burst. */
 const SETTLE_MS = 500;
@@ -31,23 +31,23 @@ export async function watchQuota(options: {
   const folders = options.folders ?? new SessionFolders({ log: options.log });
   const timers = new Set<NodeJS.Timeout>();
   const watched = new Set<string>();
-  type Login = { harness: Harness; account: Account; binary?: string };
+  type WatchedLogin = { harness: Harness; account: Login; binary?: string };
 
-  const refresh = async ({ harness, account, binary }: Login, changedFiles?: string[]) => {
+  const refresh = async ({ harness, account: login, binary }: WatchedLogin, changedFiles?: string[]) => {
     try {
-      await readAccountQuota({
-        account,
+      await readLoginQuota({
+        account: login,
         harness,
         binary,
-        env: { ...options.env, ...accountProcessEnv(account, harness) },
+        env: { ...options.env, ...loginProcessEnv(login, harness) },
         ...(changedFiles ? { changedFiles } : {}),
       });
     } catch (error) {
-      options.log(`quota of ${harness.id}/${account.label} could not be read: ${describeError(error)}`);
+      options.log(`quota of ${harness.id}/${login.label} could not be read: ${describeError(error)}`);
     }
   };
 
-  const watchLogin = (login: Login) => {
+  const watchLogin = (login: WatchedLogin) => {
     let pending: NodeJS.Timeout | undefined;
     const changed = new Set<string>();
     const schedule = (file?: string) => {
@@ -75,7 +75,7 @@ export async function watchQuota(options: {
    * session files made a heap peak the companion then kept for its whole life.
    */
   let firstReadings = Promise.resolve();
-  const readFirst = (login: Login) => {
+  const readFirst = (login: WatchedLogin) => {
     firstReadings = firstReadings.then(() => (closed ? undefined : refresh(login)));
   };
   let closed = false;
@@ -84,7 +84,7 @@ export async function watchQuota(options: {
   const watchNewLogins = async () => {
     for (const harness of await listHarnesses({ env: options.env, tolerant: true })) {
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-      for (const account of await listAccounts(harness, options.env).catch(() => [])) {
+      for (const account of await listLogins(harness, options.env).catch(() => [])) {
         const key = `${harness.id}/${account.label}\u0000${account.home}`;
         if (watched.has(key)) continue;
         watched.add(key);
@@ -95,17 +95,14 @@ export async function watchQuota(options: {
     }
   };
   await watchNewLogins();
-  const accountsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
-  accountsWatcher.on(
-    "all",
-    () => void watchNewLogins().catch((error) => options.log(`accounts: ${describeError(error)}`)),
-  );
+  const loginsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
+  loginsWatcher.on("all", () => void watchNewLogins().catch((error) => options.log(`logins: ${describeError(error)}`)));
 
   return {
     close: async () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
-      await accountsWatcher.close();
+      await loginsWatcher.close();
       if (!options.folders) await folders.close();
       await firstReadings;
     },

@@ -1,7 +1,7 @@
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { OffrunError } from "../foundation/errors.js";
-import { accountKey, type AccountQuota } from "../quota/ledger.js";
+import { loginKey, type LoginReading } from "../quota/ledger.js";
 import { headroom } from "../quota/pipeline.js";
 import { isNeverUsed, type SignInEntry } from "./sign-in.js";
 
@@ -18,15 +18,15 @@ const RESET_BONUS = 10;
 const RESET_HORIZON_MS = 5 * 3600_000;
 
 export interface Candidate {
-  account: Account;
-  quota: AccountQuota;
+  account: Login;
+  quota: LoginReading;
   /** What Offrun knows of its sign-in; absent means unknown. */
   signIn?: SignInEntry;
 }
 
 export interface Pick {
-  account: Account;
-  quota: AccountQuota;
+  account: Login;
+  quota: LoginReading;
   /** Every candidate with the room it was ranked by, best first (for the log and --json). */
   ranking: { label: string; room: number | undefined; skipped?: string }[];
   warning?: string;
@@ -39,7 +39,7 @@ export interface Pick {
  * signed-out login is never picked; a limited one only when forced; one below its reserve only when
  * forced; and a login just back from a limit takes one turn at a time.
  */
-export function pickAccount(
+export function pickLogin(
   harness: Harness,
   candidates: Candidate[],
   options: { inFlight: ReadonlyMap<string, number>; exclude?: ReadonlySet<string>; force?: boolean; now?: Date },
@@ -54,7 +54,7 @@ export function pickAccount(
     neverUsed: boolean;
   }[] = [];
   for (const candidate of candidates) {
-    const key = accountKey(candidate.account);
+    const key = loginKey(candidate.account);
     const room = headroom(candidate.quota, now);
     const busy = options.inFlight.get(key) ?? 0;
     const reserve = candidate.account.reservePercent ?? 0;
@@ -104,7 +104,7 @@ export function pickAccount(
   };
 }
 
-function resetBonus(quota: AccountQuota, now: Date): number {
+function resetBonus(quota: LoginReading, now: Date): number {
   const resetsAt = quota.blocking?.resetsAt;
   if (resetsAt === undefined) return 0;
   const ahead = Date.parse(resetsAt) - now.getTime();
@@ -132,13 +132,13 @@ function noRoom(harness: Harness, candidates: Candidate[], ranking: Pick["rankin
   ) {
     return new OffrunError(
       "not_logged_in",
-      `No ${harness.displayName} login that is signed in is left to try (signed out: ${signedOut.join(", ")}). Sign one in with \`offrun accounts login ${harness.id} ${signedOut[0]}\`, add one (\`offrun accounts add ${harness.id} <label>\`), or start on another harness (--harness).`,
+      `No ${harness.displayName} login that is signed in is left to try (signed out: ${signedOut.join(", ")}). Sign one in with \`offrun logins login ${harness.id} ${signedOut[0]}\`, add one (\`offrun logins add ${harness.id} <label>\`), or start on another harness (--harness).`,
     );
   }
   const reserved = ranking.filter((r) => r.skipped?.startsWith("below its")).map((r) => r.label);
-  const keep = reserved.length > 0 ? ` Logins kept in reserve: ${reserved.join(", ")} (pin one with --account).` : "";
+  const keep = reserved.length > 0 ? ` Logins kept in reserve: ${reserved.join(", ")} (pin one with --login).` : "";
   return new OffrunError(
     "usage_limit",
-    `Every ${harness.displayName} login is limited${signedOut.length > 0 ? ` or signed out (${signedOut.join(", ")})` : ""}.${when}${keep} Start on another harness (--harness), add a login (\`offrun accounts add ${harness.id} <label>\`), or pass --force to send it anyway.`,
+    `Every ${harness.displayName} login is limited${signedOut.length > 0 ? ` or signed out (${signedOut.join(", ")})` : ""}.${when}${keep} Start on another harness (--harness), add a login (\`offrun logins add ${harness.id} <label>\`), or pass --force to send it anyway.`,
   );
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import type { Account } from "../foundation/account-model.js";
-import { renameAccount } from "./accounts.js";
+import type { Login } from "../foundation/account-model.js";
+import { renameLoginEntry } from "./accounts.js";
 import { listAgents, writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord } from "../foundation/model.js";
@@ -11,7 +11,7 @@ import { beginLoginChange, leftPending, refuseForRoom } from "./pending.js";
 import { causeOf } from "../foundation/disk-full.js";
 import { injectFault } from "../foundation/fault-points.js";
 import { offrunHome } from "../foundation/paths.js";
-import { findAccount } from "./lookup.js";
+import { findLogin } from "./lookup.js";
 
 /**
  * Renames a login everywhere Offrun names it: accounts.json (and its default entry), then the
@@ -25,7 +25,7 @@ export async function renameLogin(request: {
   label: string;
   to: string;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<{ account: Account; agents: string[] }> {
+}): Promise<{ account: Login; agents: string[] }> {
   const finished = await finishedRename(request);
   if (finished) return finished;
   // Read now, not before: in the companion this runs under the turn locks of these agents
@@ -43,25 +43,25 @@ export async function renameLogin(request: {
     { op: "rename", harness: request.harness, label: request.label, to: request.to },
     env,
   ).catch(refuseForRoom(env, `Could not rename login '${request.label}'`));
-  const account = await renameAccount(request).catch(async (error: unknown) => {
+  const login = await renameLoginEntry(request).catch(async (error: unknown) => {
     await pending.done();
     return refuseForRoom(env, `Could not rename login '${request.label}'`)(error);
   });
   try {
     injectFault("login", `rename ${request.harness}/${request.label}`);
-    await carryRename(request.harness, request.label, account.label);
+    await carryRename(request.harness, request.label, login.label);
   } catch (error) {
     // accounts.json has the new name: going back would be a second rename on the same full disk.
     // It is finished instead, by the companion's next start or this same rename run again.
     pending.leave();
     throw new OffrunError(
       "process_failed",
-      `Renamed login '${request.label}' to '${request.to}' in accounts.json, but its agents' records and quota could not follow: ${await causeOf(offrunHome(env), error)}. Until they do, its agents cannot start a turn: free space, then run \`offrun accounts rename ${request.harness} ${request.label} ${request.to}\` again (the companion also finishes it when it starts).`,
+      `Renamed login '${request.label}' to '${request.to}' in accounts.json, but its agents' records and quota could not follow: ${await causeOf(offrunHome(env), error)}. Until they do, its agents cannot start a turn: free space, then run \`offrun logins rename ${request.harness} ${request.label} ${request.to}\` again (the companion also finishes it when it starts).`,
       { cause: error },
     );
   }
   await pending.done();
-  return { account, agents: onLogin.map((r) => r.name) };
+  return { account: login, agents: onLogin.map((r) => r.name) };
 }
 
 /**
@@ -97,7 +97,7 @@ async function finishedRename(request: {
   label: string;
   to: string;
   processEnv?: NodeJS.ProcessEnv;
-}): Promise<{ account: Account; agents: string[] } | undefined> {
+}): Promise<{ account: Login; agents: string[] } | undefined> {
   const env = request.processEnv ?? process.env;
   const same = (await leftPending(env)).filter(
     ({ change }) =>
@@ -107,9 +107,9 @@ async function finishedRename(request: {
       change.to === request.to,
   );
   if (same.length === 0) return undefined;
-  const account = await findAccount(request.harness, request.to, env).catch(() => undefined);
-  if (!account) return undefined;
+  const login = await findLogin(request.harness, request.to, env).catch(() => undefined);
+  if (!login) return undefined;
   const agents = await carryRename(request.harness, request.label, request.to);
   for (const { file } of same) await fs.rm(file, { force: true });
-  return { account, agents };
+  return { account: login, agents };
 }

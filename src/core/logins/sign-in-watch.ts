@@ -1,5 +1,5 @@
 import { listHarnesses } from "../../harnesses/registry.js";
-import { listAccounts } from "./accounts.js";
+import { listLogins } from "./accounts.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { checkSignIn } from "./sign-in.js";
@@ -23,11 +23,11 @@ export function watchSignIns(options: { env: NodeJS.ProcessEnv; log: (line: stri
     for (const harness of harnesses) {
       if (closed) return;
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-      const accounts = await listAccounts(harness, options.env).catch(() => []);
+      const logins = await listLogins(harness, options.env).catch(() => []);
       await Promise.all(
-        accounts.map((account) =>
-          checkSignIn(account, harness, binary, options.env).catch((error: unknown) =>
-            options.log(`sign-in of ${harness.id}/${account.label} could not be checked: ${describeError(error)}`),
+        logins.map((login) =>
+          checkSignIn(login, harness, binary, options.env).catch((error: unknown) =>
+            options.log(`sign-in of ${harness.id}/${login.label} could not be checked: ${describeError(error)}`),
           ),
         ),
       );

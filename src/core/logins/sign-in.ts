@@ -3,8 +3,8 @@ import path from "node:path";
 import { checkRuns, hasTurn, inHome } from "./home-use.js";
 import * as z from "zod";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account, AccountIdentity } from "../foundation/account-model.js";
-import { accountProcessEnv, isDirectory } from "./env.js";
+import type { Login, LoginIdentity } from "../foundation/account-model.js";
+import { loginProcessEnv, isDirectory } from "./env.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { Slots } from "../foundation/queue.js";
@@ -43,7 +43,7 @@ const fileSchema = z.object({ version: z.literal(1), logins: z.record(z.string()
 const CHECK_BUDGET_MS = 15_000;
 
 /**
- * Status commands running at once in this process. `offrun accounts` and the companion's first
+ * Status commands running at once in this process. `offrun logins` and the companion's first
  * round ask every login together, and each answer is a CLI start (Claude Code's alone loads a
  * 10 MB bundle): seen in CI on 2 cores, eight at once beside a test suite all ran past the budget,
  * so every login read "unknown" and a failover chose the Default login nobody had signed in to.
@@ -55,8 +55,8 @@ function signInFile(): string {
   return path.join(userPaths().cache, "sign-in.json");
 }
 
-export function signInKey(account: { harness: string; label: string }): string {
-  return `${account.harness}/${account.label}`;
+export function signInKey(login: { harness: string; label: string }): string {
+  return `${login.harness}/${login.label}`;
 }
 
 async function readAll(): Promise<Record<string, SignInEntry>> {
@@ -71,24 +71,24 @@ async function readAll(): Promise<Record<string, SignInEntry>> {
  * it, or `before` itself to leave the file alone. Returns the entry that stands.
  */
 async function store(
-  account: { harness: string; label: string },
+  login: { harness: string; label: string },
   change: (before: SignInEntry | undefined) => SignInEntry | undefined,
 ): Promise<SignInEntry | undefined> {
   const file = signInFile();
   return withFileLock(file, async () => {
     const logins = await readAll();
-    const before = logins[signInKey(account)];
+    const before = logins[signInKey(login)];
     const entry = change(before);
     if (entry === before) return before;
-    if (entry) logins[signInKey(account)] = entry;
-    else delete logins[signInKey(account)];
+    if (entry) logins[signInKey(login)] = entry;
+    else delete logins[signInKey(login)];
     await writeJsonAtomic(file, { version: 1, logins }, CACHE_WRITE);
     return entry;
   });
 }
 
 /** The state an identity answer means. `signedIn: undefined` (could not say) is unknown, never signed out. */
-export function stateOf(identity: AccountIdentity): SignInState {
+export function stateOf(identity: LoginIdentity): SignInState {
   if (identity.signedIn === true) return "signed-in";
   if (identity.signedIn === false) return "signed-out";
   return "unknown";
@@ -98,10 +98,10 @@ export function stateOf(identity: AccountIdentity): SignInState {
  * What Offrun knows of a login's sign-in without asking its CLI: a missing home is signed out at
  * once; otherwise the last check or turn; unknown when neither has said anything.
  */
-export async function cachedSignIn(account: Account, known?: Record<string, SignInEntry>): Promise<SignInEntry> {
-  const homeExists = await isDirectory(account.home);
-  if (!account.isDefault && !homeExists) return missingHome(account);
-  const entry = (known ?? (await readAll()))[signInKey(account)];
+export async function cachedSignIn(login: Login, known?: Record<string, SignInEntry>): Promise<SignInEntry> {
+  const homeExists = await isDirectory(login.home);
+  if (!login.isDefault && !homeExists) return missingHome(login);
+  const entry = (known ?? (await readAll()))[signInKey(login)];
   if (entry) return entry;
   // The CLI's own home, never made: its status command decides (an API key in the environment
   // may sign it in), and until it has, it is unknown and never used, which picks rank last.
@@ -118,18 +118,18 @@ export function isNeverUsed(entry: SignInEntry | undefined): boolean {
 }
 
 /** Every login's cached state at once (one file read for many logins). */
-export async function cachedSignIns(accounts: readonly Account[]): Promise<Map<string, SignInEntry>> {
+export async function cachedSignIns(logins: readonly Login[]): Promise<Map<string, SignInEntry>> {
   const known = await readAll();
-  const entries = await Promise.all(accounts.map((account) => cachedSignIn(account, known)));
-  return new Map(accounts.map((account, index) => [signInKey(account), entries[index]!]));
+  const entries = await Promise.all(logins.map((login) => cachedSignIn(login, known)));
+  return new Map(logins.map((login, index) => [signInKey(login), entries[index]!]));
 }
 
-function missingHome(account: Account): SignInEntry {
+function missingHome(login: Login): SignInEntry {
   return {
     state: "signed-out",
     source: "home",
     checkedAt: new Date().toISOString(),
-    note: `its home ${account.home} does not exist`,
+    note: `its home ${login.home} does not exist`,
   };
 }
 
@@ -141,7 +141,7 @@ function missingHome(account: Account): SignInEntry {
  * `runner`, the way the login's turns run.
  */
 export async function checkSignIn(
-  account: Account,
+  login: Login,
   harness: Harness,
   binary: string | undefined,
   env: NodeJS.ProcessEnv,
@@ -149,34 +149,34 @@ export async function checkSignIn(
 ): Promise<SignInEntry> {
   // An added login's home is made when it is added: gone means signed out. The CLI's own home
   // (the Default login) may simply not exist yet; its status command decides.
-  if (!account.isDefault && !(await isDirectory(account.home))) {
-    const entry = missingHome(account);
-    await store(account, () => entry).catch(() => undefined);
+  if (!login.isDefault && !(await isDirectory(login.home))) {
+    const entry = missingHome(login);
+    await store(login, () => entry).catch(() => undefined);
     return entry;
   }
   const startedAt = new Date().toISOString();
   // Counted as work in the home from the moment it queues, so a purge waits for it; and asked only
   // if the home is still there when its slot comes (seen in CI: a check queued behind others ran
-  // `claude auth status` after `accounts rm --purge` had deleted the home, which made it again).
+  // `claude auth status` after `logins rm --purge` had deleted the home, which made it again).
   const identity = await inHome(
-    account.home,
+    login.home,
     checks.run(async () => {
-      if (!account.isDefault && !(await isDirectory(account.home))) return undefined;
+      if (!login.isDefault && !(await isDirectory(login.home))) return undefined;
       // A turn in the home answers for the login, and its CLI must have the home to itself.
-      if (hasTurn(account.home)) return BUSY;
+      if (hasTurn(login.home)) return BUSY;
       return checkRuns(
-        account.home,
-        withBudget(harness.identity(binary, { ...env, ...accountProcessEnv(account, harness) }, account.home, runner)),
+        login.home,
+        withBudget(harness.identity(binary, { ...env, ...loginProcessEnv(login, harness) }, login.home, runner)),
       );
     }),
   );
-  if (identity === BUSY) return cachedSignIn(account);
+  if (identity === BUSY) return cachedSignIn(login);
   if (identity === undefined) {
-    const entry = missingHome(account);
-    await store(account, () => entry).catch(() => undefined);
+    const entry = missingHome(login);
+    await store(login, () => entry).catch(() => undefined);
     return entry;
   }
-  const entry: SignInEntry = (await isNeverUsedHome(account, identity))
+  const entry: SignInEntry = (await isNeverUsedHome(login, identity))
     ? { state: "unknown", source: "home", checkedAt: new Date().toISOString(), note: NEVER_USED }
     : {
         state: stateOf(identity),
@@ -203,7 +203,7 @@ export async function checkSignIn(
     if (before?.source === "turn" && before.checkedAt >= startedAt) return before;
     return entry;
   };
-  return (await store(account, decide).catch(() => undefined)) ?? entry;
+  return (await store(login, decide).catch(() => undefined)) ?? entry;
 }
 
 /**
@@ -211,16 +211,16 @@ export async function checkSignIn(
  * stays "never used", which picks rank last, rather than becoming an unknown that ties with
  * logins the user added and signed in to.
  */
-async function isNeverUsedHome(account: Account, identity: AccountIdentity): Promise<boolean> {
-  return account.isDefault === true && identity.signedIn === undefined && !(await isDirectory(account.home));
+async function isNeverUsedHome(login: Login, identity: LoginIdentity): Promise<boolean> {
+  return login.isDefault === true && identity.signedIn === undefined && !(await isDirectory(login.home));
 }
 
 /** A check that did not ask: a turn was running in the login's home. */
 const BUSY = Symbol("a turn is running in the home");
 
-async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIdentity> {
+async function withBudget(pending: Promise<LoginIdentity>): Promise<LoginIdentity> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<AccountIdentity>((resolve) => {
+  const late = new Promise<LoginIdentity>((resolve) => {
     timer = setTimeout(
       () =>
         resolve({ signedIn: undefined, note: `the sign-in check did not answer within ${CHECK_BUDGET_MS / 1000} s` }),
@@ -229,7 +229,7 @@ async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIde
   });
   try {
     return await Promise.race([
-      pending.catch((error: unknown) => ({ signedIn: undefined, note: describeError(error) }) as AccountIdentity),
+      pending.catch((error: unknown) => ({ signedIn: undefined, note: describeError(error) }) as LoginIdentity),
       late,
     ]);
   } finally {
@@ -238,8 +238,8 @@ async function withBudget(pending: Promise<AccountIdentity>): Promise<AccountIde
 }
 
 /** A turn on the login ended "not logged in" (or its sign-in expired): it is signed out until it signs in again. */
-export async function markSignedOut(account: { harness: string; label: string }, reason: string): Promise<void> {
-  await store(account, () => ({
+export async function markSignedOut(login: { harness: string; label: string }, reason: string): Promise<void> {
+  await store(login, () => ({
     state: "signed-out",
     source: "turn",
     checkedAt: new Date().toISOString(),
@@ -248,10 +248,10 @@ export async function markSignedOut(account: { harness: string; label: string },
 }
 
 /** A turn on the login got an answer from the model: whatever the cache said, it can run. */
-export async function markSignedIn(account: { harness: string; label: string }): Promise<void> {
+export async function markSignedIn(login: { harness: string; label: string }): Promise<void> {
   // Most turns find it signed in already: no lock, no write.
-  if ((await readAll())[signInKey(account)]?.state === "signed-in") return;
-  await store(account, (before) =>
+  if ((await readAll())[signInKey(login)]?.state === "signed-in") return;
+  await store(login, (before) =>
     before?.state === "signed-in"
       ? before
       : {

@@ -1,5 +1,5 @@
 import { findHarness } from "../../harnesses/registry.js";
-import { findAccount } from "./accounts.js";
+import { findLogin } from "./accounts.js";
 import { appendChat, readAgent, writeAgent } from "../records/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";
@@ -20,7 +20,7 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
   const record = await readAgent(root, request.name);
   refuseUnlessIdle(record);
   const harness = await findHarness(record.harness, { project: root, env });
-  const from = await findAccount(harness, record.account, env);
+  const from = await findLogin(harness, record.account, env);
   const to = (await new LoginPicker(env).choose(harness, { label: request.account, force: request.force })).account;
   if (to.label === from.label) {
     throw new OffrunError(
@@ -42,7 +42,7 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
       throw new OffrunError(
         "process_failed",
         `Could not move ${record.name}'s ${harness.displayName} session to login '${to.label}': ${describeError(error)} ` +
-          `It stays on '${from.label}'. To go on with a new session there instead, run \`offrun handoff ${record.name} --harness ${harness.id} --account ${to.label}\`.`,
+          `It stays on '${from.label}'. To go on with a new session there instead, run \`offrun handoff ${record.name} --harness ${harness.id} --login ${to.label}\`.`,
         { cause: error },
       );
     }

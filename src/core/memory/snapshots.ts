@@ -30,6 +30,7 @@ const baselineSchema = z.object({
   takenAt: z.string(),
   files: z.record(z.string(), z.string()),
   /** The harness and login the agent last received its memory on: another one is a new session. */
+  // `account` names the login: the key is kept for files of earlier versions.
   briefed: z.object({ harness: z.string(), account: z.string() }).optional(),
 });
 export type Baseline = z.infer<typeof baselineSchema>;

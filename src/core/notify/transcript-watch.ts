@@ -3,7 +3,7 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness, TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../../harnesses/types.js";
-import { listAccounts } from "../logins/accounts.js";
+import { listLogins } from "../logins/accounts.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders, type FolderSubscriber } from "../foundation/session-folders.js";
@@ -227,8 +227,8 @@ export async function watchTranscripts(options: TranscriptWatchOptions): Promise
     for (const harness of harnesses) {
       const reader = harness.transcripts;
       if (!reader) continue;
-      for (const account of await listAccounts(harness, options.env).catch(() => [])) {
-        for (const root of harness.sessionRoots(account.home)) {
+      for (const login of await listLogins(harness, options.env).catch(() => [])) {
+        for (const root of harness.sessionRoots(login.home)) {
           if (subscribed.has(root)) continue;
           subscribed.add(root);
           walks.push(folders.subscribe(root, subscriber(harness, reader, root)));
@@ -239,15 +239,15 @@ export async function watchTranscripts(options: TranscriptWatchOptions): Promise
   };
 
   const ready = watchNewLogins();
-  const accountsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
-  accountsWatcher.on("all", () => void watchNewLogins().catch((e) => options.log(`transcripts: ${describeError(e)}`)));
+  const loginsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
+  loginsWatcher.on("all", () => void watchNewLogins().catch((e) => options.log(`transcripts: ${describeError(e)}`)));
 
   return {
     ready,
     close: async () => {
       closed = true;
       for (const followed of files.values()) if (followed.dueTimer) clearTimeout(followed.dueTimer);
-      await accountsWatcher.close();
+      await loginsWatcher.close();
       if (!options.folders) await folders.close();
       await Promise.allSettled([...files.values()].map((f) => f.queue));
       await saver.flush();

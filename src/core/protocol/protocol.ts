@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
 import { agentRecordSchema } from "../foundation/model.js";
@@ -46,6 +46,7 @@ export const methods = joinTables(
         project: z.string().min(1),
         name: z.string().min(1),
         harness: z.string().min(1).optional(),
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.string().min(1).optional(),
         model: z.string().min(1).optional(),
         force: z.boolean().optional(),
@@ -75,7 +76,7 @@ export const methods = joinTables(
       }),
     /** Sets (null: clears) the login Start Agent preselects for a harness. */
     "login.default": () => z.object({ harness: z.string().min(1), label: z.string().min(1).nullable() }),
-    /** Keeps a login's last `percent` of room out of automatic picks (`offrun accounts reserve`). */
+    /** Keeps a login's last `percent` of room out of automatic picks (`offrun logins reserve`). */
     "login.reserve": () => z.object({ harness: z.string().min(1), label: z.string().min(1), percent: z.number() }),
     /** Undoes one memory change while neither its agent nor the file's owner is in a turn (memory/history.ts). */
     "memory.revert": () => z.object({ project: absolutePath(), agent: z.string().min(1), id: z.string().min(1) }),
@@ -130,13 +131,14 @@ export type ReviewFinished = z.infer<typeof reviewFinishedSchema>;
 /** A review that was started and runs on in the companion. */
 export const reviewStartedSchema = z.lazy(() =>
   z.object({
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     reviewer: z.object({ harness: z.string(), account: z.string(), model: z.string().optional() }),
     warnings: z.array(z.string()),
   }),
 );
 
 /** A login as the faces get it back from a change (logins/accounts.ts). */
-const accountSchema = z.lazy(() =>
+const loginSchema = z.lazy(() =>
   z.object({
     harness: z.string(),
     label: z.string(),
@@ -146,7 +148,7 @@ const accountSchema = z.lazy(() =>
     env: z.record(z.string(), z.string()),
     reservePercent: z.number().optional(),
   }),
-) satisfies z.ZodType<Account>;
+) satisfies z.ZodType<Login>;
 
 /**
  * What the companion answers to each request, beside the requests themselves (as the ACP SDK
@@ -177,13 +179,15 @@ export const replies = joinTables(
     "agent.discard": () => z.object({ record: agentRecordSchema, worktreeRemoved: z.string(), logFile: z.string() }),
     "login.remove": () =>
       z.object({
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
         deletedHome: z.boolean(),
         keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
       }),
-    "login.add": () => accountSchema,
-    "login.default": () => z.object({ account: accountSchema.nullable() }),
-    "login.reserve": () => z.object({ account: accountSchema }),
+    "login.add": () => loginSchema,
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
+    "login.default": () => z.object({ account: loginSchema.nullable() }),
+    "login.reserve": () => z.object({ account: loginSchema }),
     "memory.revert": () => z.object({ file: z.string(), outcome: z.enum(["reverted", "unchanged"]) }),
     /** The files written, relative to `.offrun/memory`. */
     "memory.edit": () => z.object({ changed: z.array(z.string()) }),
@@ -191,6 +195,7 @@ export const replies = joinTables(
     "draft.write": () => z.object({ file: z.string() }),
     "login.rename": () =>
       z.object({
+        // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
         agents: z.array(z.string()),
       }),

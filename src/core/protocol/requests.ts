@@ -21,6 +21,7 @@ export const startRequestSchema = once(() =>
     base: z.string().optional(),
     model: z.string().optional(),
     /** A login label to pin; without it the login with the most headroom is picked. */
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     account: z.string().optional(),
     /** Dispatch even to a limited login. */
     force: z.boolean().optional(),
@@ -35,6 +36,7 @@ export const handoffRequestSchema = once(() =>
     project: z.string().min(1),
     name: z.string().min(1),
     harness: z.string().min(1),
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     account: z.string().optional(),
     force: z.boolean().optional(),
     model: z.string().optional(),

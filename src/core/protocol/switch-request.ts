@@ -13,6 +13,7 @@ export const switchRequestSchema = once(() =>
     project: z.string().min(1),
     name: z.string().min(1),
     /** The login of the same CLI to go on with. */
+    // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
     account: z.string().min(1),
     /** Even when that login is limited. */
     force: z.boolean().optional(),

@@ -7,7 +7,7 @@ import { reportStateProblem } from "../foundation/state-problems.js";
 import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store.js";
 import { blockingWindow } from "./blocking.js";
 import { addReading, paceReadingSchema, readingOf, type PaceReading } from "./pace.js";
-import { accountQuotaSchema, type AccountQuota } from "./row.js";
+import { loginReadingSchema, type LoginReading } from "./row.js";
 
 /**
  * `~/.offrun/cache/quota.json`: what Offrun knows of each login's quota without asking anyone:
@@ -22,13 +22,13 @@ const readingSchema = z.object({
   recordedAt: z.string().optional(),
 });
 
-export type { AccountQuota };
+export type { LoginReading };
 
 const entrySchema = z.object({
   observed: readingSchema.optional(),
   limitedUntil: z.string().optional(),
   limitReason: z.string().optional(),
-  last: accountQuotaSchema().optional(),
+  last: loginReadingSchema().optional(),
   /** The stream observation (its recordedAt) the pipeline had in hand when it made `last`; "" for none. */
   lastSawObserved: z.string().optional(),
   /** Recent readings of the blocking window, oldest first, for the pace (bounded: see pace.ts). */
@@ -38,12 +38,13 @@ export type LedgerEntry = z.infer<typeof entrySchema>;
 
 const ledgerSchema = z.object({
   version: z.literal(1),
+  // `accounts` holds the logins' readings: the key is kept for files of earlier versions.
   accounts: z.record(z.string(), entrySchema),
 });
 type Ledger = z.infer<typeof ledgerSchema>;
 
-export function accountKey(account: { harness: string; label: string }): string {
-  return `${account.harness}/${account.label}`;
+export function loginKey(login: { harness: string; label: string }): string {
+  return `${login.harness}/${login.label}`;
 }
 
 function ledgerFile(): string {
@@ -62,8 +63,8 @@ export async function readLedger(): Promise<Ledger> {
   return ledger ?? { version: 1, accounts: {} };
 }
 
-export async function readLedgerEntry(account: { harness: string; label: string }): Promise<LedgerEntry> {
-  return (await readLedger()).accounts[accountKey(account)] ?? {};
+export async function readLedgerEntry(login: { harness: string; label: string }): Promise<LedgerEntry> {
+  return (await readLedger()).accounts[loginKey(login)] ?? {};
 }
 
 /**
@@ -71,13 +72,13 @@ export async function readLedgerEntry(account: { harness: string; label: string 
  * The change function gets the current entry and returns the new one.
  */
 export async function updateLedgerEntry(
-  account: { harness: string; label: string },
+  login: { harness: string; label: string },
   change: (entry: LedgerEntry) => LedgerEntry,
 ): Promise<void> {
   const file = ledgerFile();
   await withFileLock(file, async () => {
     const ledger = await readLedger();
-    const key = accountKey(account);
+    const key = loginKey(login);
     ledger.accounts[key] = change(ledger.accounts[key] ?? {});
     await writeJsonAtomic(file, ledger, { fsync: false });
   });
@@ -85,10 +86,10 @@ export async function updateLedgerEntry(
 
 /** A quota reading from one of Offrun's own runs (a stream's rate-limit event). */
 export async function recordObserved(
-  account: { harness: string; label: string },
+  login: { harness: string; label: string },
   reading: z.infer<typeof readingSchema>,
 ): Promise<void> {
-  await updateLedgerEntry(account, (entry) => ({
+  await updateLedgerEntry(login, (entry) => ({
     ...entry,
     observed: { ...reading, recordedAt: new Date().toISOString() },
     history: withReading(entry.history, blockingWindow(reading.windows)),
@@ -103,11 +104,11 @@ export function withReading(history: PaceReading[] | undefined, blocking: QuotaW
 
 /** The login hit its usage limit: it is limited until the reset. */
 export async function markLimited(
-  account: { harness: string; label: string },
+  login: { harness: string; label: string },
   until: string,
   reason: string,
 ): Promise<void> {
-  await updateLedgerEntry(account, (entry) => ({ ...entry, limitedUntil: until, limitReason: reason }));
+  await updateLedgerEntry(login, (entry) => ({ ...entry, limitedUntil: until, limitReason: reason }));
 }
 
 /**
@@ -115,10 +116,10 @@ export async function markLimited(
  * has passed is on probation (one dispatch at a time), so that it is not flooded the moment it
  * comes back.
  */
-export async function markHealthy(account: { harness: string; label: string }): Promise<void> {
-  const entry = await readLedgerEntry(account);
+export async function markHealthy(login: { harness: string; label: string }): Promise<void> {
+  const entry = await readLedgerEntry(login);
   if (entry.limitedUntil === undefined) return;
-  await updateLedgerEntry(account, (current) => {
+  await updateLedgerEntry(login, (current) => {
     const next = { ...current };
     delete next.limitedUntil;
     delete next.limitReason;
@@ -127,7 +128,7 @@ export async function markHealthy(account: { harness: string; label: string }): 
 }
 
 /** A full reading; `sawObserved` names the stream observation the pipeline read before it asked the sources. */
-export async function storeReading(quota: AccountQuota, sawObserved?: string): Promise<void> {
+export async function storeReading(quota: LoginReading, sawObserved?: string): Promise<void> {
   await updateLedgerEntry(quota, (entry) => ({
     ...entry,
     last: quota,
@@ -145,10 +146,10 @@ export async function renameLedgerEntry(harness: string, from: string, to: strin
   const file = ledgerFile();
   await withFileLock(file, async () => {
     const ledger = await readLedger();
-    const entry = ledger.accounts[accountKey({ harness, label: from })];
+    const entry = ledger.accounts[loginKey({ harness, label: from })];
     if (!entry) return;
-    delete ledger.accounts[accountKey({ harness, label: from })];
-    ledger.accounts[accountKey({ harness, label: to })] = entry.last
+    delete ledger.accounts[loginKey({ harness, label: from })];
+    ledger.accounts[loginKey({ harness, label: to })] = entry.last
       ? { ...entry, last: { ...entry.last, label: to } }
       : entry;
     await writeJsonAtomic(file, ledger, { fsync: false });

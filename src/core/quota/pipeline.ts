@@ -1,24 +1,17 @@
 import path from "node:path";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { describeError } from "../foundation/errors.js";
 import type { QuotaWindow } from "../foundation/events.js";
 import { userPaths } from "../foundation/paths.js";
 import { blockingWindow } from "./blocking.js";
-import {
-  accountKey,
-  readLedgerEntry,
-  storeReading,
-  withReading,
-  type AccountQuota,
-  type LedgerEntry,
-} from "./ledger.js";
+import { loginKey, readLedgerEntry, storeReading, withReading, type LoginReading, type LedgerEntry } from "./ledger.js";
 import { paceOf } from "./pace.js";
 import type { QuotaAttempt, QuotaReading } from "../foundation/quota-types.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 
 export interface QuotaRequest {
-  account: Account;
+  account: Login;
   harness: Harness;
   binary?: string;
   /** The environment of that login's processes. */
@@ -35,7 +28,7 @@ export interface QuotaRequest {
  * attempt is kept with its reason. The ledger's own knowledge (a limit hit by an Offrun run)
  * is merged in, and windows whose reset has passed read as empty again.
  */
-export async function readAccountQuota(request: QuotaRequest): Promise<AccountQuota> {
+export async function readLoginQuota(request: QuotaRequest): Promise<LoginReading> {
   const now = request.now ?? new Date();
   const entry = await readLedgerEntry(request.account);
   const attempts: QuotaAttempt[] = [];
@@ -52,7 +45,7 @@ export async function readAccountQuota(request: QuotaRequest): Promise<AccountQu
         env: request.env,
         runner: request.runner ?? localRunner,
         now,
-        cacheDir: path.join(userPaths().cache, "sources", accountKey(request.account), source.id),
+        cacheDir: path.join(userPaths().cache, "sources", loginKey(request.account), source.id),
         observed: entry.observed,
         ...(request.changedFiles ? { changedFiles: request.changedFiles } : {}),
       });
@@ -76,8 +69,8 @@ export async function readAccountQuota(request: QuotaRequest): Promise<AccountQu
  * What the ledger alone knows (the companion's last full reading, Offrun's own observations and
  * limits): no source is asked, so pre-dispatch costs one small file read.
  */
-export async function cachedAccountQuota(account: Account, now = new Date()): Promise<AccountQuota> {
-  const entry = await readLedgerEntry(account);
+export async function cachedLoginQuota(login: Login, now = new Date()): Promise<LoginReading> {
+  const entry = await readLedgerEntry(login);
   const fromLast = entry.last
     ? { reading: { windows: entry.last.windows }, source: entry.last.source ?? "cache" }
     : undefined;
@@ -93,24 +86,24 @@ export async function cachedAccountQuota(account: Account, now = new Date()): Pr
         : !entry.last.observedAt || entry.observed.observedAt > entry.last.observedAt))
       ? { reading: entry.observed, source: "stream" }
       : undefined;
-  return summarize(account, newerObserved ?? fromLast, entry, entry.last?.attempts ?? [], now);
+  return summarize(login, newerObserved ?? fromLast, entry, entry.last?.attempts ?? [], now);
 }
 
 function summarize(
-  account: Account,
+  login: Login,
   answer: { reading: QuotaReading; source: string } | undefined,
   entry: LedgerEntry,
   attempts: QuotaAttempt[],
   now: Date,
-): AccountQuota {
+): LoginReading {
   const windows = (answer?.reading.windows ?? []).map((w) => expireWindow(w, now));
   const limitedUntil = latestFuture(
     [entry.limitedUntil, answer?.reading.limitedUntil, ...rejectedResets(windows)],
     now,
   );
-  const quota: AccountQuota = {
-    harness: account.harness,
-    label: account.label,
+  const quota: LoginReading = {
+    harness: login.harness,
+    label: login.label,
     windows,
     attempts,
     ...(answer ? { source: answer.source, observedAt: windows[0]?.observedAt ?? now.toISOString() } : {}),
@@ -149,7 +142,7 @@ function latestFuture(times: (string | undefined)[], now: Date): string | undefi
 export { blockingWindow } from "./blocking.js";
 
 /** Remaining % of the blocking window; 0 when limited; undefined when nothing is known. */
-export function headroom(quota: AccountQuota, now = new Date()): number | undefined {
+export function headroom(quota: LoginReading, now = new Date()): number | undefined {
   if (quota.limitedUntil !== undefined && Date.parse(quota.limitedUntil) > now.getTime()) return 0;
   const blocking = quota.blocking;
   if (!blocking) return undefined;

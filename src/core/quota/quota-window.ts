@@ -1,8 +1,8 @@
 import { clockTime } from "../foundation/format.js";
 
 /**
- * How every face writes one quota window: the menu bar, Agent Accounts, the Agents detail, the
- * Start Agent form and `offrun accounts`/`offrun quota` all call windowText.
+ * How every face writes one quota window: the menu bar, Agent Logins, the Agents detail, the
+ * Start Agent form and `offrun logins`/`offrun quota` all call windowText.
  *
  *   "5-Hour 23% · resets 21:00"        the reset is today (local time, 24 h)
  *   "7-Day 40% · resets Tue 09:00"     within a week: the weekday first

@@ -59,8 +59,8 @@ export const quotaRowSchema = once(() =>
 export type QuotaRow = z.infer<ReturnType<typeof quotaRowSchema>>;
 
 /** A login's reading as the quota pipeline makes it and the ledger keeps it: with each source tried. */
-export const accountQuotaSchema = once(() => quotaRowSchema().required({ attempts: true }));
-export type AccountQuota = z.infer<ReturnType<typeof accountQuotaSchema>>;
+export const loginReadingSchema = once(() => quotaRowSchema().required({ attempts: true }));
+export type LoginReading = z.infer<ReturnType<typeof loginReadingSchema>>;
 
 /** A row of `quota.list` and `offrun quota --json`: with everything a face on another machine renders. */
 export const quotaListRowSchema = once(() =>

@@ -115,7 +115,7 @@ export function sshTarget(host: Pick<Host, "destination" | "sshConfig">): string
 
 /**
  * A command line for the user to type here that runs `offrunArgs` on the host in a terminal
- * ("ssh -t devbox offrun accounts login claude work"): for what must happen there, a sign-in.
+ * ("ssh -t devbox offrun logins login claude work"): for what must happen there, a sign-in.
  */
 export function sshCommandText(host: Pick<Host, "destination" | "sshConfig" | "offrun">, offrunArgs: string[]): string {
   return shellLine(["ssh", "-t", ...sshTarget(host), "--", host.offrun ?? "offrun", ...offrunArgs]);

@@ -1,17 +1,17 @@
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
-import { listAccounts } from "../logins/accounts.js";
+import type { Login } from "../foundation/account-model.js";
+import { listLogins } from "../logins/accounts.js";
 import { requireAgentBinary } from "../agents/binary.js";
 import { locateBinary } from "../foundation/binaries.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
-import { accountKey, readLedgerEntry } from "../quota/ledger.js";
+import { loginKey, readLedgerEntry } from "../quota/ledger.js";
 
 export interface ReviewerChoice {
   harness: Harness;
   binary: string;
-  account: Account;
+  account: Login;
   model?: string;
   /** Said in the review when the reviewer is the author's own login (nothing else was available). */
   warning?: string;
@@ -68,9 +68,9 @@ async function otherLoginFirst(
   harness: Harness,
   logins: LoginPicker,
   force: boolean | undefined,
-): Promise<{ account: Account; warning?: string }> {
+): Promise<{ account: Login; warning?: string }> {
   if (harness.id === record.harness) {
-    const author = new Set([accountKey({ harness: harness.id, label: record.account })]);
+    const author = new Set([loginKey({ harness: harness.id, label: record.account })]);
     const other = await logins.choose(harness, { exclude: author }).catch(() => undefined);
     if (other) return { account: other.account };
   }
@@ -78,10 +78,10 @@ async function otherLoginFirst(
   return { account: picked.account, ...ownLoginWarning(record, picked.account) };
 }
 
-function ownLoginWarning(record: AgentRecord, account: Account): { warning?: string } {
-  if (account.harness !== record.harness || account.label !== record.account) return {};
+function ownLoginWarning(record: AgentRecord, login: Login): { warning?: string } {
+  if (login.harness !== record.harness || login.label !== record.account) return {};
   return {
-    warning: `The reviewer is the author's own login (${account.harness} · ${account.label}); add another login or set "review" in .offrun/config.json for a second opinion.`,
+    warning: `The reviewer is the author's own login (${login.harness} · ${login.label}); add another login or set "review" in .offrun/config.json for a second opinion.`,
   };
 }
 
@@ -91,8 +91,8 @@ function ownLoginWarning(record: AgentRecord, account: Account): { warning?: str
  * signed in would cost seconds per harness.
  */
 async function hasUsedLogin(harness: Harness, env: NodeJS.ProcessEnv): Promise<boolean> {
-  for (const account of await listAccounts(harness, env)) {
-    const entry = await readLedgerEntry(account);
+  for (const login of await listLogins(harness, env)) {
+    const entry = await readLedgerEntry(login);
     if (entry.observed || entry.last?.source) return true;
   }
   return false;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import { describeError, type ErrorKind } from "../foundation/errors.js";
 import type { EventDraft, ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";
@@ -10,7 +10,7 @@ import type { ProcessRunner } from "../foundation/runner.js";
 import type { LoginPicker } from "../logins/picker.js";
 import type { ProjectConfig } from "../foundation/model.js";
 import type { KilledBecause } from "../foundation/watchdog.js";
-import { cachedAccountQuota } from "../quota/pipeline.js";
+import { cachedLoginQuota } from "../quota/pipeline.js";
 
 /**
  * How much of the reviewer's stderr its parser gets. More than process.ts keeps (8 KB): a CLI may
@@ -24,7 +24,7 @@ export interface ReviewerRequest {
   harness: Harness;
   binary: string;
   /** The login to start on (already picked: pinned, configured or the one with most room). */
-  account: Account;
+  account: Login;
   model?: string;
   cwd: string;
   prompt: string;
@@ -39,11 +39,11 @@ export interface ReviewerRequest {
   /** The user trusted the repository (`TurnInput.workspaceTrusted`). */
   workspaceTrusted?: boolean;
   /** Every event of every attempt, as it arrives (the reviewer's transcript). */
-  record(account: Account, event: EventDraft): Promise<void>;
+  record(login: Login, event: EventDraft): Promise<void>;
 }
 
 export interface ReviewerRun {
-  account: Account;
+  account: Login;
   end: TurnEndDraft;
   /** The reviewer's last text of the attempt that ended the run. */
   finalText?: string;
@@ -82,7 +82,7 @@ export async function runReviewer(
   const failedOver: string[] = [];
   const signedOut: string[] = [];
   const denials: ReviewerRun["denials"] = [];
-  const quotaBefore = (await cachedAccountQuota(request.account)).windows;
+  const quotaBefore = (await cachedLoginQuota(request.account)).windows;
   const attempts = await runAttempts<ReviewerAttempt>({
     harness: request.harness,
     logins: request.logins,
@@ -96,7 +96,7 @@ export async function runReviewer(
             record: { ...request.sandbox, worktree: request.cwd, mode: "plan" },
             config: request.config,
             writesMemory: false,
-            warn: (account, message) => request.record(account, { type: "notice", level: "warning", message }),
+            warn: (login, message) => request.record(login, { type: "notice", level: "warning", message }),
           },
         }
       : {}),
@@ -105,14 +105,14 @@ export async function runReviewer(
       denials.push(...attempt.denials);
       return attempt;
     },
-    judge: async (attempt, account) => {
+    judge: async (attempt, login) => {
       const { end } = attempt;
       if (end.outcome === "completed" || end.outcome === "limited") return { kind: end.outcome };
       if (!isSignedOut(attempt)) return { kind: "over" };
-      await request.record(account, {
+      await request.record(login, {
         type: "notice",
         level: "warning",
-        message: `Login ${account.label} is not signed in, so Offrun marked it signed out and starts the review again on the next login. Sign it in again with \`offrun accounts login ${request.harness.id} ${account.label}\`.`,
+        message: `Login ${login.label} is not signed in, so Offrun marked it signed out and starts the review again on the next login. Sign it in again with \`offrun logins login ${request.harness.id} ${login.label}\`.`,
       });
       return { kind: "signed_out", reason: end.reason ?? "the review ended not logged in" };
     },
@@ -136,7 +136,7 @@ export async function runReviewer(
     denials,
     ...(result.tokens ? { tokens: result.tokens } : {}),
     quotaBefore,
-    quotaAfter: (await cachedAccountQuota(account)).windows,
+    quotaAfter: (await cachedLoginQuota(account)).windows,
     failedOver,
     signedOut,
   };

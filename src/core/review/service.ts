@@ -205,8 +205,8 @@ async function runInScratch(
       ...(record.sandbox ? { sandbox: { project: record.project, name: `${record.name}-review` } } : {}),
       ...((await repositoryTrusted(record.project)) ? { workspaceTrusted: true } : {}),
       ...using,
-      record: (account, event: EventDraft) =>
-        appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: account.label }),
+      record: (login, event: EventDraft) =>
+        appendJsonLine(transcript, { ...event, at: new Date().toISOString(), account: login.label }),
     });
   } finally {
     await fs.rm(schemaDir, { recursive: true, force: true });

@@ -4,14 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Account } from "../foundation/account-model.js";
+import type { Login } from "../foundation/account-model.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
 import { OffrunError } from "../foundation/errors.js";
 import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
-import { listAccounts } from "../logins/accounts.js";
+import { listLogins } from "../logins/accounts.js";
 import { RefusalWatch } from "./refusals.js";
 import {
   hostsInEnvironment,
@@ -38,7 +38,7 @@ export interface SandboxRequest {
   /** The agent (or a reviewer standing in for one): its project, name, worktree and mode. */
   record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode"> & { branch?: string };
   harness: Harness;
-  account: Account;
+  account: Login;
   /** The turn's environment (the login's variables included). */
   env: NodeJS.ProcessEnv;
   config: ProjectConfig;
@@ -68,8 +68,8 @@ export interface SandboxTurn {
  */
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
-  const { record, harness, account } = request;
-  const unready = await harness.sandbox.unready?.(account.home, request.env);
+  const { record, harness, account: login } = request;
+  const unready = await harness.sandbox.unready?.(login.home, request.env);
   if (unready) throw new OffrunError("not_installed", unready);
   const { scope, variables, absentExecutable } = await sandboxScope(request);
   const folder = sandboxFolder(record);
@@ -78,7 +78,7 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
   await fs.writeFile(path.join(folder, "settings.json"), JSON.stringify(settings, null, 2) + "\n", { mode: 0o600 });
   const kept = await keepAsFound(
     [...(scope.git ? linksOf(scope.git, record.worktree) : []), ...absentExecutable],
-    harness.sandbox.guardedKeys?.(account.home, request.env) ?? [],
+    harness.sandbox.guardedKeys?.(login.home, request.env) ?? [],
   );
   for (const host of request.config.sandbox.allowHosts.filter(portlessLoopback)) {
     await request.warn(`The sandbox did not open ${host}: a loopback host needs its port (${host}:8080, say).`);
@@ -153,21 +153,21 @@ export function sandboxFolder(record: Pick<AgentRecord, "project" | "name">): st
 async function sandboxScope(
   request: SandboxRequest,
 ): Promise<{ scope: SandboxScope; variables: string[]; absentExecutable: string[] }> {
-  const { record, harness, account, env, config } = request;
+  const { record, harness, account: login, env, config } = request;
   const userHome = env.HOME || os.homedir();
   const [gitScopeOfTurn, otherHomes, projects, configured, state, executable] = await Promise.all([
     record.mode === "plan" ? undefined : gitScope(record.worktree, record.branch),
-    stateOfOtherLogins(account, env),
+    stateOfOtherLogins(login, env),
     knownProjects().catch(() => []),
-    harness.sandbox.configured?.(account.home, env, record.worktree).catch(() => undefined),
-    loginStateOf(harness, account.home, env),
-    executableOf(harness, account.home, env),
+    harness.sandbox.configured?.(login.home, env, record.worktree).catch(() => undefined),
+    loginStateOf(harness, login.home, env),
+    executableOf(harness, login.home, env),
   ]);
   const expand = (entry: string) =>
     entry.startsWith("~/") ? path.join(userHome, entry.slice(2)) : path.resolve(record.worktree, entry);
   const hosts: AllowedHost[] = [
     ...harness.sandbox.hosts.map((host) => ({ host, setting: `${harness.displayName}'s own hosts` })),
-    ...hostsInEnvironment({ ...env, ...account.env }),
+    ...hostsInEnvironment({ ...env, ...login.env }),
     ...(configured?.hosts ?? []).map((entry) => ({ ...entry, own: true })),
     ...config.sandbox.allowHosts
       .filter((host) => !portlessLoopback(host))
@@ -193,7 +193,7 @@ async function sandboxScope(
   const variables = [
     ...(harness.sandbox.env ?? []),
     ...(configured?.env ?? []),
-    ...Object.keys(account.env),
+    ...Object.keys(login.env),
     harness.homeVariable,
   ];
   return { scope, variables, absentExecutable: executable.absent };
@@ -240,10 +240,10 @@ function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): { fold
 }
 
 /** Every other login's state, of every CLI (the Default logins included): closed to this turn. */
-async function stateOfOtherLogins(account: Account, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function stateOfOtherLogins(account: Login, env: NodeJS.ProcessEnv): Promise<string[]> {
   const states: string[] = [];
   for (const harness of await listHarnesses({ env, tolerant: true })) {
-    const logins = await listAccounts(harness, env).catch(() => []);
+    const logins = await listLogins(harness, env).catch(() => []);
     for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
       if (path.resolve(home) === path.resolve(account.home)) continue;
       const { folders, files } = stateOf(harness, home, env);

@@ -1,4 +1,4 @@
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**
@@ -14,7 +14,7 @@ export async function agyIdentity(
   env: NodeJS.ProcessEnv,
   _home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   if (!binary) return { signedIn: undefined, note: "agy is not installed." };
   const result = await runner
     .run({ file: binary, args: ["models"], env }, { timeoutMs: 20_000 })

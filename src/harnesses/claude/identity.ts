@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
@@ -85,9 +85,9 @@ export async function claudeIdentity(
   env: NodeJS.ProcessEnv,
   home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   const fileEmail = await readClaudeEmail(env);
-  const withEmail = (identity: AccountIdentity): AccountIdentity => {
+  const withEmail = (identity: LoginIdentity): LoginIdentity => {
     const email = identity.email ?? fileEmail;
     return email === undefined ? identity : { ...identity, email };
   };

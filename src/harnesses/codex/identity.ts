@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
@@ -20,7 +20,7 @@ const STATUS_TIMEOUT_MS = 10_000;
  *   exit 1  "Not logged in"
  *   exit 1  "Error loading configuration: CODEX_HOME points to ..., but that path does not exist"
  */
-export function parseCodexLoginStatus(exitCode: number | undefined, output: string): AccountIdentity {
+export function parseCodexLoginStatus(exitCode: number | undefined, output: string): LoginIdentity {
   const lines = output
     .split("\n")
     .map((line) => line.trim())
@@ -69,7 +69,7 @@ export async function codexIdentity(
   env: NodeJS.ProcessEnv,
   home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   if (!binary) return { signedIn: undefined, note: "Codex is not installed, so its login state is unknown." };
   // 0.171.0 refuses to start when CODEX_HOME names a missing folder: that home has no login.
   if (

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 
 /**
  * Who a Gemini CLI home is signed in as, from non-secret files only: `.gemini/settings.json`
@@ -31,7 +31,7 @@ export async function geminiIdentity(
   _binary: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   const dir = path.join(home, ".gemini");
   const settings = await readJson(path.join(dir, "settings.json"), settingsSchema);
   const selected = settings?.security?.auth?.selectedType ?? settings?.selectedAuthType;

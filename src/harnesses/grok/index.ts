@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import { describeError, OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
@@ -82,7 +82,7 @@ async function identity(
   _env: NodeJS.ProcessEnv,
   _home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   if (binary) {
     const kind = await identifyGrokBinary(binary, runner).catch(() => undefined);
     if (kind && !kind.isGrokBuild) return { signedIn: undefined, note: `${binary} is ${kind.what}, not Grok Build.` };

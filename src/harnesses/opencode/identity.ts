@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
@@ -20,7 +20,7 @@ const LIST_TIMEOUT_MS = 15_000;
  *   ●  OpenAI OPENAI_API_KEY
  *   └  1 environment variable
  */
-export function parseOpencodeAuthList(exitCode: number | undefined, output: string): AccountIdentity {
+export function parseOpencodeAuthList(exitCode: number | undefined, output: string): LoginIdentity {
   // eslint-disable-next-line no-control-regex
   const lines = output.replace(/\u001b\[[0-9;]*m/g, "").split("\n");
   let section = "";
@@ -51,7 +51,7 @@ export async function opencodeIdentity(
   env: NodeJS.ProcessEnv,
   home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   if (!binary) return { signedIn: undefined, note: "OpenCode is not installed, so its login state is unknown." };
   try {
     const result = await runner.run(

@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { AccountIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/account-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
@@ -17,7 +17,7 @@ const LIST_TIMEOUT_MS = 20_000;
  * row per model, or, with no credential at all, "No models available. Use /login to log into a
  * provider via OAuth or API key. …".
  */
-export function parsePiModelList(exitCode: number | undefined, output: string): AccountIdentity {
+export function parsePiModelList(exitCode: number | undefined, output: string): LoginIdentity {
   if (/No models available/i.test(output)) return { signedIn: false };
   const lines = output.split("\n").map((l) => l.trim());
   const header = lines.findIndex((l) => /^provider\s+model\b/.test(l));
@@ -41,7 +41,7 @@ export async function piIdentity(
   env: NodeJS.ProcessEnv,
   home: string,
   runner: ProcessRunner,
-): Promise<AccountIdentity> {
+): Promise<LoginIdentity> {
   if (!binary) return { signedIn: undefined, note: "Pi is not installed, so its login state is unknown." };
   try {
     const result = await runner.run(

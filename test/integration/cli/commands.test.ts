@@ -36,3 +36,40 @@ test("a command's own help, a subcommand, a typo and the version", async () => {
   expect(JSON.parse(status.stdout)).toEqual({ running: false });
   expect((await offrun("--version")).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
 });
+
+// One word for logins: `offrun logins` and `--login`; the old names still work, unadvertised.
+// Broke before: help offered `accounts` and `--account`, and `logins`/`--login` were unknown.
+test("help says logins and --login, not accounts and --account", async () => {
+  const help = await offrun("--help");
+  expect(help.stdout).toMatch(/^ {2}logins \[options\]/m);
+  expect(help.stdout).not.toContain("accounts");
+  for (const command of [["start"], ["handoff"], ["switch"], ["review"], ["hooks", "status"]]) {
+    const own = await offrun(...command, "--help");
+    expect(own.stdout).toContain("--login <label>");
+    expect(own.stdout).not.toContain("--account");
+  }
+  expect((await offrun("accounts", "--help")).stdout).toContain("Usage: offrun logins [options] [command]");
+  expect((await offrun("acounts")).stderr).toContain("did you mean logins?");
+});
+
+// Broke before the aliases: `offrun accounts …` and `--account` were unknown to a CLI that says logins.
+test("offrun accounts and --account still work, as the same command and option", async () => {
+  expect(await offrun("accounts", "add", "claude", "work", "--no-login")).toSucceed();
+  const labels = async (...args: string[]) => {
+    const listed = JSON.parse((await offrun(...args, "--json")).stdout) as { accounts: { label: string }[] };
+    return listed.accounts.map((login) => login.label);
+  };
+  expect(await labels("logins")).toEqual(expect.arrayContaining(["default", "work"]));
+  expect(await labels("accounts")).toEqual(await labels("logins"));
+  const hooksOn = async (...args: string[]) => {
+    const rows = JSON.parse((await offrun("hooks", "status", "--harness", "claude", ...args, "--json")).stdout);
+    return (rows as { account: string }[]).map((row) => row.account);
+  };
+  expect(await hooksOn("--login", "work")).toEqual(["work"]);
+  expect(await hooksOn("--account", "work")).toEqual(["work"]);
+  // `switch` requires the login: the old option satisfies it too (the agent is what is missing here).
+  const switched = await offrun("switch", "nobody", "--account", "work", "--project", box.dir);
+  expect(switched.stderr).not.toContain("required option");
+  expect((await offrun("switch", "nobody")).stderr).toContain("required option '--login <label>' not specified");
+  await offrun("companion", "stop");
+});

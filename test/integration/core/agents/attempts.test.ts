@@ -3,18 +3,18 @@ import os from "node:os";
 import path from "node:path";
 import { findHarness } from "../../../../src/harnesses/registry.js";
 import { claudeProjectFolder } from "../../../../src/harnesses/claude/session-files.js";
-import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/account-model.js";
 import type { EventDraft, TurnEndEvent } from "../../../../src/core/foundation/events.js";
 import { projectConfigSchema, type AgentRecord } from "../../../../src/core/foundation/model.js";
 import { localRunner } from "../../../../src/core/foundation/runner.js";
 import type { LoginAttempt, QuotaEvent } from "../../../../src/core/agents/attempts.js";
 import { CONTINUATION_PROMPT, runTurnChain } from "../../../../src/core/agents/turn-chain.js";
 import type { TurnContext, TurnResult } from "../../../../src/core/agents/turn.js";
-import { addAccount, findAccount } from "../../../../src/core/logins/accounts.js";
+import { addLogin, findLogin } from "../../../../src/core/logins/accounts.js";
 import { hasTurn } from "../../../../src/core/logins/home-use.js";
 import { LoginPicker } from "../../../../src/core/logins/picker.js";
 import { cachedSignIns, markSignedOut, signInKey } from "../../../../src/core/logins/sign-in.js";
-import { accountKey, readLedger, recordObserved } from "../../../../src/core/quota/ledger.js";
+import { loginKey, readLedger, recordObserved } from "../../../../src/core/quota/ledger.js";
 import { runReviewer, type ReviewerAttempt, type ReviewerRequest } from "../../../../src/core/review/runner.js";
 import { agentRecord } from "../../../helpers/records.js";
 
@@ -29,9 +29,9 @@ const config = projectConfigSchema.parse({});
 /** The real picker, counting what is held: a login held twice, or never released, shows here. */
 class CountingPicker extends LoginPicker {
   readonly held = new Map<string, number>();
-  override hold(account: Account): () => void {
-    const release = super.hold(account);
-    const key = accountKey(account);
+  override hold(login: Login): () => void {
+    const release = super.hold(login);
+    const key = loginKey(login);
     this.held.set(key, (this.held.get(key) ?? 0) + 1);
     let done = false;
     return () => {
@@ -44,12 +44,12 @@ class CountingPicker extends LoginPicker {
 }
 
 /** Logins a, b, c of `harness`, their homes made, the Default login out of the way; b ranks above c. */
-async function threeLogins(harness: "claude" | "codex" | "gemini"): Promise<Account[]> {
-  const accounts: Account[] = [];
+async function threeLogins(harness: "claude" | "codex" | "gemini"): Promise<Login[]> {
+  const logins: Login[] = [];
   for (const label of ["a", "b", "c"]) {
-    const added = await addAccount({ harness, label });
+    const added = await addLogin({ harness, label });
     await fs.mkdir(added.home, { recursive: true });
-    accounts.push(added);
+    logins.push(added);
   }
   await markSignedOut({ harness, label: "default" }, "not part of this test");
   const observedAt = new Date().toISOString();
@@ -60,7 +60,7 @@ async function threeLogins(harness: "claude" | "codex" | "gemini"): Promise<Acco
     const window = { kind: "five_hour", usedPercent, resetsAt: new Date(Date.now() + HOUR).toISOString() };
     await recordObserved({ harness, label }, { windows: [{ ...window, source: "stream", observedAt }], observedAt });
   }
-  return accounts;
+  return logins;
 }
 
 const quotaSeen = (usedPercent: number): QuotaEvent => ({
@@ -89,16 +89,16 @@ interface Seen {
   inTurn: boolean;
 }
 
-const seen = (picker: CountingPicker, account: Account, prompt: string): Seen => ({
-  label: account.label,
+const seen = (picker: CountingPicker, login: Login, prompt: string): Seen => ({
+  label: login.label,
   prompt,
-  heldOnce: picker.held.get(accountKey(account)) === 1,
-  inTurn: hasTurn(account.home),
+  heldOnce: picker.held.get(loginKey(login)) === 1,
+  inTurn: hasTurn(login.home),
 });
 
-const nothingHeld = (picker: CountingPicker, accounts: Account[]) => {
+const nothingHeld = (picker: CountingPicker, logins: Login[]) => {
   expect([...picker.held.values()].every((count) => count === 0)).toBe(true);
-  for (const account of accounts) expect(hasTurn(account.home)).toBe(false);
+  for (const login of logins) expect(hasTurn(login.home)).toBe(false);
 };
 
 test("agent turns move the session and go on, reviews restart: one login loop, each login once", async () => {
@@ -116,10 +116,10 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const turns: (Seen & { continuation: boolean })[] = [];
   const limitA = Date.now() + 2 * HOUR;
   const turn = async (ctx: TurnContext): Promise<TurnResult> => {
-    const account = await findAccount(claude, record.account);
-    expect(ctx.accountHome).toBe(account.home);
-    expect(ctx.env.CLAUDE_CONFIG_DIR).toBe(account.home);
-    turns.push({ ...seen(picker, account, ctx.prompt), continuation: ctx.continuation === true });
+    const login = await findLogin(claude, record.account);
+    expect(ctx.accountHome).toBe(login.home);
+    expect(ctx.env.CLAUDE_CONFIG_DIR).toBe(login.home);
+    turns.push({ ...seen(picker, login, ctx.prompt), continuation: ctx.continuation === true });
     const at = new Date().toISOString();
     const ended = (end: Omit<TurnEndEvent, "type" | "at" | "turn">): TurnEndEvent => ({
       type: "turn_end",
@@ -127,13 +127,13 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
       turn: 1,
       ...end,
     });
-    if (account.label === "a") {
+    if (login.label === "a") {
       await ctx.observe(quotaSeen(90));
       await ctx.observe(limitHit(limitA));
       const end = ended({ outcome: "limited", reason: "usage limit" });
       return { end, status: "limited", rateLimited: false, progressed: true };
     }
-    if (account.label === "b") {
+    if (login.label === "b") {
       await ctx.observe(quotaSeen(95));
       const end = ended({ outcome: "failed", reason: "Not logged in" });
       return { end, status: "failed", rateLimited: false, progressed: false, errorKind: "not_logged_in" };
@@ -249,11 +249,11 @@ test("a login is released when the work on it throws, and no login is tried twic
   nothingHeld(picker, logins);
 });
 
-function reviewRequest(harness: ReviewerRequest["harness"], account: Account, logins: LoginPicker): ReviewerRequest {
+function reviewRequest(harness: ReviewerRequest["harness"], login: Login, logins: LoginPicker): ReviewerRequest {
   return {
     harness,
     binary: "codex",
-    account,
+    account: login,
     cwd: os.tmpdir(),
     prompt: "review the diff",
     outputSchema: { schema: {}, file: path.join(os.tmpdir(), "schema.json") },

@@ -76,15 +76,15 @@ test("two files of one folder locked at once, the earlier one released first: ne
 });
 
 test("the quota and sign-in caches written at once both land, and leave no lock behind", async () => {
-  const account = { harness: "claude", label: "work" };
+  const login = { harness: "claude", label: "work" };
   const until = new Date(Date.now() + 3_600_000).toISOString();
   for (let round = 0; round < 5; round++) {
     await Promise.all([
-      markLimited(account, until, `round ${round}`),
+      markLimited(login, until, `round ${round}`),
       markSignedIn({ harness: "codex", label: `login-${round}` }),
     ]);
   }
-  expect((await readLedgerEntry(account)).limitReason).toBe("round 4");
+  expect((await readLedgerEntry(login)).limitReason).toBe("round 4");
   const signIns = await cachedSignIns(
     [0, 1, 2, 3, 4].map((round) => ({
       harness: "codex",

@@ -2,12 +2,12 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
-  accountProcessEnv,
-  addAccount,
-  findAccount,
-  listAccounts,
+  loginProcessEnv,
+  addLogin,
+  findLogin,
+  listLogins,
   loginCommand,
-  removeAccount,
+  removeLogin,
 } from "../../../../src/core/logins/accounts.js";
 import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 import { stateProblems } from "../../../../src/core/foundation/state-problems.js";
@@ -18,19 +18,19 @@ import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
-let accountsFile: string;
+let loginsFile: string;
 
 beforeEach(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "offrun-accounts-"));
   env = { HOME: path.join(dir, "home"), OFFRUN_HOME: path.join(dir, "oh") };
-  accountsFile = path.join(dir, "oh", "accounts.json");
+  loginsFile = path.join(dir, "oh", "accounts.json");
 });
 afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
 const add = (harness: string, label: string, extra: { home?: string; env?: Record<string, string> } = {}) =>
-  addAccount({ harness, label, ...extra, processEnv: env });
+  addLogin({ harness, label, ...extra, processEnv: env });
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
   const error = await promise.then(
@@ -44,23 +44,23 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 const mode = async (file: string) => (await fs.stat(file)).mode & 0o777;
 
 test("with no accounts.json every harness has just its Default login, the CLI's own home", async () => {
-  const accounts = await listAccounts(undefined, { ...env, CODEX_HOME: "/somewhere/codex" });
-  expect(accounts.map((a) => a.harness)).toEqual(BUILTIN_HARNESSES.map((h) => h.id));
-  expect(accounts.every((a) => a.label === "default" && a.isDefault)).toBe(true);
-  expect(accounts.slice(0, 2).map((a) => [a.harness, a.home])).toEqual([
+  const logins = await listLogins(undefined, { ...env, CODEX_HOME: "/somewhere/codex" });
+  expect(logins.map((a) => a.harness)).toEqual(BUILTIN_HARNESSES.map((h) => h.id));
+  expect(logins.every((a) => a.label === "default" && a.isDefault)).toBe(true);
+  expect(logins.slice(0, 2).map((a) => [a.harness, a.home])).toEqual([
     ["claude", path.join(env.HOME!, ".claude")],
     ["codex", "/somewhere/codex"],
   ]);
 });
 
 test("an added login gets a 0700 home under OFFRUN_HOME and is listed after the Default one", async () => {
-  const account = await add("codex", "work");
-  expect(account.home).toBe(path.join(dir, "oh", "accounts", "codex", "work"));
-  expect(await mode(account.home)).toBe(0o700);
-  expect(await mode(accountsFile)).toBe(0o600);
-  const labels = (await listAccounts("codex", env)).map((a) => a.label);
+  const login = await add("codex", "work");
+  expect(login.home).toBe(path.join(dir, "oh", "accounts", "codex", "work"));
+  expect(await mode(login.home)).toBe(0o700);
+  expect(await mode(loginsFile)).toBe(0o600);
+  const labels = (await listLogins("codex", env)).map((a) => a.label);
   expect(labels).toEqual(["default", "work"]);
-  expect((await findAccount("codex", "work", env)).adopted).toBe(false);
+  expect((await findLogin("codex", "work", env)).adopted).toBe(false);
 });
 
 test("labels: 'default', capitals, a leading dash or dot and more than 32 characters are refused", async () => {
@@ -70,14 +70,14 @@ test("labels: 'default', capitals, a leading dash or dot and more than 32 charac
   }
   await add("claude", "x".repeat(32));
   await add("claude", "_a-1");
-  expect((await listAccounts("claude", env)).length).toBe(3);
+  expect((await listLogins("claude", env)).length).toBe(3);
 });
 
 test("a second login with the same label is refused with how to remove the first", async () => {
   await add("claude", "work");
   const error = await failure(add("claude", "work"));
   expect(isOffrunError(error, "conflict")).toBe(true);
-  expect(error.message).toContain("offrun accounts rm claude work");
+  expect(error.message).toContain("offrun logins rm claude work");
   // The same label on another harness is a different login.
   await add("codex", "work");
 });
@@ -87,8 +87,8 @@ test("adopting needs an existing folder that no other login uses", async () => {
   expect(isOffrunError(missing, "not_found")).toBe(true);
   const mine = path.join(dir, "mine");
   await fs.mkdir(mine);
-  const account = await add("claude", "mine", { home: mine });
-  expect(account).toMatchObject({ home: mine, adopted: true, isDefault: false });
+  const login = await add("claude", "mine", { home: mine });
+  expect(login).toMatchObject({ home: mine, adopted: true, isDefault: false });
   const shared = await failure(add("claude", "again", { home: mine }));
   expect(shared.message).toContain("cannot share a home");
   await fs.mkdir(path.join(env.HOME!, ".claude"), { recursive: true });
@@ -99,85 +99,85 @@ test("adopting needs an existing folder that no other login uses", async () => {
 test("rm forgets the login and keeps its home; --purge deletes only a home Offrun made", async () => {
   const made = await add("claude", "made");
   await fs.writeFile(path.join(made.home, ".claude.json"), "{}");
-  const kept = await removeAccount({ harness: "claude", label: "made", processEnv: env });
+  const kept = await removeLogin({ harness: "claude", label: "made", processEnv: env });
   expect(kept).toMatchObject({ deletedHome: false, keptBecause: "not-purged" });
   expect(await fs.stat(made.home)).toBeTruthy();
 
   // Adding it back takes up the kept home.
   await add("claude", "made");
-  const purged = await removeAccount({ harness: "claude", label: "made", purge: true, processEnv: env });
+  const purged = await removeLogin({ harness: "claude", label: "made", purge: true, processEnv: env });
   expect(purged.deletedHome).toBe(true);
   await expect(fs.stat(made.home)).rejects.toThrow();
 
   const mine = path.join(dir, "mine");
   await fs.mkdir(mine);
   await add("claude", "mine", { home: mine });
-  const adopted = await removeAccount({ harness: "claude", label: "mine", purge: true, processEnv: env });
+  const adopted = await removeLogin({ harness: "claude", label: "mine", purge: true, processEnv: env });
   expect(adopted).toMatchObject({ deletedHome: false, keptBecause: "adopted" });
   expect((await fs.stat(mine)).isDirectory()).toBe(true);
-  expect((await listAccounts("claude", env)).map((a) => a.label)).toEqual(["default"]);
+  expect((await listLogins("claude", env)).map((a) => a.label)).toEqual(["default"]);
 });
 
 test("the Default login cannot be removed, and an unknown one is not_found with the labels that exist", async () => {
-  const dflt = await failure(removeAccount({ harness: "claude", label: "default", processEnv: env }));
+  const dflt = await failure(removeLogin({ harness: "claude", label: "default", processEnv: env }));
   expect(isOffrunError(dflt, "invalid_input")).toBe(true);
   await add("claude", "work");
-  const unknown = await failure(removeAccount({ harness: "claude", label: "play", processEnv: env }));
+  const unknown = await failure(removeLogin({ harness: "claude", label: "play", processEnv: env }));
   expect(isOffrunError(unknown, "not_found")).toBe(true);
   expect(unknown.message).toContain("default, work");
-  const find = await failure(findAccount("claude", "play", env));
+  const find = await failure(findLogin("claude", "play", env));
   expect(find.message).toContain("default, work");
 });
 
 test("an accounts.json readable by others is put back to 0600 when read", async () => {
   await add("codex", "work");
-  await fs.chmod(accountsFile, 0o644);
-  await listAccounts(undefined, env);
-  expect(await mode(accountsFile)).toBe(0o600);
+  await fs.chmod(loginsFile, 0o644);
+  await listLogins(undefined, env);
+  expect(await mode(loginsFile)).toBe(0o600);
 });
 
 test("an invalid accounts.json is reported with the file, the field and the fix; defaults go on; a change refuses", async () => {
   // Broke: every start failed on it, the Default logins' too.
-  await fs.mkdir(path.dirname(accountsFile), { recursive: true });
+  await fs.mkdir(path.dirname(loginsFile), { recursive: true });
   const bad = JSON.stringify({ version: 1, accounts: [{ harness: "claude", label: "w", home: 3, createdAt: "x" }] });
-  await fs.writeFile(accountsFile, bad);
-  const listed = await listAccounts(undefined, env);
+  await fs.writeFile(loginsFile, bad);
+  const listed = await listLogins(undefined, env);
   expect(listed.length).toBeGreaterThan(0);
-  expect(listed.every((account) => account.isDefault)).toBe(true);
-  const problem = stateProblems().find((p) => p.file === accountsFile);
+  expect(listed.every((login) => login.isDefault)).toBe(true);
+  const problem = stateProblems().find((p) => p.file === loginsFile);
   expect(problem?.message).toContain("accounts.0.home");
-  expect(problem?.message).toContain("offrun accounts add");
+  expect(problem?.message).toContain("offrun logins add");
   expect(problem?.message).toContain("only each CLI's default login");
   // A change on top of it would drop the logins it holds: refused, and the file left as it was.
   const error = await failure(add("codex", "work"));
   expect(isOffrunError(error, "invalid_file")).toBe(true);
-  expect(await fs.readFile(accountsFile, "utf8")).toBe(bad);
-  await fs.writeFile(accountsFile, "{ not json");
-  await listAccounts(undefined, env);
-  expect(stateProblems().find((p) => p.file === accountsFile)?.message).toContain("not valid JSON");
+  expect(await fs.readFile(loginsFile, "utf8")).toBe(bad);
+  await fs.writeFile(loginsFile, "{ not json");
+  await listLogins(undefined, env);
+  expect(stateProblems().find((p) => p.file === loginsFile)?.message).toContain("not valid JSON");
 });
 
 test("extra env: kept for the login, but never the home variable or anything that looks like a secret", async () => {
-  const account = await add("claude", "gw", { env: { ANTHROPIC_BASE_URL: "http://gw" } });
+  const login = await add("claude", "gw", { env: { ANTHROPIC_BASE_URL: "http://gw" } });
   const claude = await findHarness("claude");
-  expect(accountProcessEnv(account, claude)).toEqual({
-    CLAUDE_CONFIG_DIR: account.home,
+  expect(loginProcessEnv(login, claude)).toEqual({
+    CLAUDE_CONFIG_DIR: login.home,
     ANTHROPIC_BASE_URL: "http://gw",
   });
   for (const name of ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "DB_PASSWORD", "CLAUDE_CONFIG_DIR", "1X"]) {
     const error = await failure(add("claude", "bad", { env: { [name]: "v" } }));
     expect(isOffrunError(error, "invalid_input")).toBe(true);
   }
-  const dflt = (await listAccounts("claude", env))[0]!;
-  expect(accountProcessEnv(dflt, claude)).toEqual({});
+  const dflt = (await listLogins("claude", env))[0]!;
+  expect(loginProcessEnv(dflt, claude)).toEqual({});
 });
 
 test("the login command is the CLI's own sign-in with the login's home set", async () => {
-  const account = await add("codex", "work");
-  expect(loginCommand(account, await findHarness("codex"), "/bin/codex")).toEqual({
+  const login = await add("codex", "work");
+  expect(loginCommand(login, await findHarness("codex"), "/bin/codex")).toEqual({
     file: "/bin/codex",
     args: ["login"],
-    env: { CODEX_HOME: account.home },
+    env: { CODEX_HOME: login.home },
   });
   const claude = await add("claude", "work");
   expect(loginCommand(claude, await findHarness("claude"), "claude").args).toEqual(["auth", "login"]);

@@ -1,4 +1,4 @@
-import type { AccountQuota } from "../../../../src/core/quota/ledger.js";
+import type { LoginReading } from "../../../../src/core/quota/ledger.js";
 import { viewLoginQuota } from "../../../../src/core/logins/login-quota.js";
 
 const NOW = Date.parse("2026-11-20T12:00:00Z");
@@ -10,7 +10,7 @@ const window = (usedPercent: number) => ({
   source: "stream",
   observedAt: at(-1),
 });
-const quota = (overrides: Partial<AccountQuota> = {}): AccountQuota => ({
+const quota = (overrides: Partial<LoginReading> = {}): LoginReading => ({
   harness: "claude",
   label: "work",
   windows: [],

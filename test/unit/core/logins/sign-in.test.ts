@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/account-model.js";
 import {
   cachedSignIn,
   checkSignIn,
@@ -19,7 +19,7 @@ import type { Harness } from "../../../../src/harnesses/types.js";
 /** Codex's adapter whose status command cannot tell, as 0.171.0 with a key from config.toml. */
 const cannotTell: Harness = { ...codexHarness, identity: async () => ({ signedIn: undefined, note: "cannot tell" }) };
 
-async function login(label: string): Promise<Account> {
+async function login(label: string): Promise<Login> {
   const home = path.join(process.env.TMPDIR!, label);
   await fs.mkdir(home, { recursive: true });
   return { harness: "codex", label, home, isDefault: false, adopted: false, env: {} };
@@ -67,9 +67,9 @@ test("a check that started before a turn found the login signed out does not put
 test("a turn's 'signed in' written while a check waits for the lock is not overwritten", async () => {
   const logins = await Promise.all(Array.from({ length: 12 }, (_, i) => login(`pair-${i}`)));
   await Promise.all(
-    logins.flatMap((account) => [checkSignIn(account, cannotTell, "/bin/codex", process.env), markSignedIn(account)]),
+    logins.flatMap((login) => [checkSignIn(login, cannotTell, "/bin/codex", process.env), markSignedIn(login)]),
   );
-  const states = await Promise.all(logins.map(async (account) => (await cachedSignIn(account)).state));
+  const states = await Promise.all(logins.map(async (login) => (await cachedSignIn(login)).state));
   expect(states).toEqual(logins.map(() => "signed-in"));
 });
 
@@ -91,7 +91,7 @@ test("a check that cannot answer leaves an earlier check's definite answer", asy
 // "unknown" that tied with the signed-in logins, so the failover moved the session to it.
 test("a Default login whose home was never made stays never used when its CLI cannot tell", async () => {
   const home = path.join(process.env.TMPDIR!, "never-made");
-  const defaultLogin: Account = { harness: "codex", label: "default", home, isDefault: true, adopted: true, env: {} };
+  const defaultLogin: Login = { harness: "codex", label: "default", home, isDefault: true, adopted: true, env: {} };
   const entry = await checkSignIn(defaultLogin, cannotTell, "/bin/codex", process.env);
   expect(isNeverUsed(entry)).toBe(true);
   expect(isNeverUsed(await cachedSignIn(defaultLogin))).toBe(true);

@@ -1,12 +1,12 @@
-import { readLedgerEntry, recordObserved, storeReading, type AccountQuota } from "../../../../src/core/quota/ledger.js";
-import { cachedAccountQuota } from "../../../../src/core/quota/pipeline.js";
-import type { Account } from "../../../../src/core/foundation/account-model.js";
+import { readLedgerEntry, recordObserved, storeReading, type LoginReading } from "../../../../src/core/quota/ledger.js";
+import { cachedLoginQuota } from "../../../../src/core/quota/pipeline.js";
+import type { Login } from "../../../../src/core/foundation/account-model.js";
 
 // A regression seen in CI: the quota watcher read the ledger when Claude's session file grew, then
 // the turn's rate_limit_event was written down, then the watcher stored its usage estimate (stamped
 // "now"); the estimate, which never saw the exact figures, hid them from `offrun quota`.
 
-const account: Account = {
+const login: Login = {
   harness: "claude",
   label: "work",
   home: "/nowhere",
@@ -14,7 +14,7 @@ const account: Account = {
   adopted: false,
   env: {},
 };
-const estimate = (at: string): AccountQuota => ({
+const estimate = (at: string): LoginReading => ({
   harness: "claude",
   label: "work",
   windows: [{ kind: "five_hour", usedTokens: 1200, source: "claude-usage-estimate", observedAt: at }],
@@ -29,17 +29,17 @@ const exact = (at: string) => ({
 
 test("a full reading made before the stream's figures were written down does not hide them", async () => {
   const eventAt = new Date(Date.now() - 2_000).toISOString();
-  await recordObserved(account, exact(eventAt));
+  await recordObserved(login, exact(eventAt));
   // The watcher read the ledger before that observation existed ("" = none in hand), stored later.
   await storeReading(estimate(new Date().toISOString()), "");
-  const quota = await cachedAccountQuota(account);
+  const quota = await cachedLoginQuota(login);
   expect(quota.windows[0]).toMatchObject({ usedPercent: 80, source: "claude-stream" });
 });
 
 test("a full reading made with the observation in hand stands", async () => {
-  await recordObserved(account, exact(new Date(Date.now() - 2_000).toISOString()));
-  const seen = (await readLedgerEntry(account)).observed!.recordedAt;
+  await recordObserved(login, exact(new Date(Date.now() - 2_000).toISOString()));
+  const seen = (await readLedgerEntry(login)).observed!.recordedAt;
   await storeReading(estimate(new Date().toISOString()), seen);
-  const quota = await cachedAccountQuota(account);
+  const quota = await cachedLoginQuota(login);
   expect(quota.source).toBe("claude-usage-estimate");
 });

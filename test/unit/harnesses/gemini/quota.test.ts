@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/account-model.js";
 import type { QuotaSourceContext } from "../../../../src/core/foundation/quota-types.js";
 import { localRunner } from "../../../../src/core/foundation/runner.js";
 import { quotaSources } from "../../../../src/harnesses/gemini/quota.js";
@@ -40,14 +40,20 @@ afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function login(recorded: string): Account {
+function login(recorded: string): Login {
   const home = path.join(root, "gemini-home");
   fs.cpSync(recorded, home, { recursive: true });
   return { harness: "gemini", label: "work", home, isDefault: false, adopted: false, env: {} };
 }
 
-function context(account: Account, now: Date | string): QuotaSourceContext {
-  return { account, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", usage.id) };
+function context(login: Login, now: Date | string): QuotaSourceContext {
+  return {
+    account: login,
+    env: {},
+    runner: localRunner,
+    now: new Date(now),
+    cacheDir: path.join(root, "cache", usage.id),
+  };
 }
 
 describe("gemini-usage-estimate", () => {
@@ -91,7 +97,7 @@ describe("gemini-usage-estimate", () => {
   });
 
   test("a home without chats has no data", async () => {
-    const account: Account = {
+    const login: Login = {
       harness: "gemini",
       label: "new",
       home: path.join(root, "none"),
@@ -99,6 +105,6 @@ describe("gemini-usage-estimate", () => {
       adopted: false,
       env: {},
     };
-    expect(await usage.read(context(account, at("usage-limit").at))).toBeUndefined();
+    expect(await usage.read(context(login, at("usage-limit").at))).toBeUndefined();
   });
 });

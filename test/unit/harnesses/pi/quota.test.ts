@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Account } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/account-model.js";
 import type { QuotaReading, QuotaSourceContext } from "../../../../src/core/foundation/quota-types.js";
 import { localRunner } from "../../../../src/core/foundation/runner.js";
 import { quotaSources } from "../../../../src/harnesses/pi/quota.js";
@@ -43,14 +43,14 @@ afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function login(recorded: string): Account {
+function login(recorded: string): Login {
   const home = path.join(root, "pi-home");
   fs.cpSync(recorded, home, { recursive: true });
   return { harness: "pi", label: "work", home, isDefault: false, adopted: false, env: {} };
 }
 
-function context(account: Account, now: Date | string, id: string): QuotaSourceContext {
-  return { account, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", id) };
+function context(login: Login, now: Date | string, id: string): QuotaSourceContext {
+  return { account: login, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", id) };
 }
 
 describe("pi-limit-text", () => {
@@ -83,7 +83,7 @@ describe("pi-limit-text", () => {
   });
 
   test("a home without sessions has no data", async () => {
-    const account: Account = {
+    const login: Login = {
       harness: "pi",
       label: "new",
       home: path.join(root, "none"),
@@ -91,7 +91,7 @@ describe("pi-limit-text", () => {
       adopted: false,
       env: {},
     };
-    expect(await limits.read(context(account, limitTurnAt, limits.id))).toBeUndefined();
+    expect(await limits.read(context(login, limitTurnAt, limits.id))).toBeUndefined();
   });
 });
 
