@@ -44,7 +44,7 @@ function SignedIn({ row, group, isPreferred }: { row: LoginRow; group: HarnessLo
           {signIn.state === "signed-out" ? (
             <List.Item.Detail.Metadata.Label title="Sign In With" text={signInCommand(row.account)} />
           ) : null}
-          {signIn.email ? <List.Item.Detail.Metadata.Label title="Signed In As" text={signIn.email} /> : null}
+          {signIn.email ? <List.Item.Detail.Metadata.Label title="Email" text={signIn.email} /> : null}
           {signIn.detail ? <List.Item.Detail.Metadata.Label title="Plan" text={signIn.detail} /> : null}
           {signIn.note ? <List.Item.Detail.Metadata.Label title="Note" text={signIn.note} /> : null}
           <List.Item.Detail.Metadata.Label title="Quota" text={row.quota.summary} />
