@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "eca62fd4f609a91d48f5cbb62839ed6b0e0f3dc280b32e9e201de15a03af77b8"
+  sha256 "e783f2402c8fce55ef33cb318fba99e4ac2b0ff98b020f7310b7b52d8cf8e879"
   license "MIT"
 
   depends_on "node"
