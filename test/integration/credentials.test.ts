@@ -191,7 +191,7 @@ afterEach(async () => {
     for (const result of results) {
       if (result.status !== 0) throw new Error(`offrun ${result.args.join(" ")} failed: ${result.stderr}`);
     }
-    const listing = results.find((r) => r.args.join(" ") === "accounts --json")!;
+    const listing = results.find((r) => r.args.join(" ") === "logins --json")!;
     const logins = z
       .object({
         accounts: z.array(
@@ -215,7 +215,7 @@ afterEach(async () => {
       "codex/default": [true, "ChatGPT"],
       "codex/work": [true, "API key"],
     });
-    const login = results.find((r) => r.args.join(" ") === "accounts login claude mine")!;
+    const login = results.find((r) => r.args.join(" ") === "logins login claude mine")!;
     expect(login.stdout).toContain(`CLAUDE_CONFIG_DIR=${adopted} `);
     expect(login.stdout).toContain("auth login");
     await expect(fs.stat(adopted)).resolves.toBeTruthy(); // adopted: kept even with --purge

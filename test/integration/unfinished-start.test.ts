@@ -54,13 +54,32 @@ test("a start cut after git made its worktree is undone: worktree, branch, recor
   expect(await git(repo, box.env, ["worktree", "list"])).not.toContain(".worktrees");
 });
 
-test("a start cut before its worktree leaves a branch of that name alone: it was not this start's", async () => {
+test("a start cut before its worktree leaves a branch of that name with commits of its own alone", async () => {
   const record = agentRecord(repo, "early", { status: "working", turns: 0, base: "" });
   await writeAgent(record);
-  await git(repo, box.env, ["branch", record.branch]);
+  const elsewhere = path.join(box.dir, "elsewhere");
+  await git(repo, box.env, ["worktree", "add", "-q", "-b", record.branch, "--", elsewhere, "HEAD"]);
+  await fs.writeFile(path.join(elsewhere, "mine.txt"), "mine\n");
+  await git(elsewhere, box.env, ["add", "mine.txt"]);
+  await git(elsewhere, box.env, ["commit", "-q", "-m", "mine"]);
+  await git(repo, box.env, ["worktree", "remove", "--force", elsewhere]);
   expect(await recover()).toEqual([expect.stringContaining("undid the start of")]);
   expect(await exists(path.join(repo, ".offrun", "agents", "early.json"))).toBe(false);
   expect((await git(repo, box.env, ["branch", "--list", record.branch])).trim()).toContain(record.branch);
+});
+
+// Broke (the crash matrix, atomic-21-KILL in CI): the companion was killed while `git worktree add
+// -b` ran beside the first turn's memory snapshot; git, writing to the closed pipe, died after
+// making the branch and before registering the worktree, and the undo kept that branch as "not
+// this start's". A start refuses a taken branch before its record exists, so it can only be git's.
+test("a start cut while git made the branch but not yet the worktree removes that branch", async () => {
+  const record = agentRecord(repo, "midway", { status: "working", turns: 0, base: "" });
+  await writeAgent(record);
+  await git(repo, box.env, ["branch", record.branch, "HEAD"]);
+  await fs.mkdir(record.worktree, { recursive: true });
+  expect(await recover()).toEqual([expect.stringMatching(/undid the start of .*nothing was left behind/)]);
+  expect((await git(repo, box.env, ["branch", "--list", record.branch])).trim()).toBe("");
+  expect(await exists(record.worktree)).toBe(false);
 });
 
 test("an agent whose start finished (a base recorded) is marked interrupted, not undone", async () => {

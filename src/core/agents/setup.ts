@@ -6,7 +6,7 @@ import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { allocatePort } from "../foundation/ports.js";
 import { trackedStateFiles } from "../git/tracked-state.js";
-import { createWorktree } from "../git/worktrees.js";
+import { createWorktree, refuseTakenBranch } from "../git/worktrees.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "../protocol/requests.js";
@@ -44,6 +44,10 @@ export async function reserveAgent(options: {
   if (existing.has(name)) {
     throw new OffrunError("invalid_input", `An agent named '${name}' already exists here. Pick another --name.`);
   }
+  // Before the record exists: a record of a start cut short then names a branch only that start's
+  // git can have made (start-undo.ts), and a taken branch is refused with nothing to undo.
+  const branch = `${config.branchPrefix}${name}`;
+  await refuseTakenBranch(root, branch);
   const taken = new Set(agents.map((a) => a.port));
   const port = await allocatePort({ root, agent: name, range: config.portRange, taken });
   const now = new Date().toISOString();
@@ -57,7 +61,7 @@ export async function reserveAgent(options: {
     model: request.model,
     project: root,
     worktree: projectPaths(root).worktree(name),
-    branch: `${config.branchPrefix}${name}`,
+    branch,
     base: "",
     port,
     status: "working",

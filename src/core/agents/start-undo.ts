@@ -82,15 +82,24 @@ export function isUnfinishedStart(record: AgentRecord): boolean {
 
 /**
  * Undoes a start cut short by a crash, as a failed start is undone (its worktree and folder, the
- * branch when git registered the worktree with it (`worktree add -b` made both), its record and
- * logs); the project's `.worktrees/` and the agent's memory folder are kept. Returns what could not
- * be undone.
+ * branch `worktree add -b` made, its record and logs); the project's `.worktrees/` and the agent's
+ * memory folder are kept. Returns what could not be undone.
+ *
+ * The branch is this start's when git registered the worktree with it. It is also when git was cut
+ * short between the two (its companion killed, git's next write to the closed pipe ended it): a
+ * start refuses a taken branch before its record exists (setup.ts), so a branch of the record's
+ * name with no commit of its own (its tip already in HEAD) can only be that git's; deleting it
+ * loses nothing. A branch with commits HEAD lacks is kept.
  */
 export async function undoUnfinishedStart(record: AgentRecord): Promise<string[]> {
-  const registered = await isRegistered(record.project, record.worktree);
+  const root = record.project;
+  const registered = await isRegistered(root, record.worktree);
+  const nothingOwn = async () =>
+    (await git(root, ["merge-base", "--is-ancestor", `refs/heads/${record.branch}`, "HEAD"], { okExitCodes: [1, 128] }))
+      .exitCode === 0;
   return undo(record, {
     folderExisted: false,
-    branchExisted: !registered,
+    branchExisted: !registered && !(await nothingOwn()),
     worktreesDirExisted: true,
     memoryExisted: true,
   });

@@ -118,6 +118,11 @@ async function explainRefusedBranch(root: string, branch: string): Promise<void>
       `'${branch}' is not a valid git branch name. Check branchPrefix in .offrun/config.json.`,
     );
   }
+  await refuseTakenBranch(root, branch);
+}
+
+/** Refuses a new agent's branch that already exists: it is someone's, and never this agent's to take. */
+export async function refuseTakenBranch(root: string, branch: string): Promise<void> {
   const taken = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] });
   if (taken.exitCode === 0) {
     throw new OffrunError(
