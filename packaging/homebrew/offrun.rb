@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "e783f2402c8fce55ef33cb318fba99e4ac2b0ff98b020f7310b7b52d8cf8e879"
+  sha256 "5c7679c6978ae75ab533f80142b250346b496419e70dcbada5f66cf2ef446dbf"
   license "MIT"
 
   depends_on "node"
