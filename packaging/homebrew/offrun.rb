@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "5c7679c6978ae75ab533f80142b250346b496419e70dcbada5f66cf2ef446dbf"
+  sha256 "bc473b416dee38305e69cb335c9be0b02416dea46ce175bff82a22a70f7281a9"
   license "MIT"
 
   depends_on "node"

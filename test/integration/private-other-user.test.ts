@@ -78,13 +78,19 @@ async function probeAsOther(socket: string, files: string[]): Promise<Record<str
 async function walk(dir: string): Promise<{ file: string; mode: number; kind: "dir" | "file" | "other" }[]> {
   const names = await fsp.readdir(dir, { recursive: true });
   const all = [dir, ...names.map((name) => path.join(dir, name))];
-  return Promise.all(
+  const found = await Promise.all(
     all.map(async (file) => {
-      const stat = await fsp.lstat(file);
+      // A write in flight (state.json's temp file, renamed over it) may be gone by now.
+      const stat = await fsp.lstat(file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return undefined;
+        throw error;
+      });
+      if (!stat) return undefined;
       const kind = stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other";
       return { file, mode: stat.mode & 0o777, kind } as const;
     }),
   );
+  return found.filter((entry) => entry !== undefined);
 }
 
 maybeTest(

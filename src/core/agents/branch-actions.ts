@@ -9,7 +9,7 @@ import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { isAlive } from "../foundation/pids.js";
 import { injectFault } from "../foundation/fault-points.js";
-import { causeOf, failedForRoom } from "../foundation/disk-full.js";
+import { causeOf, failedForRoom, ranOutOfRoom } from "../foundation/disk-full.js";
 import { writeTextAtomic } from "../foundation/store.js";
 import { discardMarker } from "./branch-recovery.js";
 
@@ -57,7 +57,7 @@ export async function agentMerge(project: string, name: string) {
     task: record.task,
   }).catch(async (error: unknown) => {
     // git's "error: unable to write" on a full disk reads as a failed merge: the disk is the cause.
-    if (!failedForRoom(error)) throw error;
+    if (!(await ranOutOfRoom(root, error))) throw error;
     throw new OffrunError(
       "process_failed",
       `Could not merge ${name}: ${await causeOf(root, error)}. Free space, then merge again.`,
@@ -113,7 +113,7 @@ export async function agentDiscard(project: string, name: string, options: { for
     deleteBranch: options.deleteBranch,
   }).catch(async (error: unknown) => {
     await fs.rm(marker, { force: true });
-    if (!failedForRoom(error)) throw error;
+    if (!(await ranOutOfRoom(root, error))) throw error;
     throw new OffrunError(
       "process_failed",
       `Could not discard ${name}: ${await causeOf(root, error)}. Free space, then discard it again.`,

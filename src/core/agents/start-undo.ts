@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { describeError, OffrunError } from "../foundation/errors.js";
-import { failedForRoom, freeKb } from "../foundation/disk-full.js";
+import { freeKb, ranOutOfRoom } from "../foundation/disk-full.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { git } from "../git/repo.js";
@@ -13,9 +13,6 @@ export interface BeforeCheckout {
   folderExisted: boolean;
   memoryExisted: boolean;
 }
-
-/** Below this much free space, a failed checkout is told as a full disk (git's own words may be lost). */
-const FULL_BELOW_KB = 1024;
 
 export async function lookBeforeCheckout(record: AgentRecord): Promise<BeforeCheckout> {
   const root = record.project;
@@ -48,7 +45,7 @@ export async function undoFailedStart(
   const root = record.project;
   const kb = await freeKb(root);
   const text = `${describeError(error)}\n${error instanceof OffrunError ? (error.details ?? "") : ""}`;
-  const diskFull = failedForRoom(error) || (kb !== undefined && kb < FULL_BELOW_KB);
+  const diskFull = await ranOutOfRoom(root, error);
   const checkedOut = !before.folderExisted && (await isRegistered(root, record.worktree));
   if (checkedOut && !diskFull) {
     return new OffrunError(

@@ -85,11 +85,25 @@ export function failedForRoom(error: unknown): boolean {
 }
 
 /**
+ * Below this much free space, a failed write is told as a full disk even when its words do not say
+ * so: git's "couldn't write '.git/ORIG_HEAD.lock'" carries no errno, and which of its writes meets
+ * the full disk first varies from run to run.
+ */
+export const FULL_BELOW_KB = 1024;
+
+/** Whether `error` found no room on the disk holding `dir`: by its words, or by the room that is left. */
+export async function ranOutOfRoom(dir: string, error: unknown): Promise<boolean> {
+  if (failedForRoom(error)) return true;
+  const kb = await freeKb(dir);
+  return kb !== undefined && kb < FULL_BELOW_KB;
+}
+
+/**
  * Why a step of an operation failed, said for a person: a full disk as "the disk holding <dir> is
  * full (N KB free)", never as the error a half-made step then suggests; anything else as its message.
  */
 export async function causeOf(dir: string, error: unknown): Promise<string> {
-  if (!failedForRoom(error)) return error instanceof Error ? error.message : String(error);
+  if (!(await ranOutOfRoom(dir, error))) return error instanceof Error ? error.message : String(error);
   const kb = await freeKb(dir);
   const code = (error as NodeJS.ErrnoException).code;
   return `the disk holding ${dir} ${code === "EIO" ? "cannot be written (EIO)" : "is full"}${kb === undefined ? "" : ` (${kb} KB free)`}`;
