@@ -103,6 +103,7 @@ test("a new agent never takes a name whose record or chat log the repository com
     harness: "claude",
     account: "default",
     config: projectConfigSchema.parse({}),
+    branches: new Set<string>(),
   });
   await expect(reserveAgent(request("talker"))).rejects.toThrow(/commits a record or chat log named 'talker'/);
   const record = await reserveAgent(request());

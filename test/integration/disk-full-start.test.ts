@@ -93,4 +93,10 @@ test("a start whose setup fails keeps the worktree and says how to remove it; a 
   expect(taken.stderr).toContain("Branch offrun/mine already exists");
   expect((await git(repo, box.env, ["branch", "--list", "offrun/mine"])).trim()).toBe("offrun/mine");
   expect(await exists(path.join(repo, ".offrun", "agents", "mine.json"))).toBe(false);
+  // A name Offrun picks from the task steers clear of it (it failed as "already exists" before);
+  // this project's setup fails, which keeps the worktree under the name it picked.
+  const named = await offrun("start", "mine");
+  expect(named.stderr).toContain("Remove it with `offrun discard mine-2 --force`.");
+  const branches = await git(repo, box.env, ["for-each-ref", "--format=%(refname:short)", "refs/heads/offrun/"]);
+  expect(branches.trim().split("\n")).toEqual(["offrun/broken", "offrun/mine", "offrun/mine-2"]);
 }, 60_000);

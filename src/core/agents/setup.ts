@@ -6,7 +6,7 @@ import { slugFromPrompt } from "../foundation/names.js";
 import { projectPaths } from "../foundation/paths.js";
 import { allocatePort } from "../foundation/ports.js";
 import { trackedStateFiles } from "../git/tracked-state.js";
-import { createWorktree, refuseTakenBranch } from "../git/worktrees.js";
+import { BranchTakenError, createWorktree, type StartPoint } from "../git/worktrees.js";
 import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { AgentJournal } from "./journal.js";
 import type { StartRequest } from "../protocol/requests.js";
@@ -24,6 +24,8 @@ export async function reserveAgent(options: {
   harness: string;
   account: string;
   config: ProjectConfig;
+  /** The names whose branch exists already (takenAgentBranches), asked before the lock. */
+  branches: ReadonlySet<string>;
 }): Promise<AgentRecord> {
   const { root, request, config } = options;
   const sandbox = request.sandbox ?? config.sandbox.enabled;
@@ -34,7 +36,7 @@ export async function reserveAgent(options: {
   // would otherwise be appended to a file that is ignored (and the commit's own lines read as its).
   const committed = committedNames(await trackedStateFiles(root));
   const existing = new Set([...agents.map((a) => a.name), ...committed]);
-  const name = request.name ?? slugFromPrompt(request.prompt, existing);
+  const name = request.name ?? slugFromPrompt(request.prompt, new Set([...existing, ...options.branches]));
   if (committed.has(name)) {
     throw new OffrunError(
       "invalid_input",
@@ -47,7 +49,7 @@ export async function reserveAgent(options: {
   // Before the record exists: a record of a start cut short then names a branch only that start's
   // git can have made (start-undo.ts), and a taken branch is refused with nothing to undo.
   const branch = `${config.branchPrefix}${name}`;
-  await refuseTakenBranch(root, branch);
+  if (options.branches.has(name)) throw new BranchTakenError(branch);
   const taken = new Set(agents.map((a) => a.port));
   const port = await allocatePort({ root, agent: name, range: config.portRange, taken });
   const now = new Date().toISOString();
@@ -94,7 +96,8 @@ function committedNames(tracked: ReadonlySet<string>): Set<string> {
 export async function setUpWorktree(options: {
   root: string;
   record: AgentRecord;
-  base: string | undefined;
+  /** The commit to start from, resolved before the record was written. */
+  base: StartPoint;
   config: ProjectConfig;
   journal: AgentJournal;
   /** False for a Planner whose CLI cannot write even its memory folder. */

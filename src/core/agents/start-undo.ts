@@ -4,6 +4,7 @@ import { freeKb, ranOutOfRoom } from "../foundation/disk-full.js";
 import type { AgentRecord } from "../foundation/model.js";
 import { projectPaths } from "../foundation/paths.js";
 import { git } from "../git/repo.js";
+import { BranchTakenError } from "../git/worktrees.js";
 import { memoryFiles } from "../memory/files.js";
 
 /** What was there before a start's checkout: what its undo must leave alone. */
@@ -14,16 +15,20 @@ export interface BeforeCheckout {
   memoryExisted: boolean;
 }
 
+/**
+ * Looks before a start's checkout. The branch is not asked about again: the start refused a taken
+ * one before its record existed (setup.ts), and one made in the moment since makes `git worktree
+ * add` refuse it with a BranchTakenError, which the undo reads as "not ours" (undoFailedStart).
+ */
 export async function lookBeforeCheckout(record: AgentRecord): Promise<BeforeCheckout> {
   const root = record.project;
-  const [branch, worktrees, folder, memory] = await Promise.all([
-    git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${record.branch}`], { okExitCodes: [1] }),
+  const [worktrees, folder, memory] = await Promise.all([
     exists(projectPaths(root).worktrees),
     exists(record.worktree),
     exists(memoryFiles(root, record.name).agentDir),
   ]);
   return {
-    branchExisted: branch.exitCode === 0,
+    branchExisted: false,
     worktreesDirExisted: worktrees,
     folderExisted: folder,
     memoryExisted: memory,
@@ -54,7 +59,10 @@ export async function undoFailedStart(
       { cause: error, ...(error instanceof OffrunError && error.details ? { details: error.details } : {}) },
     );
   }
-  const left = await undo(record, before);
+  const left = await undo(record, {
+    ...before,
+    branchExisted: before.branchExisted || error instanceof BranchTakenError,
+  });
   const cause = diskFull
     ? `the disk holding ${root} is full${kb === undefined ? "" : ` (${kb} KB free)`}: free space, then start it again`
     : describeError(error);

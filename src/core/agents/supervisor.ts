@@ -6,6 +6,7 @@ import type { AgentRecord } from "../foundation/model.js";
 import { validateAgentName } from "../foundation/names.js";
 import { ensureProjectDirs, loadProjectConfig, loadProjectSettings, rememberProject } from "../foundation/project.js";
 import { findRepoRoot } from "../git/repo.js";
+import { lookBeforeStart } from "../git/worktrees.js";
 import { LoginPicker } from "../logins/picker.js";
 import { rememberAlwaysAllow, untrustedWarning } from "../foundation/trust.js";
 import { requireAgentBinary } from "./binary.js";
@@ -59,26 +60,35 @@ export class Supervisor {
       env: this.env,
     });
     trace.mark("repository, config and harness");
-    // Independent file reads and a PATH search: done together, since each start pays for them.
+    // Independent file reads, a PATH search and git's answers (the commit to start from, the
+    // branches taken): done together, since each start pays for them.
     // Known before its record exists: recovery finds agents via projects.json (a kill mid-start left one working).
-    const [binary, login] = await Promise.all([
+    const [binary, login, ground] = await Promise.all([
       this.requireBinary(harness),
       this.logins.choose(harness, { label: request.account, force: request.force }),
+      lookBeforeStart(root, request.base, config.branchPrefix),
       ensureProjectDirs(root),
       rememberProject(root),
     ]);
-    trace.mark("binary, login pick, folders");
+    trace.mark("binary, login pick, git, folders");
 
     // Reserve name and port under one lock so that concurrent starts never collide.
     const record = await this.queue.run(`project:${root}`, () =>
-      reserveAgent({ root, request, harness: harness.id, account: login.account.label, config }),
+      reserveAgent({
+        root,
+        request,
+        harness: harness.id,
+        account: login.account.label,
+        config,
+        branches: ground.takenNames,
+      }),
     );
 
     trace.mark("name and port reserved");
     const firstMemory = await setUpWorktree({
       root,
       record,
-      base: request.base,
+      base: ground.start,
       config,
       journal: this.journal,
       canWriteMemory: canWriteMemory(record, harness),

@@ -26,8 +26,8 @@ export { discardWorktree, type DiscardRequest, type DiscardResult } from "./disc
 export interface CreateWorktreeRequest {
   root: string;
   agent: string;
-  /** A branch or commit to start from; HEAD of the main checkout when absent. */
-  base?: string;
+  /** Where to start: a branch or commit, or HEAD of the main checkout when absent; or that, already resolved. */
+  base?: string | StartPoint;
   config: Pick<ProjectConfig, "branchPrefix" | "copyFiles" | "setup" | "setupTimeoutSeconds">;
   port: number;
   logFile: string;
@@ -55,16 +55,10 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
     // On the way to every agent's first turn, so one git question before the checkout, not four:
     // the base commit (with the branch HEAD is on), while the folder and the excludes are checked.
     const [base, folderTaken] = await Promise.all([
-      resolveBase(root, request.base),
+      typeof request.base === "object" ? request.base : resolveStartPoint(root, request.base),
       exists(worktree),
       ensureExcludes(root),
     ]);
-    if (base === undefined) {
-      throw new OffrunError(
-        "invalid_input",
-        `Base '${request.base}' is not a branch or commit in ${root}. Check the name with \`git branch -a\`.`,
-      );
-    }
     if (folderTaken) {
       throw new OffrunError(
         "invalid_input",
@@ -75,7 +69,8 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
       await git(root, ["worktree", "add", "--no-track", "-b", branch, "--", worktree, base.commit]);
     } catch (error) {
       // git refuses a bad or taken branch name before it creates anything: say which, plainly.
-      await explainRefusedBranch(root, branch);
+      // Only then: a checkout that failed later (a full disk) leaves the branch it made, its own.
+      if (refusedBranch(error)) await explainRefusedBranch(root, branch);
       throw error;
     }
     injectFault("worktree", worktree);
@@ -92,14 +87,26 @@ export async function createWorktree(request: CreateWorktreeRequest): Promise<Cr
   return created;
 }
 
-/** The commit to start from, and the name the user gave or the branch HEAD is on (none when detached). */
-async function resolveBase(
-  root: string,
-  base: string | undefined,
-): Promise<{ commit: string; ref?: string } | undefined> {
+/** The commit a new worktree starts from, and the name the user gave or the branch HEAD is on (none when detached). */
+export interface StartPoint {
+  commit: string;
+  ref?: string;
+}
+
+/**
+ * Resolves `base` (HEAD when absent) to the commit to start from; a name that is no branch or
+ * commit is refused, saying how to find one. A start asks this before it writes anything.
+ */
+export async function resolveStartPoint(root: string, base: string | undefined): Promise<StartPoint> {
   if (base !== undefined) {
     const commit = await resolveCommit(root, base);
-    return commit === undefined ? undefined : { commit, ref: base };
+    if (commit === undefined) {
+      throw new OffrunError(
+        "invalid_input",
+        `Base '${base}' is not a branch or commit in ${root}. Check the name with \`git branch -a\`.`,
+      );
+    }
+    return { commit, ref: base };
   }
   // One process for both: the sha, then the branch name ("HEAD" when detached).
   const [commit, ref] = (await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD"])).stdout
@@ -109,7 +116,14 @@ async function resolveBase(
   return { commit, ...(ref && ref !== "HEAD" ? { ref } : {}) };
 }
 
-/** After `git worktree add -b` failed: a clear error when the branch name is invalid or taken. */
+/** git's words (LC_ALL=C) for a new branch it refused: "a branch named 'x' already exists", "'x' is not a valid branch name". */
+function refusedBranch(error: unknown): boolean {
+  const details = error instanceof OffrunError ? (error.details ?? "") : "";
+  const text = `${error instanceof Error ? error.message : String(error)}\n${details}`;
+  return /a branch named '.*' already exists|is not a valid branch name/.test(text);
+}
+
+/** After git refused the new branch: a clear error when the branch name is invalid or taken. */
 async function explainRefusedBranch(root: string, branch: string): Promise<void> {
   const format = await git(root, ["check-ref-format", `refs/heads/${branch}`], { okExitCodes: [1] });
   if (format.exitCode !== 0) {
@@ -124,12 +138,54 @@ async function explainRefusedBranch(root: string, branch: string): Promise<void>
 /** Refuses a new agent's branch that already exists: it is someone's, and never this agent's to take. */
 export async function refuseTakenBranch(root: string, branch: string): Promise<void> {
   const taken = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] });
-  if (taken.exitCode === 0) {
-    throw new OffrunError(
+  if (taken.exitCode === 0) throw new BranchTakenError(branch);
+}
+
+/** A new agent's branch that exists already: someone's, so nothing an undo of the start may delete. */
+export class BranchTakenError extends OffrunError {
+  constructor(readonly branch: string) {
+    super(
       "invalid_input",
       `Branch ${branch} already exists. Pick another agent name, or delete the branch (\`git branch -D ${branch}\`).`,
     );
   }
+}
+
+/** What a start learns from git before it writes anything (lookBeforeStart). */
+export interface StartGround {
+  start: StartPoint;
+  /** The agent names whose branch (`<prefix><name>`) exists already. */
+  takenNames: ReadonlySet<string>;
+}
+
+/**
+ * What a start asks git before it writes anything, in one process when it starts from HEAD: the
+ * commit to start from (with the branch HEAD is on), and the names whose branch exists, so that it
+ * names its agent clear of them and refuses one it was given. A branch git leaves out of the list
+ * (its short name is a tag's too) is still refused, by `git worktree add` (BranchTakenError).
+ */
+export async function lookBeforeStart(root: string, base: string | undefined, prefix: string): Promise<StartGround> {
+  const names = (branches: string[]) => {
+    const taken = new Set<string>();
+    for (const branch of branches) if (branch.startsWith(prefix)) taken.add(branch.slice(prefix.length));
+    return taken;
+  };
+  if (base !== undefined) {
+    const [start, listed] = await Promise.all([
+      resolveStartPoint(root, base),
+      git(root, ["rev-parse", "--abbrev-ref", "--branches"]),
+    ]);
+    return { start, takenNames: names(listed.stdout.split("\n")) };
+  }
+  // HEAD's sha; then, in --abbrev-ref mode (it stays on), the branch HEAD is on ("HEAD" when
+  // detached) and every branch by its short name.
+  const [commit, ref, ...branches] = (
+    await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--branches"])
+  ).stdout
+    .trim()
+    .split("\n");
+  if (!commit) throw new OffrunError("git", `git rev-parse gave no commit for HEAD in ${root}.`);
+  return { start: { commit, ...(ref && ref !== "HEAD" ? { ref } : {}) }, takenNames: names(branches) };
 }
 
 async function exists(file: string): Promise<boolean> {
