@@ -16,9 +16,12 @@ export function agentKey(root: string, name: string): string {
 export class AgentJournal {
   constructor(readonly queue = new KeyedQueue()) {}
 
-  /** Appends one event to the agent's chat log, stamped with the time and the turn. */
-  log(record: AgentRecord, turn: number, event: EventDraft): Promise<void> {
-    const stamped = { ...event, at: new Date().toISOString(), turn } as AgentEvent;
+  /**
+   * Appends one event to the agent's chat log, stamped with the turn and the time: now, or `at`
+   * for an event written down after it happened (a turn's start, once its CLI's pid is recorded).
+   */
+  log(record: AgentRecord, turn: number, event: EventDraft, at = new Date()): Promise<void> {
+    const stamped = { ...event, at: at.toISOString(), turn } as AgentEvent;
     return this.queue.run(`agent:${agentKey(record.project, record.name)}`, () =>
       appendChat(record.project, record.name, stamped),
     );

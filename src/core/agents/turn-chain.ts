@@ -32,7 +32,7 @@ export interface ChainContext {
   /** Where the agent's CLI runs (see foundation/runner.ts). */
   runner: ProcessRunner;
   logins: LoginPicker;
-  log(turn: number, event: EventDraft): Promise<void>;
+  log(turn: number, event: EventDraft, at?: Date): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /**
    * The message goes on after a wait for a reset: it starts with the continuation when the limited

@@ -29,7 +29,8 @@ export interface TurnContext {
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
   accountHome?: string;
-  log(turn: number, event: EventDraft): Promise<void>;
+  /** Appends an event to the chat log; `at` when it happened before it is written (AgentJournal.log). */
+  log(turn: number, event: EventDraft, at?: Date): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
   /** Quota readings and limit hits the stream reports, for the quota ledger. */
   observe(event: QuotaEvent): Promise<void>;
@@ -91,10 +92,10 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   // Nothing of the CLI's turn is logged before its pid and start time are in the record: a
   // companion killed at that first line would otherwise leave a CLI running that no one can name.
   let spawnRecorded: Promise<unknown> = Promise.resolve();
-  const log = (at: number, event: EventDraft) =>
+  const log = (at: number, event: EventDraft, when?: Date) =>
     disk.log(async () => {
       await spawnRecorded;
-      await ctx.log(at, event);
+      await ctx.log(at, event, when);
     }, event);
   const update = (changes: Partial<AgentRecord>) => disk.update(() => ctx.update(changes));
   let writeError: unknown;
@@ -205,6 +206,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     }
   };
   const onSpawn = (pid: number | undefined) => {
+    const spawnedAt = new Date();
     // The session Offrun chose exists once its CLI runs: a turn cut before the spawn (a kill, a
     // full disk that stops it at once) leaves none to resume, and the next message starts anew.
     // A session the CLI named itself meanwhile (its stream's first event) is the one to resume.
@@ -214,15 +216,20 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     );
     write(identity);
     spawnRecorded = identity.catch(() => undefined);
+    // Written once the pid is (above), but dated when the CLI began.
     write(
-      log(turn, {
-        type: "turn_start",
-        harness: harness.id,
-        account: record.account,
-        mode: record.mode,
-        resume,
-        ...(record.sandbox ? { sandbox: true } : {}),
-      }),
+      log(
+        turn,
+        {
+          type: "turn_start",
+          harness: harness.id,
+          account: record.account,
+          mode: record.mode,
+          resume,
+          ...(record.sandbox ? { sandbox: true } : {}),
+        },
+        spawnedAt,
+      ),
     );
   };
 
