@@ -53,6 +53,7 @@ await build({
   entryPoints: { cli: "src/cli/main.ts" },
   outdir: "build",
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
+  plugins: [lazyChildProcessForCommander()],
 });
 asciiOnly("build/cli.cjs");
 // What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
@@ -77,6 +78,28 @@ await build({
   outdir: "build",
   splitting: false,
 });
+
+/**
+ * commander requires node:child_process when it loads, for executable subcommands, which Offrun
+ * does not have: about 7 ms of every command's start. Its copy is loaded when first used instead.
+ */
+function lazyChildProcessForCommander() {
+  return {
+    name: "lazy-child-process-for-commander",
+    setup(builder) {
+      builder.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+        args.importer.includes(`${path.sep}node_modules${path.sep}commander${path.sep}`)
+          ? { path: "child_process", namespace: "offrun-lazy" }
+          : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: "offrun-lazy" }, () => ({
+        contents:
+          'let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:child_process"))[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
 
 /**
  * Writes every non-ASCII character of a bundle as its \\u escape: boot.ts reads an ASCII bundle as

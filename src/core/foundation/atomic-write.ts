@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import { writeAll } from "./line-append.js";
 
@@ -9,6 +8,8 @@ export interface AtomicWriteOptions {
   fsync: boolean;
 }
 
+let tempCount = 0;
+
 /**
  * Replaces `file` with `bytes` whole or not at all: a temp file beside it, every byte written,
  * then a rename. On any failure (a full disk part way, a kill) the old file is untouched and the
@@ -17,7 +18,9 @@ export interface AtomicWriteOptions {
  * (seen: a 20 KB draft kept as its first 4096 bytes on a full tmpfs).
  */
 export async function replaceFile(file: string, bytes: Buffer, options: AtomicWriteOptions): Promise<void> {
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  // Unique to this write (the process, then its own count); "wx" below refuses any file already
+  // there. Not random bytes: node:crypto would cost every command's start-up about 7 ms.
+  const temp = `${file}.${process.pid}.${(tempCount += 1)}-${Date.now().toString(36)}.tmp`;
   const existingMode =
     options.mode === undefined
       ? await fs.stat(file).then(
