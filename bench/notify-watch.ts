@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { COMPANION_NODE_FLAGS } from "../src/core/companion/node-flags.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(here, "..", "..");
@@ -159,7 +160,8 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const companion = execa(process.execPath, [...nodeArgs, OFFRUN, "companion", "run"], {
+  // Started as Offrun starts it (with its Node flags), not as a bare `offrun companion run`.
+  const companion = execa(process.execPath, [...COMPANION_NODE_FLAGS, ...nodeArgs, OFFRUN, "companion", "run"], {
     env,
     extendEnv: false,
     stdin: "ignore",

@@ -2,12 +2,13 @@ import path from "node:path";
 import { ensureCompanion, type CompanionClient } from "../core/protocol/client.js";
 import { isOffrunError } from "../core/foundation/errors.js";
 import { packageRoot } from "./output.js";
+import { COMPANION_NODE_FLAGS } from "../core/companion/node-flags.js";
 
 /** Connects to the companion, starting it (detached) with this very CLI when it is down. */
 export function companion(): Promise<CompanionClient> {
   return ensureCompanion({
     file: process.execPath,
-    args: [path.join(packageRoot, "bin", "offrun.js"), "companion", "run"],
+    args: [...COMPANION_NODE_FLAGS, path.join(packageRoot, "bin", "offrun.js"), "companion", "run"],
   });
 }
 

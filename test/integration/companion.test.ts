@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { COMPANION_NODE_FLAGS } from "../../src/core/companion/node-flags.js";
 import { makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // The companion as a process: started by the CLI, a user-only socket, and sturdy against bad clients.
@@ -43,6 +44,11 @@ test("status says the companion is not running, start runs it with a user-only s
 
   const status = JSON.parse((await offrun("companion", "status", "--json")).stdout) as { pid: number };
   expect(status.pid).toBe(info.pid);
+  // With the companion's Node flags (a smaller young generation: about 93 MB, not 120-125 MB).
+  if (process.platform === "linux") {
+    const argv = (await fs.readFile(`/proc/${info.pid}/cmdline`, "utf8")).split("\0");
+    expect(argv.slice(1, 1 + COMPANION_NODE_FLAGS.length)).toEqual([...COMPANION_NODE_FLAGS]);
+  }
 });
 
 test("a client that sends garbage loses only its own connection", async () => {

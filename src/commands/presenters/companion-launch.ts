@@ -5,6 +5,7 @@ import { OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
 import { launcherPaths } from "../../core/setup/launcher.js";
 import { CLI_INSTALL_COMMAND } from "../../core/setup/set-up.js";
+import { COMPANION_NODE_FLAGS } from "../../core/companion/node-flags.js";
 
 /**
  * How a face that is not the `offrun` CLI (the Raycast extension) starts the companion. Raycast
@@ -71,7 +72,7 @@ export async function companionLaunch(options: {
   const env = { ...options.env, PATH: guiPath(options.env, options.nodePath) };
   // npm links `offrun` to bin/offrun.js: run it with this Node, since `#!/usr/bin/env node` finds none here.
   if (real.endsWith(".js") || real.endsWith(".mjs")) {
-    return { file: options.nodePath, args: [real, "companion", "run"], env };
+    return { file: options.nodePath, args: [...COMPANION_NODE_FLAGS, real, "companion", "run"], env };
   }
   return { file: real, args: ["companion", "run"], env };
 }

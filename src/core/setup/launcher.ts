@@ -4,6 +4,7 @@ import { replaceFile } from "../foundation/atomic-write.js";
 import { OffrunError } from "../foundation/errors.js";
 import { MIN_NODE, NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND } from "../foundation/install-commands.js";
 import { offrunHome } from "../foundation/paths.js";
+import { COMPANION_NODE_FLAGS } from "../companion/node-flags.js";
 
 export { MIN_NODE, NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND };
 
@@ -121,6 +122,10 @@ export function launcherScript(packageDir: string, places: readonly string[] = N
       .map(shellQuote)
       .join(" ")} >&2`,
     `  exit ${NO_NODE_EXIT}`,
+    "fi",
+    // The companion with its Node flags (companion/node-flags.ts), as every other way starts it.
+    'if [ "${1:-}" = companion ] && [ "${2:-}" = run ]; then',
+    `  exec "$offrun_node" ${COMPANION_NODE_FLAGS.map(shellQuote).join(" ")} "$offrun_package/bin/offrun.js" "$@"`,
     "fi",
     'exec "$offrun_node" "$offrun_package/bin/offrun.js" "$@"',
     "",

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { COMPANION_NODE_FLAGS } from "../../../../src/core/companion/node-flags.js";
 import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 import { writeLauncher } from "../../../../src/core/setup/launcher.js";
 import { companionLaunch } from "../../../../src/commands/presenters/companion-launch.js";
@@ -26,6 +27,21 @@ test("Start Companion runs Set Up Offrun's launcher itself, not through the face
   const command = await companionLaunch({ nodePath: process.execPath, env });
   expect(command.file).toBe(launcher);
   expect(command.args).toEqual(["companion", "run"]);
+});
+
+test("an npm-linked offrun (bin/offrun.js) runs with the face's Node and the companion's Node flags", async () => {
+  // Broke: the companion a face started ran with V8's default young generation (RSS 120-125 MB).
+  const bin = path.join(box.dir, "npm", "bin");
+  await fs.mkdir(bin, { recursive: true });
+  await fs.symlink(path.join(PROJECT_ROOT, "bin", "offrun.js"), path.join(bin, "offrun"));
+  const command = await companionLaunch({ nodePath: process.execPath, env: { ...env, PATH: bin } });
+  expect(command.file).toBe(process.execPath);
+  expect(command.args).toEqual([
+    ...COMPANION_NODE_FLAGS,
+    await fs.realpath(path.join(PROJECT_ROOT, "bin", "offrun.js")),
+    "companion",
+    "run",
+  ]);
 });
 
 test("with no offrun anywhere, the error names Set Up Offrun and the npm package", async () => {

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
+import { COMPANION_NODE_FLAGS } from "../../../../src/core/companion/node-flags.js";
 import { copyBundledCli } from "../../../../src/core/setup/bundle.js";
 import {
   NODE_PLACES,
@@ -113,6 +114,29 @@ test("OFFRUN_NODE is used, and the CLI copied beside the launcher runs without t
   );
   expect(result.stderr).toBe("");
   expect(result.exitCode).toBe(0);
+});
+
+test("the launcher starts the companion with its Node flags, and every other command without them", async () => {
+  // Broke: the login service's companion ran with V8's default young generation (RSS 120-125 MB).
+  // A stand-in node that passes the launcher's check and writes down how it was run.
+  const dir = path.join(box.dir, "recording");
+  await fs.mkdir(dir);
+  const calls = path.join(box.dir, "calls");
+  await fs.writeFile(
+    path.join(dir, "node"),
+    `#!/bin/sh\n[ "$1" = -e ] && exit 0\nprintf '%s ' "$@" >> '${calls}'\nprintf '\\n' >> '${calls}'\n`,
+    { mode: 0o755 },
+  );
+  const launcher = await writeLauncher(PROJECT_ROOT, box.env, []);
+  const env = { HOME: box.home, OFFRUN_HOME: box.offrunHome, PATH: dir };
+  expect((await runLauncher(launcher, env, ["companion", "run"])).exitCode).toBe(0);
+  expect((await runLauncher(launcher, env, ["companion", "status"])).exitCode).toBe(0);
+  const bin = path.join(PROJECT_ROOT, "bin", "offrun.js");
+  expect((await fs.readFile(calls, "utf8")).split("\n")).toEqual([
+    `${[...COMPANION_NODE_FLAGS, bin, "companion", "run"].join(" ")} `,
+    `${bin} companion status `,
+    "",
+  ]);
 });
 
 test("companion install, run by Raycast's versioned Node, writes a service that names no Node binary", async () => {
