@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { listAgentsAsSeen } from "../core/agents/orphans.js";
-import { listLogins } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/store.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedLoginQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/protocol/client.js";

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Login } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/login-model.js";
 import type { Command } from "../../src/core/foundation/process.js";
 import { wrappedRunner } from "../../src/core/foundation/runner.js";
 import { checkSignIn } from "../../src/core/logins/sign-in.js";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Login } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/login-model.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "../../src/harnesses/shared/claude-limit-text.js";
 import { quotaSources as claudeSources } from "../../src/harnesses/claude/quota.js";

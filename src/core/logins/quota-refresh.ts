@@ -1,7 +1,7 @@
 import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { loginProcessEnv, listLogins } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginProcessEnv, listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";

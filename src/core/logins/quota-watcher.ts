@@ -1,8 +1,8 @@
 import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { loginProcessEnv, listLogins } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginProcessEnv, listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
 import { agentRecordSchema } from "../foundation/model.js";
@@ -137,7 +137,7 @@ export const reviewStartedSchema = z.lazy(() =>
   }),
 );
 
-/** A login as the faces get it back from a change (logins/accounts.ts). */
+/** A login as the faces get it back from a change (logins/store.ts). */
 const loginSchema = z.lazy(() =>
   z.object({
     harness: z.string(),

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { describeError, type ErrorKind } from "../foundation/errors.js";
 import type { EventDraft, ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";

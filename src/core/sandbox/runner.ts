@@ -4,14 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
 import { OffrunError } from "../foundation/errors.js";
 import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
-import { listLogins } from "../logins/accounts.js";
+import { listLogins } from "../logins/store.js";
 import { RefusalWatch } from "./refusals.js";
 import {
   hostsInEnvironment,

@@ -8,7 +8,7 @@ import {
   removeLogin,
   setDefaultLogin,
   setReserve,
-} from "../core/logins/accounts.js";
+} from "../core/logins/store.js";
 import { checkReservePercent } from "../core/logins/changes.js";
 import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
@@ -20,7 +20,7 @@ import { OffrunError } from "../core/foundation/errors.js";
 import { throughCompanion } from "./context.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../harnesses/registry.js";
-import { openLogin } from "./account-login.js";
+import { openLogin } from "./login-sign-in.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Login } from "../../core/foundation/account-model.js";
-import { defaultLogins, listLogins, loginCommand } from "../../core/logins/accounts.js";
+import type { Login } from "../../core/foundation/login-model.js";
+import { defaultLogins, listLogins, loginCommand } from "../../core/logins/store.js";
 import { locateBinary } from "../../core/foundation/binaries.js";
 import { cachedLoginQuota } from "../../core/quota/pipeline.js";
 import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../../core/logins/sign-in.js";
