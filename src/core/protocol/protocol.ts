@@ -219,7 +219,7 @@ export type Handlers<K extends MethodName> = {
 /**
  * A reply as a handler may give it: what the schema accepts, less the `[key: string]: unknown` of
  * its loose objects (which keep a newer peer's extra fields when parsing), so that an interface
- * such as Account, which has every named field, still fits.
+ * such as Login, which has every named field, still fits.
  */
 type Sent<T> = T extends readonly (infer U)[]
   ? Sent<U>[]
