@@ -161,7 +161,7 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
         .command("logins")
         .alias("accounts")
         .description("logins of each agent CLI, each in its own home: who is signed in"),
-    ).action(lazy(() => import("./login-actions.js"), "accounts"));
+    ).action(lazy(() => import("./login-actions.js"), "list"));
     withGlobals(logins.command("add").description("add a login with its own home, then sign in with the CLI's login"))
       .argument("<harness>", "which agent CLI (claude, codex)")
       .argument("<label>", "a name for the login: lowercase letters, digits, - and _")

@@ -27,7 +27,7 @@ import { output, type GlobalOptions } from "./output.js";
 /** `offrun logins ...`: the logins of each CLI, each in its own home. */
 
 /** `offrun logins`: every login of every harness, with who is signed in to it. */
-export async function accounts(options: GlobalOptions): Promise<void> {
+export async function list(options: GlobalOptions): Promise<void> {
   const registered = await listHarnesses({ tolerant: true });
   const harnesses = new Map(registered.map((h) => [h.id, h] as const));
   const binaries = new Map(
@@ -106,20 +106,20 @@ export async function add(harnessId: string, label: string, options: AddOptions)
   // Resolved here: the companion's working directory is not the user's.
   const home = options.home === undefined ? {} : { home: path.resolve(options.home) };
   const request = { harness: harnessId, label, ...home, env: parseEnvPairs(options.env) };
-  const account = await throughCompanion(
+  const added = await throughCompanion(
     (client) => client.call("login.add", request),
     () => addLogin(request),
   );
-  const created = `Added login '${account.label}' of ${(await findHarness(account.harness)).displayName}, home ${account.home}${
-    account.adopted ? " (adopted: Offrun never deletes it)" : ""
+  const created = `Added login '${added.label}' of ${(await findHarness(added.harness)).displayName}, home ${added.home}${
+    added.adopted ? " (adopted: Offrun never deletes it)" : ""
   }.`;
   if (options.login === false) {
-    const data = { account, login: undefined };
+    const data = { account: added, login: undefined };
     output(options, data, () => `${created}\nSign in when you are ready: offrun logins login ${harnessId} ${label}`);
     return;
   }
-  const login = await openLogin(account);
-  output(options, { account, login }, () => `${created}\n${login.message}`);
+  const login = await openLogin(added);
+  output(options, { account: added, login }, () => `${created}\n${login.message}`);
 }
 
 export async function login(harnessId: string, label: string, options: GlobalOptions): Promise<void> {

@@ -36,13 +36,13 @@ export async function loadLoginsView(env: NodeJS.ProcessEnv, now = Date.now()): 
   const defaults = await defaultLogins(env);
   return Promise.all(
     (await listHarnesses({ env, tolerant: true })).map(async (harness) => {
-      const [binary, accounts] = await Promise.all([
+      const [binary, listed] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
         listLogins(harness, env),
       ]);
-      const signIns = await cachedSignIns(accounts);
+      const signIns = await cachedSignIns(listed);
       const logins = await Promise.all(
-        accounts.map(async (login): Promise<LoginRow> => {
+        listed.map(async (login): Promise<LoginRow> => {
           const signIn = signIns.get(signInKey(login))!;
           const quota = await cachedLoginQuota(login, new Date(now));
           const facts = { signIn: signIn.state, coverage: harness.quotaCoverage };

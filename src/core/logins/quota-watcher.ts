@@ -84,11 +84,11 @@ export async function watchQuota(options: {
   const watchNewLogins = async () => {
     for (const harness of await listHarnesses({ env: options.env, tolerant: true })) {
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-      for (const account of await listLogins(harness, options.env).catch(() => [])) {
-        const key = `${harness.id}/${account.label}\u0000${account.home}`;
+      for (const listed of await listLogins(harness, options.env).catch(() => [])) {
+        const key = `${harness.id}/${listed.label}\u0000${listed.home}`;
         if (watched.has(key)) continue;
         watched.add(key);
-        const login = { harness, account, binary };
+        const login = { harness, account: listed, binary };
         watchLogin(login);
         readFirst(login); // so the cache is never empty for long
       }

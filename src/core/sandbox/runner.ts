@@ -240,12 +240,12 @@ function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): { fold
 }
 
 /** Every other login's state, of every CLI (the Default logins included): closed to this turn. */
-async function stateOfOtherLogins(account: Login, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function stateOfOtherLogins(own: Login, env: NodeJS.ProcessEnv): Promise<string[]> {
   const states: string[] = [];
   for (const harness of await listHarnesses({ env, tolerant: true })) {
     const logins = await listLogins(harness, env).catch(() => []);
     for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
-      if (path.resolve(home) === path.resolve(account.home)) continue;
+      if (path.resolve(home) === path.resolve(own.home)) continue;
       const { folders, files } = stateOf(harness, home, env);
       states.push(...folders, ...files);
     }
