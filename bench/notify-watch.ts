@@ -72,7 +72,7 @@ interface Login {
 
 function makeLogins(dir: string, home: string): Login[] {
   const logins: Login[] = [];
-  const accounts: unknown[] = [];
+  const entries: unknown[] = [];
   for (let i = 0; i < LOGINS; i++) {
     const harness = i % 2 === 0 ? "claude" : "codex";
     const index = Math.floor(i / 2);
@@ -80,7 +80,7 @@ function makeLogins(dir: string, home: string): Login[] {
       index === 0
         ? path.join(home, harness === "claude" ? ".claude" : ".codex")
         : path.join(dir, "logins", `${harness}-${index}`);
-    if (index > 0) accounts.push({ harness, label: `l${index}`, home: loginHome, createdAt: new Date().toISOString() });
+    if (index > 0) entries.push({ harness, label: `l${index}`, home: loginHome, createdAt: new Date().toISOString() });
     const files: string[] = [];
     for (let f = 0; f < FILES / LOGINS; f++) {
       const id = uuid(i * 100_000 + f);
@@ -102,7 +102,7 @@ function makeLogins(dir: string, home: string): Login[] {
     }
     logins.push({ harness, home: loginHome, files });
   }
-  fs.writeFileSync(path.join(dir, "oh", "accounts.json"), JSON.stringify({ version: 1, accounts }));
+  fs.writeFileSync(path.join(dir, "oh", "accounts.json"), JSON.stringify({ version: 1, accounts: entries }));
   return logins;
 }
 

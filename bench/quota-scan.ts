@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import * as z from "zod";
-import type { Login } from "../src/core/foundation/account-model.js";
+import type { Login } from "../src/core/foundation/login-model.js";
 import type { QuotaSourceContext } from "../src/core/foundation/quota-types.js";
 import { localRunner } from "../src/core/foundation/runner.js";
 import {

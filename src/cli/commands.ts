@@ -161,40 +161,40 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
         .command("logins")
         .alias("accounts")
         .description("logins of each agent CLI, each in its own home: who is signed in"),
-    ).action(lazy(() => import("./account-actions.js"), "accounts"));
+    ).action(lazy(() => import("./login-actions.js"), "list"));
     withGlobals(logins.command("add").description("add a login with its own home, then sign in with the CLI's login"))
       .argument("<harness>", "which agent CLI (claude, codex)")
       .argument("<label>", "a name for the login: lowercase letters, digits, - and _")
       .option("--home <dir>", "adopt this existing folder as the login's home (never deleted by Offrun)")
       .option("--env <KEY=VALUE...>", "extra environment for the login's processes (a gateway's base URL; no secrets)")
       .option("--no-login", "do not start the sign-in now")
-      .action(lazy(() => import("./account-actions.js"), "add"));
+      .action(lazy(() => import("./login-actions.js"), "add"));
     withGlobals(logins.command("login").description("sign in to a login with the CLI's own login, in its home"))
       .argument("<harness>")
       .argument("<label>")
-      .action(lazy(() => import("./account-actions.js"), "login"));
+      .action(lazy(() => import("./login-actions.js"), "login"));
     withGlobals(logins.command("rename").description("rename a login (its home and sign-in stay as they are)"))
       .argument("<harness>")
       .argument("<label>")
       .argument("<new-label>")
-      .action(lazy(() => import("./account-actions.js"), "rename"));
+      .action(lazy(() => import("./login-actions.js"), "rename"));
     withGlobals(logins.command("default").description("the login Start Agent preselects for a CLI (--clear: none)"))
       .argument("<harness>")
       .argument("[label]")
       .option("--clear", "preselect the login with the most headroom again")
-      .action(lazy(() => import("./account-actions.js"), "setDefault"));
+      .action(lazy(() => import("./login-actions.js"), "setDefault"));
     withGlobals(
       logins.command("reserve").description("keep a login's last N% of room out of automatic picks (0: none)"),
     )
       .argument("<harness>")
       .argument("<label>")
       .argument("<percent>")
-      .action(lazy(() => import("./account-actions.js"), "reserve"));
+      .action(lazy(() => import("./login-actions.js"), "reserve"));
     withGlobals(logins.command("rm").description("forget a login (its home is kept unless --purge)"))
       .argument("<harness>")
       .argument("<label>")
       .option("--purge", "also delete its home, if Offrun created it")
-      .action(lazy(() => import("./account-actions.js"), "rm"));
+      .action(lazy(() => import("./login-actions.js"), "rm"));
   },
   trust: (program) => {
     withGlobals(

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { listAgentsAsSeen } from "../core/agents/orphans.js";
-import { listLogins } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/store.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { cachedLoginQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/protocol/client.js";
@@ -24,9 +24,9 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
         );
         version = result?.stdout.trim().split("\n")[0] || undefined;
       }
-      const accounts = await listLogins(harness);
+      const listed = await listLogins(harness);
       const logins = await Promise.all(
-        accounts.map(async (login) => {
+        listed.map(async (login) => {
           const quota = await cachedLoginQuota(login);
           const exists = await fs.stat(login.home).then(
             () => true,

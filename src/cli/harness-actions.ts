@@ -1,4 +1,4 @@
-import { listLogins } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/store.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { runCommand } from "../core/foundation/process.js";
 import { findRepoRoot } from "../core/git/repo.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { listLogins } from "../core/logins/accounts.js";
+import { listLogins } from "../core/logins/store.js";
 import { isOffrunError, OffrunError } from "../core/foundation/errors.js";
 import { hookHarnesses, hookStatus, installHook, uninstallHook } from "../core/hooks/install.js";
 import type { Harness } from "../harnesses/types.js";

@@ -1,10 +1,10 @@
 import { Action, ActionPanel, Alert, Color, Icon, List, Toast, confirmAlert, showToast, Keyboard } from "@raycast/api";
 import { useCachedPromise } from "@raycast/utils";
 import { withCompanion } from "./lib/companion.js";
-import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./accounts/login-forms.js";
-import type { Login } from "../core/foundation/account-model.js";
+import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./logins/login-forms.js";
+import type { Login } from "../core/foundation/login-model.js";
 import { visible } from "../core/foundation/visible.js";
-import { loadLoginsView, refreshSignIn, type HarnessLogins, type LoginRow } from "./presenters/accounts-view.js";
+import { loadLoginsView, refreshSignIn, type HarnessLogins, type LoginRow } from "./presenters/logins-view.js";
 import { titleCase } from "../core/foundation/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "./presenters/host-logins.js";
 import { signInCommand, type LoginQuotaView } from "../core/logins/login-quota.js";

@@ -1,6 +1,6 @@
 import type { ParsedEvent } from "../core/foundation/events.js";
 import type { Mode } from "../core/foundation/model.js";
-import type { LoginIdentity } from "../core/foundation/account-model.js";
+import type { LoginIdentity } from "../core/foundation/login-model.js";
 import type { Readable, Writable } from "node:stream";
 import type { Command } from "../core/foundation/process.js";
 import type { QuotaSource } from "../core/foundation/quota-types.js";

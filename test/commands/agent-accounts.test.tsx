@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import AgentLogins from "../../src/commands/agent-accounts.js";
-import { addLogin, listLogins } from "../../src/core/logins/accounts.js";
+import { addLogin, listLogins } from "../../src/core/logins/store.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { runOffrun } from "../helpers/offrun.js";

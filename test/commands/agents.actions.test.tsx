@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
-import { addLogin } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/store.js";
 import { readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
 import { addToDraft, draftFile, readDraft } from "../../src/core/records/draft.js";
 import { agentDeeplink } from "../../src/core/notify/deeplink.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import AgentLogins from "../../src/commands/agent-accounts.js";
 import StartAgent from "../../src/commands/start-agent.js";
-import { addLogin, defaultLogins, listLogins, removeLogin, setDefaultLogin } from "../../src/core/logins/accounts.js";
+import { addLogin, defaultLogins, listLogins, removeLogin, setDefaultLogin } from "../../src/core/logins/store.js";
 import { readAgent } from "../../src/core/records/records.js";
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { runOffrun } from "../helpers/offrun.js";

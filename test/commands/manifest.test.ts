@@ -8,7 +8,7 @@ import ProjectMemory from "../../src/commands/project-memory.js";
 import ReviewChanges from "../../src/commands/review-changes.js";
 import StartAgent from "../../src/commands/start-agent.js";
 import { appendChat, readAgent, writeAgent } from "../../src/core/records/records.js";
-import { addLogin } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/store.js";
 import { memoryFiles } from "../../src/core/memory/files.js";
 import { BUILTIN_HARNESSES } from "../../src/harnesses/registry.js";
 import { PROJECT_ROOT, runOffrun } from "../helpers/offrun.js";

@@ -5,7 +5,7 @@ import { appendChat, readAgent, readChat, writeAgent } from "../../src/core/reco
 import { recoverAgents } from "../../src/core/agents/recovery.js";
 import { addLogin, removeLogin } from "../../src/core/logins/changes.js";
 import { renameLogin } from "../../src/core/logins/rename.js";
-import { readLoginsFile } from "../../src/core/logins/accounts-file.js";
+import { readLoginsFile } from "../../src/core/logins/logins-file.js";
 import { revertMemoryChange } from "../../src/core/memory/history.js";
 import { sha256, storeBlob, snapshotPaths } from "../../src/core/memory/snapshots.js";
 import { rememberProject } from "../../src/core/foundation/project.js";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readAgent, readChat, writeAgent } from "../../src/core/records/records.js";
-import { readLoginsFile } from "../../src/core/logins/accounts-file.js";
+import { readLoginsFile } from "../../src/core/logins/logins-file.js";
 import { addLogin } from "../../src/core/logins/changes.js";
 import { rememberProject } from "../../src/core/foundation/project.js";
 import type { AgentRecord } from "../../src/core/foundation/model.js";

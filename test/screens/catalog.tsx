@@ -2,7 +2,7 @@ import type { ReactElement } from "react";
 import AgentLogins from "../../src/commands/agent-accounts.js";
 import AgentQuota from "../../src/commands/agent-quota.js";
 import Agents from "../../src/commands/agents.js";
-import { AddLoginForm } from "../../src/commands/accounts/login-forms.js";
+import { AddLoginForm } from "../../src/commands/logins/login-forms.js";
 import { ChangedFiles, DiffView } from "../../src/commands/agents/agent-detail.js";
 import { MessageForm } from "../../src/commands/agents/message-form.js";
 import ProjectMemory from "../../src/commands/project-memory.js";

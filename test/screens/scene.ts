@@ -8,7 +8,7 @@ import { snapshotAgent, snapshotQuotas } from "../../src/core/companion/snapshot
 import { userPaths } from "../../src/core/foundation/paths.js";
 import { knownProjects } from "../../src/core/foundation/project.js";
 import { writeJsonAtomic } from "../../src/core/foundation/store.js";
-import { addLogin } from "../../src/core/logins/accounts.js";
+import { addLogin } from "../../src/core/logins/store.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { markLimited, recordObserved } from "../../src/core/quota/ledger.js";
 import { makeFaceSandbox, type FaceSandbox } from "../commands/face-sandbox.js";

@@ -1,4 +1,4 @@
-import type { Login } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/login-model.js";
 import { pickLogin, type Candidate } from "../../src/core/logins/ranking.js";
 import type { QuotaWindow } from "../../src/core/foundation/events.js";
 import { projectConfigSchema } from "../../src/core/foundation/model.js";

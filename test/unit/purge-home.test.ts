@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { addLogin, removeLogin } from "../../src/core/logins/accounts.js";
+import { addLogin, removeLogin } from "../../src/core/logins/store.js";
 import { inHome } from "../../src/core/logins/home-use.js";
 import { checkSignIn } from "../../src/core/logins/sign-in.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Login } from "../../src/core/foundation/account-model.js";
+import type { Login } from "../../src/core/foundation/login-model.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../src/core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "../../src/harnesses/shared/claude-limit-text.js";
 import { quotaSources as claudeSources } from "../../src/harnesses/claude/quota.js";
@@ -148,19 +148,19 @@ describe("claude-usage-estimate", () => {
   });
 
   test("a forked copy of a session counts once, and an appended answer is added", async () => {
-    const account = login("claude", CLAUDE_HOME);
-    const files = sessionFiles(path.join(account.home, "projects"));
+    const claude = login("claude", CLAUDE_HOME);
+    const files = sessionFiles(path.join(claude.home, "projects"));
     const largest = files.reduce((a, b) => (fs.statSync(b).size > fs.statSync(a).size ? b : a));
     fs.copyFileSync(largest, largest.replace(/\.jsonl$/, "-fork.jsonl"));
     const now = claudeMeta.recordedAt;
-    expect((await usage.read(context(account, now, usage.id)))?.windows[0]?.usedTokens).toBe(RECORDED_TOKENS);
+    expect((await usage.read(context(claude, now, usage.id)))?.windows[0]?.usedTokens).toBe(RECORDED_TOKENS);
     // A new answer: the recorded last one with another message id.
     const answers = fs
       .readFileSync(largest, "utf8")
       .split("\n")
       .filter((l) => l.includes('"type":"assistant"'));
     fs.appendFileSync(largest, `${answers.at(-1)!.replace(/"id":"msg_[0-9a-f]+"/, '"id":"msg_appended"')}\n`);
-    expect((await usage.read(context(account, now, usage.id)))?.windows[0]?.usedTokens).toBe(RECORDED_TOKENS + 17);
+    expect((await usage.read(context(claude, now, usage.id)))?.windows[0]?.usedTokens).toBe(RECORDED_TOKENS + 17);
   });
 
   test("no block is active five hours after the last answer", async () => {
@@ -171,8 +171,8 @@ describe("claude-usage-estimate", () => {
   });
 
   test("a login with no session files has nothing to say", async () => {
-    const account = { ...login("claude", CLAUDE_HOME), home: path.join(root, "empty") };
-    expect(await usage.read(context(account, claudeMeta.recordedAt, usage.id))).toBeUndefined();
+    const empty = { ...login("claude", CLAUDE_HOME), home: path.join(root, "empty") };
+    expect(await usage.read(context(empty, claudeMeta.recordedAt, usage.id))).toBeUndefined();
   });
 
   test("the fast line reader agrees with JSON.parse on every recorded assistant line", () => {
@@ -206,17 +206,17 @@ describe("codex-rollout", () => {
   });
 
   test("a passed 5-hour reset leaves the weekly window, and nothing once both passed", async () => {
-    const account = login("codex", CODEX_HOME);
+    const codex = login("codex", CODEX_HOME);
     const afterFiveHour = new Date((codexMeta.usageLimitResetsAt + 60) * 1000);
-    const reading = await rollouts.read(context(account, afterFiveHour, rollouts.id));
+    const reading = await rollouts.read(context(codex, afterFiveHour, rollouts.id));
     expect(reading).toEqual({ windows: [expect.objectContaining({ kind: "seven_day", usedPercent: 17 })] });
-    expect(await rollouts.read(context(account, new Date((weekly + 60) * 1000), rollouts.id))).toBeUndefined();
+    expect(await rollouts.read(context(codex, new Date((weekly + 60) * 1000), rollouts.id))).toBeUndefined();
   });
 
   test("reads only rollout files under sessions/", async () => {
-    const account = login("codex", CODEX_HOME);
-    for (const file of sessionFiles(account.home)) fs.renameSync(file, file.replace("rollout-", "notes-"));
-    expect(await rollouts.read(context(account, codexMeta.recordedAt, rollouts.id))).toBeUndefined();
+    const codex = login("codex", CODEX_HOME);
+    for (const file of sessionFiles(codex.home)) fs.renameSync(file, file.replace("rollout-", "notes-"));
+    expect(await rollouts.read(context(codex, codexMeta.recordedAt, rollouts.id))).toBeUndefined();
   });
 });
 

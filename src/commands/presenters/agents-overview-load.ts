@@ -1,4 +1,4 @@
-import { listLogins } from "../../core/logins/accounts.js";
+import { listLogins } from "../../core/logins/store.js";
 import { listAgentsAsSeen, runningCompanionPid } from "../../core/agents/orphans.js";
 import { projectPaths } from "../../core/foundation/paths.js";
 import { knownProjects } from "../../core/foundation/project.js";

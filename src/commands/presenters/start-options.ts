@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defaultLogins, listLogins } from "../../core/logins/accounts.js";
+import { defaultLogins, listLogins } from "../../core/logins/store.js";
 import { locateBinary } from "../../core/foundation/binaries.js";
 import { pickLogin } from "../../core/logins/ranking.js";
 import { git } from "../../core/git/repo.js";

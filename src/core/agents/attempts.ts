@@ -1,5 +1,5 @@
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import type { ParsedEvent } from "../foundation/events.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { checksDone, turnStarts } from "../logins/home-use.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { isDiskFull } from "../foundation/disk-full.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft } from "../foundation/events.js";

@@ -1,6 +1,6 @@
 import { findHarness } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { findLogin } from "../logins/accounts.js";
+import { findLogin } from "../logins/store.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft, TurnEndEvent } from "../foundation/events.js";
 import type { LoginPicker } from "../logins/picker.js";

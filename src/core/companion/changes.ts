@@ -3,7 +3,7 @@ import { agentDiscard, agentMerge } from "../agents/branch-actions.js";
 import { addToDraft, draftFile, writeDraft } from "../records/draft.js";
 import { readAgent } from "../records/records.js";
 import { findRepoRoot } from "../git/repo.js";
-import { addLogin, setDefaultLogin, setReserve } from "../logins/accounts.js";
+import { addLogin, setDefaultLogin, setReserve } from "../logins/store.js";
 import { removeLogin } from "../logins/changes.js";
 import { agentsOnLogin, renameLogin } from "../logins/rename.js";
 import { applyMemoryEdit } from "../memory/edit.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import chokidar from "chokidar";
-import { listLogins } from "../logins/accounts.js";
+import { listLogins } from "../logins/store.js";
 import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { AgentEvent } from "../foundation/events.js";

@@ -1,4 +1,4 @@
-import type { Login } from "./account-model.js";
+import type { Login } from "./login-model.js";
 import type { QuotaWindow } from "./events.js";
 import type { ProcessRunner } from "./runner.js";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { OffrunError } from "../foundation/errors.js";
 
 /** What a login's processes get: its home and extra env, its CLI's sign-in, and a home that exists. */

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { describeError } from "../foundation/errors.js";
-import { loginsRoot, readLoginsStrictly } from "./accounts-file.js";
+import { loginsRoot, readLoginsStrictly } from "./logins-file.js";
 import { leftPending, type PendingLoginChange } from "./pending.js";
 import { carryRename } from "./rename.js";
 

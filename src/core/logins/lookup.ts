@@ -1,7 +1,7 @@
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import { DEFAULT_LOGIN, type Login } from "../foundation/account-model.js";
-import { readLoginsFile, toLogin } from "./accounts-file.js";
+import { DEFAULT_LOGIN, type Login } from "../foundation/login-model.js";
+import { readLoginsFile, toLogin } from "./logins-file.js";
 import { OffrunError } from "../foundation/errors.js";
 
 /** Finding logins: the Default one of each harness (the CLI's own home) and the added ones. */

@@ -1,7 +1,7 @@
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { loginProcessEnv, findLogin, listLogins } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginProcessEnv, findLogin, listLogins } from "./store.js";
 import { pickLogin, type Candidate, type Pick } from "./ranking.js";
 import { OffrunError } from "../foundation/errors.js";
 import { locateBinary } from "../foundation/binaries.js";

@@ -1,7 +1,7 @@
 import { BUILTIN_HARNESSES, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { loginProcessEnv, listLogins } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginProcessEnv, listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "./sign-in.js";
@@ -42,16 +42,16 @@ export async function quotaOfAllLogins(
   }
   const logins: LoginQuota[] = [];
   for (const harness of harnesses) {
-    const [accounts, binary] = await Promise.all([
+    const [listed, binary] = await Promise.all([
       listLogins(harness, env),
       locateBinary(harness.id, harness.binaryName, env),
     ]);
-    if (!binary && accounts.every((login) => login.isDefault)) continue;
+    if (!binary && listed.every((login) => login.isDefault)) continue;
     const [quotas, signIns] = await Promise.all([
-      Promise.all(accounts.map((login) => quotaOf(login, harness, binary, env, options))),
-      cachedSignIns(accounts),
+      Promise.all(listed.map((login) => quotaOf(login, harness, binary, env, options))),
+      cachedSignIns(listed),
     ]);
-    accounts.forEach((login, index) =>
+    listed.forEach((login, index) =>
       logins.push({ account: login, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(login))! }),
     );
   }

@@ -1,8 +1,8 @@
 import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { loginProcessEnv, listLogins } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginProcessEnv, listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
@@ -84,11 +84,11 @@ export async function watchQuota(options: {
   const watchNewLogins = async () => {
     for (const harness of await listHarnesses({ env: options.env, tolerant: true })) {
       const binary = await locateBinary(harness.id, harness.binaryName, options.env);
-      for (const account of await listLogins(harness, options.env).catch(() => [])) {
-        const key = `${harness.id}/${account.label}\u0000${account.home}`;
+      for (const listed of await listLogins(harness, options.env).catch(() => [])) {
+        const key = `${harness.id}/${listed.label}\u0000${listed.home}`;
         if (watched.has(key)) continue;
         watched.add(key);
-        const login = { harness, account, binary };
+        const login = { harness, account: listed, binary };
         watchLogin(login);
         readFirst(login); // so the cache is never empty for long
       }

@@ -1,5 +1,5 @@
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { OffrunError } from "../foundation/errors.js";
 import { loginKey, type LoginReading } from "../quota/ledger.js";
 import { headroom } from "../quota/pipeline.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
-import type { Login } from "../foundation/account-model.js";
-import { renameLoginEntry } from "./accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { renameLoginEntry } from "./store.js";
 import { listAgents, writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
 import type { AgentRecord } from "../foundation/model.js";

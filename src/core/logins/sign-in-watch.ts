@@ -1,5 +1,5 @@
 import { listHarnesses } from "../../harnesses/registry.js";
-import { listLogins } from "./accounts.js";
+import { listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
 import { checkSignIn } from "./sign-in.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { checkRuns, hasTurn, inHome } from "./home-use.js";
 import * as z from "zod";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login, LoginIdentity } from "../foundation/account-model.js";
+import type { Login, LoginIdentity } from "../foundation/login-model.js";
 import { loginProcessEnv, isDirectory } from "./env.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";

@@ -1,5 +1,5 @@
 import { findHarness } from "../../harnesses/registry.js";
-import { findLogin } from "./accounts.js";
+import { findLogin } from "./store.js";
 import { appendChat, readAgent, writeAgent } from "../records/records.js";
 import { describeError, OffrunError } from "../foundation/errors.js";
 import { findRepoRoot } from "../git/repo.js";

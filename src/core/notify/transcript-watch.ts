@@ -3,7 +3,7 @@ import path from "node:path";
 import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness, TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../../harnesses/types.js";
-import { listLogins } from "../logins/accounts.js";
+import { listLogins } from "../logins/store.js";
 import { describeError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders, type FolderSubscriber } from "../foundation/session-folders.js";

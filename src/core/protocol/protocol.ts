@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { agentEventSchema, type ReviewEvent } from "../foundation/events.js";
 import { joinTables, lazyTable } from "../foundation/lazy-schemas.js";
 import { agentRecordSchema } from "../foundation/model.js";
@@ -137,7 +137,7 @@ export const reviewStartedSchema = z.lazy(() =>
   }),
 );
 
-/** A login as the faces get it back from a change (logins/accounts.ts). */
+/** A login as the faces get it back from a change (logins/store.ts). */
 const loginSchema = z.lazy(() =>
   z.object({
     harness: z.string(),
@@ -219,7 +219,7 @@ export type Handlers<K extends MethodName> = {
 /**
  * A reply as a handler may give it: what the schema accepts, less the `[key: string]: unknown` of
  * its loose objects (which keep a newer peer's extra fields when parsing), so that an interface
- * such as Account, which has every named field, still fits.
+ * such as Login, which has every named field, still fits.
  */
 type Sent<T> = T extends readonly (infer U)[]
   ? Sent<U>[]

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { describeError } from "../foundation/errors.js";
 import type { QuotaWindow } from "../foundation/events.js";
 import { userPaths } from "../foundation/paths.js";

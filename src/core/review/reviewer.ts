@@ -1,7 +1,7 @@
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
-import { listLogins } from "../logins/accounts.js";
+import type { Login } from "../foundation/login-model.js";
+import { listLogins } from "../logins/store.js";
 import { requireAgentBinary } from "../agents/binary.js";
 import { locateBinary } from "../foundation/binaries.js";
 import type { LoginPicker } from "../logins/picker.js";

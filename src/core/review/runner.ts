@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Harness, TurnInput } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import { describeError, type ErrorKind } from "../foundation/errors.js";
 import type { EventDraft, ParsedEvent, QuotaWindow } from "../foundation/events.js";
 import { promptInput, runAttempts, type LoginAttempt } from "../agents/attempts.js";
@@ -124,19 +124,19 @@ export async function runReviewer(
     },
   });
   await attempts.notes;
-  const { result, account } = attempts;
+  const { result, account: endedOn } = attempts;
   const end =
     attempts.noRoom === undefined
       ? result.end
       : { ...result.end, reason: `${result.end.reason ?? "Usage limit."} ${describeError(attempts.noRoom)}` };
   return {
-    account,
+    account: endedOn,
     end,
     ...(result.finalText === undefined ? {} : { finalText: result.finalText }),
     denials,
     ...(result.tokens ? { tokens: result.tokens } : {}),
     quotaBefore,
-    quotaAfter: (await cachedLoginQuota(account)).windows,
+    quotaAfter: (await cachedLoginQuota(endedOn)).windows,
     failedOver,
     signedOut,
   };
@@ -144,7 +144,7 @@ export async function runReviewer(
 
 async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> {
   const { harness, config } = request;
-  const { account } = login;
+  const { account: current } = login;
   const input: TurnInput = {
     ...promptInput(request.prompt),
     // Planner mode is each harness's read-only mode: the CLI itself refuses writes.
@@ -172,9 +172,9 @@ async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<R
       // they still belong to this attempt.
       if (end && event.type !== "denial") continue;
       for (const refusal of login.refusals?.inspect(event) ?? []) {
-        writes.push(request.record(account, refusal).catch(() => undefined));
+        writes.push(request.record(current, refusal).catch(() => undefined));
       }
-      writes.push(request.record(account, event).catch(() => undefined));
+      writes.push(request.record(current, event).catch(() => undefined));
       if (event.type === "text") finalText = event.text;
       if (event.type === "tool_call") finalText = undefined;
       if (event.type === "denial") denials.push({ tool: event.tool, input: event.input });

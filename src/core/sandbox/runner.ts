@@ -4,14 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
-import type { Login } from "../foundation/account-model.js";
+import type { Login } from "../foundation/login-model.js";
 import type { AgentRecord, ProjectConfig } from "../foundation/model.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import type { Command, RunOptions, StreamOptions } from "../foundation/process.js";
 import { OffrunError } from "../foundation/errors.js";
 import { knownProjects } from "../foundation/project.js";
 import { localRunner, wrappedRunner, type PipedOptions, type ProcessRunner } from "../foundation/runner.js";
-import { listLogins } from "../logins/accounts.js";
+import { listLogins } from "../logins/store.js";
 import { RefusalWatch } from "./refusals.js";
 import {
   hostsInEnvironment,
@@ -240,12 +240,12 @@ function stateOf(harness: Harness, home: string, env: NodeJS.ProcessEnv): { fold
 }
 
 /** Every other login's state, of every CLI (the Default logins included): closed to this turn. */
-async function stateOfOtherLogins(account: Login, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function stateOfOtherLogins(own: Login, env: NodeJS.ProcessEnv): Promise<string[]> {
   const states: string[] = [];
   for (const harness of await listHarnesses({ env, tolerant: true })) {
     const logins = await listLogins(harness, env).catch(() => []);
     for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
-      if (path.resolve(home) === path.resolve(account.home)) continue;
+      if (path.resolve(home) === path.resolve(own.home)) continue;
       const { folders, files } = stateOf(harness, home, env);
       states.push(...folders, ...files);
     }

@@ -1,4 +1,4 @@
-import type { LoginIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/login-model.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 
 /**

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
-import type { LoginIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/login-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 

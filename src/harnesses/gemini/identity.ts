@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import type { LoginIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/login-model.js";
 
 /**
  * Who a Gemini CLI home is signed in as, from non-secret files only: `.gemini/settings.json`

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { LoginIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/login-model.js";
 import { describeError, OffrunError } from "../../core/foundation/errors.js";
 import type { Command } from "../../core/foundation/process.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";

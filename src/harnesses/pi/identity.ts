@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { LoginIdentity } from "../../core/foundation/account-model.js";
+import type { LoginIdentity } from "../../core/foundation/login-model.js";
 import { describeError } from "../../core/foundation/errors.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 

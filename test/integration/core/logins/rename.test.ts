@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { addLogin, listLogins } from "../../../../src/core/logins/accounts.js";
+import { addLogin, listLogins } from "../../../../src/core/logins/store.js";
 import { renameLogin } from "../../../../src/core/logins/rename.js";
 import { userPaths } from "../../../../src/core/foundation/paths.js";
 import { markLimited, readLedger, recordObserved, storeReading } from "../../../../src/core/quota/ledger.js";

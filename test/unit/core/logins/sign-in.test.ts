@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Login } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/login-model.js";
 import {
   cachedSignIn,
   checkSignIn,

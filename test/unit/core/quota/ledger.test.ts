@@ -1,6 +1,6 @@
 import { readLedgerEntry, recordObserved, storeReading, type LoginReading } from "../../../../src/core/quota/ledger.js";
 import { cachedLoginQuota } from "../../../../src/core/quota/pipeline.js";
-import type { Login } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/login-model.js";
 
 // A regression seen in CI: the quota watcher read the ledger when Claude's session file grew, then
 // the turn's rate_limit_event was written down, then the watcher stored its usage estimate (stamped

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as z from "zod";
-import type { Login } from "../../../../src/core/foundation/account-model.js";
+import type { Login } from "../../../../src/core/foundation/login-model.js";
 import type { QuotaReading, QuotaSourceContext } from "../../../../src/core/foundation/quota-types.js";
 import { localRunner } from "../../../../src/core/foundation/runner.js";
 import { quotaSources } from "../../../../src/harnesses/pi/quota.js";
@@ -75,11 +75,11 @@ describe("pi-limit-text", () => {
   });
 
   test("reads the session files again only when they change, from its cache after a restart", async () => {
-    const account = login(LIMITED_HOME);
-    const first = await limits.read(context(account, limitTurnAt, limits.id));
+    const limited = login(LIMITED_HOME);
+    const first = await limits.read(context(limited, limitTurnAt, limits.id));
     // A second cache folder that starts from the first's saved state: the same answer.
     fs.cpSync(path.join(root, "cache", limits.id), path.join(root, "cache", "again"), { recursive: true });
-    expect(await limits.read(context(account, limitTurnAt, "again"))).toEqual(first);
+    expect(await limits.read(context(limited, limitTurnAt, "again"))).toEqual(first);
   });
 
   test("a home without sessions has no data", async () => {
@@ -112,16 +112,16 @@ describe("pi-usage-estimate", () => {
   });
 
   test("a copied session (a fork, a failover into this home) is not counted twice", async () => {
-    const account = login(ANSWERED_HOME);
-    const files = fs.readdirSync(path.join(account.home, "sessions"), { recursive: true, encoding: "utf8" });
+    const answered = login(ANSWERED_HOME);
+    const files = fs.readdirSync(path.join(answered.home, "sessions"), { recursive: true, encoding: "utf8" });
     const first = path.join(
-      account.home,
+      answered.home,
       "sessions",
       files.find((f) => f.endsWith(".jsonl"))!,
     );
-    fs.mkdirSync(path.join(account.home, "sessions", "--elsewhere--"));
-    fs.copyFileSync(first, path.join(account.home, "sessions", "--elsewhere--", path.basename(first)));
-    const reading = await usage.read(context(account, limitTurnAt, usage.id));
+    fs.mkdirSync(path.join(answered.home, "sessions", "--elsewhere--"));
+    fs.copyFileSync(first, path.join(answered.home, "sessions", "--elsewhere--", path.basename(first)));
+    const reading = await usage.read(context(answered, limitTurnAt, usage.id));
     expect(reading?.windows[0]?.usedTokens).toBe(4 * 132);
   });
 

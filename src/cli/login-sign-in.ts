@@ -1,10 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Login } from "../core/foundation/account-model.js";
+import type { Login } from "../core/foundation/login-model.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import { offrunHome, userPaths } from "../core/foundation/paths.js";
 import { runCommand, runInteractive } from "../core/foundation/process.js";
-import { ensureLoginHome, loginCommand } from "../core/logins/accounts.js";
+import { ensureLoginHome, loginCommand } from "../core/logins/store.js";
 import { findHarness } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";

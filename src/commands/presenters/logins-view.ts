@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Login } from "../../core/foundation/account-model.js";
-import { defaultLogins, listLogins, loginCommand } from "../../core/logins/accounts.js";
+import type { Login } from "../../core/foundation/login-model.js";
+import { defaultLogins, listLogins, loginCommand } from "../../core/logins/store.js";
 import { locateBinary } from "../../core/foundation/binaries.js";
 import { cachedLoginQuota } from "../../core/quota/pipeline.js";
 import { cachedSignIns, checkSignIn, signInKey, type SignInEntry } from "../../core/logins/sign-in.js";
@@ -36,13 +36,13 @@ export async function loadLoginsView(env: NodeJS.ProcessEnv, now = Date.now()): 
   const defaults = await defaultLogins(env);
   return Promise.all(
     (await listHarnesses({ env, tolerant: true })).map(async (harness) => {
-      const [binary, accounts] = await Promise.all([
+      const [binary, listed] = await Promise.all([
         locateBinary(harness.id, harness.binaryName, env),
         listLogins(harness, env),
       ]);
-      const signIns = await cachedSignIns(accounts);
+      const signIns = await cachedSignIns(listed);
       const logins = await Promise.all(
-        accounts.map(async (login): Promise<LoginRow> => {
+        listed.map(async (login): Promise<LoginRow> => {
           const signIn = signIns.get(signInKey(login))!;
           const quota = await cachedLoginQuota(login, new Date(now));
           const facts = { signIn: signIn.state, coverage: harness.quotaCoverage };

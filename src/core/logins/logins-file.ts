@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import { loginsFileSchema, type Login, type LoginEntry, type LoginsFile } from "../foundation/account-model.js";
+import { loginsFileSchema, type Login, type LoginEntry, type LoginsFile } from "../foundation/login-model.js";
 import { isOffrunError } from "../foundation/errors.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";

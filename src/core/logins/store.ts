@@ -3,10 +3,10 @@
  * `~/.offrun/accounts.json`, each with a home of its own. The file holds labels, homes and extra
  * environment, never a secret: signing in is the CLI's own business, inside that home.
  *
- * One idea per file: accounts-file.ts (accounts.json), account-lookup.ts (listing, finding),
- * account-changes.ts (add, remove, rename, defaults), account-env.ts (what a login's processes get).
+ * One idea per file: logins-file.ts (accounts.json), lookup.ts (listing, finding), changes.ts
+ * (add, remove, rename, defaults), env.ts (what a login's processes get).
  */
-export { loginsRoot, defaultLogins } from "./accounts-file.js";
+export { loginsRoot, defaultLogins } from "./logins-file.js";
 export { defaultLogin, findLogin, listLogins } from "./lookup.js";
 export {
   addLogin,

@@ -8,7 +8,7 @@ import {
   removeLogin,
   setDefaultLogin,
   setReserve,
-} from "../core/logins/accounts.js";
+} from "../core/logins/store.js";
 import { checkReservePercent } from "../core/logins/changes.js";
 import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
@@ -20,14 +20,14 @@ import { OffrunError } from "../core/foundation/errors.js";
 import { throughCompanion } from "./context.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../harnesses/registry.js";
-import { openLogin } from "./account-login.js";
+import { openLogin } from "./login-sign-in.js";
 import { table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun logins ...`: the logins of each CLI, each in its own home. */
 
 /** `offrun logins`: every login of every harness, with who is signed in to it. */
-export async function accounts(options: GlobalOptions): Promise<void> {
+export async function list(options: GlobalOptions): Promise<void> {
   const registered = await listHarnesses({ tolerant: true });
   const harnesses = new Map(registered.map((h) => [h.id, h] as const));
   const binaries = new Map(
@@ -106,20 +106,20 @@ export async function add(harnessId: string, label: string, options: AddOptions)
   // Resolved here: the companion's working directory is not the user's.
   const home = options.home === undefined ? {} : { home: path.resolve(options.home) };
   const request = { harness: harnessId, label, ...home, env: parseEnvPairs(options.env) };
-  const account = await throughCompanion(
+  const added = await throughCompanion(
     (client) => client.call("login.add", request),
     () => addLogin(request),
   );
-  const created = `Added login '${account.label}' of ${(await findHarness(account.harness)).displayName}, home ${account.home}${
-    account.adopted ? " (adopted: Offrun never deletes it)" : ""
+  const created = `Added login '${added.label}' of ${(await findHarness(added.harness)).displayName}, home ${added.home}${
+    added.adopted ? " (adopted: Offrun never deletes it)" : ""
   }.`;
   if (options.login === false) {
-    const data = { account, login: undefined };
+    const data = { account: added, login: undefined };
     output(options, data, () => `${created}\nSign in when you are ready: offrun logins login ${harnessId} ${label}`);
     return;
   }
-  const login = await openLogin(account);
-  output(options, { account, login }, () => `${created}\n${login.message}`);
+  const login = await openLogin(added);
+  output(options, { account: added, login }, () => `${created}\n${login.message}`);
 }
 
 export async function login(harnessId: string, label: string, options: GlobalOptions): Promise<void> {

@@ -8,7 +8,7 @@ import {
   listLogins,
   loginCommand,
   removeLogin,
-} from "../../../../src/core/logins/accounts.js";
+} from "../../../../src/core/logins/store.js";
 import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 import { stateProblems } from "../../../../src/core/foundation/state-problems.js";
 import { claudeProjectFolder } from "../../../../src/harnesses/claude/index.js";

@@ -1,7 +1,7 @@
 import { Action, ActionPanel, Form, Icon, Toast, environment, open, showToast, useNavigation } from "@raycast/api";
 import { FormValidation, useForm } from "@raycast/utils";
-import type { Login } from "../../core/foundation/account-model.js";
-import { writeLoginScript } from "../presenters/accounts-view.js";
+import type { Login } from "../../core/foundation/login-model.js";
+import { writeLoginScript } from "../presenters/logins-view.js";
 import { withCompanion } from "../lib/companion.js";
 import { showFailure } from "../lib/failure.js";
 import { faceEnv, preferences } from "../lib/preferences.js";
