@@ -229,6 +229,9 @@ async function main(): Promise<void> {
     const width = Math.max(...rows.map((r) => r[0].length));
     console.log("\nnotify-watch: external sessions");
     for (const [what, value, target] of rows) console.log(`${what.padEnd(width)}  ${value.padEnd(26)} ${target}`);
+    const met = percentile(latencies, 95) < 250 && cpuPercent < 0.5 && rss < 120 && missed === 0;
+    console.log(`targets: ${met ? "met" : "NOT met"}`);
+    if (!met) process.exitCode = 1;
   } finally {
     companion.kill("SIGTERM");
     await companion;

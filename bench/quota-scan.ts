@@ -213,6 +213,7 @@ async function main(): Promise<void> {
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join("  "));
+    if (ratio > 1.5 || refresh >= 50 || peak >= 200) process.exitCode = 1;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -58,9 +58,11 @@ async function main(): Promise<void> {
     const remote: number[] = [];
     const baseline: number[] = [];
     const bare: number[] = [];
+    const version: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       remote.push(await timed(["ls"], local.env, local.home));
       baseline.push(await timed(["ls"], alone.env, aloneRoot));
+      version.push(await timed(["--version"], local.env, local.home));
       const start = performance.now();
       await execa(process.execPath, ["-e", "0"], { env: local.env, extendEnv: false, stdin: "ignore" });
       bare.push(performance.now() - start);
@@ -71,7 +73,8 @@ async function main(): Promise<void> {
     console.log(`${"".padEnd(44)} ${"min / median / max".padStart(22)}`);
     console.log(`${"3 hosts, 30 agents (spawn to exit)".padEnd(44)} ${fmt(r).padStart(22)}`);
     console.log(`${"baseline: 1 local project, 30 agents".padEnd(44)} ${fmt(b).padStart(22)}`);
-    // What this machine takes to start Node at all: the floor under every row above.
+    // What this machine takes to start Node at all, and offrun doing nothing: the floors under every row above.
+    console.log(`${"for scale: offrun --version (spawn to exit)".padEnd(44)} ${fmt(stats(version)).padStart(22)}`);
     console.log(`${"for scale: node -e 0 (spawn to exit)".padEnd(44)} ${fmt(stats(bare)).padStart(22)}`);
     console.log(`${"ratio (median)".padEnd(44)} ${`${(r.median / b.median).toFixed(2)}x`.padStart(22)}`);
     const verdict = r.median < TARGET_MS ? "PASS" : "FAIL";
