@@ -7,8 +7,7 @@ import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";
 import {
   addToHour,
-  BLOCK_MS,
-  currentBlock,
+  blockEstimateWindow,
   decodeHours,
   encodeHours,
   HOUR_MS,
@@ -246,16 +245,8 @@ async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading
 async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
   const scanner = claudeUsageScanner(context.account.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
-  if (scanner.aggregate.hours.size === 0) return undefined;
-  const block = currentBlock(scanner.aggregate.hours, context.now);
-  const window: QuotaWindow = {
-    kind: "five_hour",
-    usedTokens: block?.tokens ?? 0,
-    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
-    source: "claude-usage-estimate",
-    observedAt: context.now.toISOString(),
-  };
-  return { windows: [window] };
+  const window = blockEstimateWindow(scanner.aggregate.hours, context.now, "claude-usage-estimate");
+  return window ? { windows: [window] } : undefined;
 }
 
 /** Quota sources of Claude Code, most trusted first. */

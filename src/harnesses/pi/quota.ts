@@ -4,8 +4,7 @@ import { SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import {
   addToHour,
-  BLOCK_MS,
-  currentBlock,
+  blockEstimateWindow,
   decodeHours,
   encodeHours,
   HOUR_MS,
@@ -160,16 +159,8 @@ async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReadi
 async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
   const scanner = piSessionScanner(context.account.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
-  if (scanner.aggregate.hours.size === 0) return undefined;
-  const block = currentBlock(scanner.aggregate.hours, context.now);
-  const window: QuotaWindow = {
-    kind: "five_hour",
-    usedTokens: block?.tokens ?? 0,
-    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
-    source: "pi-usage-estimate",
-    observedAt: context.now.toISOString(),
-  };
-  return { windows: [window] };
+  const window = blockEstimateWindow(scanner.aggregate.hours, context.now, "pi-usage-estimate");
+  return window ? { windows: [window] } : undefined;
 }
 
 /** Quota sources of Pi, most trusted first. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { QuotaWindow } from "../../core/foundation/events.js";
 
 /**
  * ccusage's 5-hour blocks, for CLIs whose session files record tokens but no provider window
@@ -43,6 +44,27 @@ export function currentBlock(
   const at = now.getTime();
   if (!block || at >= block.start + BLOCK_MS || at - block.last > BLOCK_MS) return undefined;
   return block;
+}
+
+/**
+ * The 5-hour window a CLI's token estimate shows: the current block's tokens and its end, or 0
+ * tokens and no reset between blocks; undefined when the session files recorded no tokens at all.
+ * `source` names the quota source (`claude-usage-estimate`, `pi-usage-estimate`).
+ */
+export function blockEstimateWindow(
+  hours: ReadonlyMap<number, Hour>,
+  now: Date,
+  source: string,
+): QuotaWindow | undefined {
+  if (hours.size === 0) return undefined;
+  const block = currentBlock(hours, now);
+  return {
+    kind: "five_hour",
+    usedTokens: block?.tokens ?? 0,
+    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
+    source,
+    observedAt: now.toISOString(),
+  };
 }
 
 /** Hours as JSON for a scanner's cache: [start, first, last, tokens]. */
