@@ -9,7 +9,7 @@ import {
   type OpencodeLine,
   type OpencodeToolState,
 } from "./stream-schema.js";
-import { decodeJsonLine } from "../shared/json-lines.js";
+import { jsonLineEvents } from "../shared/json-lines.js";
 
 const LINES = {
   cli: "OpenCode",
@@ -117,9 +117,7 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
 
   return {
     push(text: string): ParsedEvent[] {
-      if (text.trim() === "") return [];
-      const decoded = decodeJsonLine(LINES, text);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents(LINES, text, onLine);
     },
 
     finish(exit): ParsedEvent[] {

@@ -10,7 +10,7 @@ import {
   type PiLine,
   type PiMessage,
 } from "./stream-schema.js";
-import { decodeJsonLine } from "../shared/json-lines.js";
+import { jsonLineEvents } from "../shared/json-lines.js";
 
 const LINES = { cli: "Pi", envelope: piEnvelopeSchema, knownTypes: PI_LINE_TYPES, line: piLineSchema };
 
@@ -112,9 +112,7 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
 
   return {
     push(text: string): ParsedEvent[] {
-      if (text.trim() === "") return [];
-      const decoded = decodeJsonLine(LINES, text);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents(LINES, text, onLine);
     },
 
     finish(exit): ParsedEvent[] {
