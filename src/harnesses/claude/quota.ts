@@ -7,11 +7,11 @@ import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";
 import {
   addToHour,
-  blockEstimateWindow,
   decodeHours,
   encodeHours,
   HOUR_MS,
   hourTuple,
+  readBlockEstimate,
   type Hour,
 } from "../shared/usage-blocks.js";
 
@@ -242,13 +242,6 @@ async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading
   return { windows, ...(limitedUntil === undefined ? {} : { limitedUntil: new Date(limitedUntil).toISOString() }) };
 }
 
-async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = claudeUsageScanner(context.account.home, context.cacheDir);
-  await scanner.refresh(context.changedFiles);
-  const window = blockEstimateWindow(scanner.aggregate.hours, context.now, "claude-usage-estimate");
-  return window ? { windows: [window] } : undefined;
-}
-
 /** Quota sources of Claude Code, most trusted first. */
 export const quotaSources: readonly QuotaSource[] = [
   {
@@ -265,6 +258,7 @@ export const quotaSources: readonly QuotaSource[] = [
     id: "claude-usage-estimate",
     description:
       "Tokens of the current 5-hour block from the login's session files, counted like ccusage (an estimate).",
-    read: fromUsage,
+    read: (context) =>
+      readBlockEstimate(claudeUsageScanner(context.account.home, context.cacheDir), context, "claude-usage-estimate"),
   },
 ];

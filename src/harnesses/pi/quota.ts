@@ -4,11 +4,11 @@ import { SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import {
   addToHour,
-  blockEstimateWindow,
   decodeHours,
   encodeHours,
   HOUR_MS,
   hourTuple,
+  readBlockEstimate,
   type Hour,
 } from "../shared/usage-blocks.js";
 import { parsePiLimitText } from "./limit-text.js";
@@ -156,13 +156,6 @@ async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReadi
   return { windows: [window], limitedUntil: resetsAt };
 }
 
-async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = piSessionScanner(context.account.home, context.cacheDir);
-  await scanner.refresh(context.changedFiles);
-  const window = blockEstimateWindow(scanner.aggregate.hours, context.now, "pi-usage-estimate");
-  return window ? { windows: [window] } : undefined;
-}
-
 /** Quota sources of Pi, most trusted first. */
 export const quotaSources: readonly QuotaSource[] = [
   {
@@ -174,6 +167,7 @@ export const quotaSources: readonly QuotaSource[] = [
   {
     id: "pi-usage-estimate",
     description: "Tokens of the current 5-hour block from the login's session files (an estimate; Pi records no %).",
-    read: fromUsage,
+    read: (context) =>
+      readBlockEstimate(piSessionScanner(context.account.home, context.cacheDir), context, "pi-usage-estimate"),
   },
 ];

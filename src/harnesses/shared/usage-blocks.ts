@@ -1,5 +1,7 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
+import type { QuotaReading, QuotaSourceContext } from "../../core/foundation/quota-types.js";
+import type { SessionScanner } from "./session-scanner.js";
 
 /**
  * ccusage's 5-hour blocks, for CLIs whose session files record tokens but no provider window
@@ -47,24 +49,27 @@ export function currentBlock(
 }
 
 /**
- * The 5-hour window a CLI's token estimate shows: the current block's tokens and its end, or 0
- * tokens and no reset between blocks; undefined when the session files recorded no tokens at all.
- * `source` names the quota source (`claude-usage-estimate`, `pi-usage-estimate`).
+ * The quota reading of a CLI's token estimate, once `scanner` has read what changed: the current
+ * 5-hour block's tokens and its end, or 0 tokens and no reset between blocks; undefined when the
+ * session files recorded no tokens at all. `source` names the quota source (`claude-usage-estimate`).
  */
-export function blockEstimateWindow(
-  hours: ReadonlyMap<number, Hour>,
-  now: Date,
+export async function readBlockEstimate(
+  scanner: SessionScanner<{ hours: ReadonlyMap<number, Hour> }>,
+  context: QuotaSourceContext,
   source: string,
-): QuotaWindow | undefined {
+): Promise<QuotaReading | undefined> {
+  await scanner.refresh(context.changedFiles);
+  const { hours } = scanner.aggregate;
   if (hours.size === 0) return undefined;
-  const block = currentBlock(hours, now);
-  return {
+  const block = currentBlock(hours, context.now);
+  const window: QuotaWindow = {
     kind: "five_hour",
     usedTokens: block?.tokens ?? 0,
     ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
     source,
-    observedAt: now.toISOString(),
+    observedAt: context.now.toISOString(),
   };
+  return { windows: [window] };
 }
 
 /** Hours as JSON for a scanner's cache: [start, first, last, tokens]. */
