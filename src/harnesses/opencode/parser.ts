@@ -10,6 +10,7 @@ import {
   type OpencodeToolState,
 } from "./stream-schema.js";
 import { jsonLineEvents } from "../shared/json-lines.js";
+import { exitTurnEnd } from "../shared/turn-end.js";
 
 const LINES = {
   cli: "OpenCode",
@@ -104,15 +105,9 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
     }
   };
 
-  const end = (outcome: "completed" | "failed" | "limited" | "interrupted", reason?: string, exitCode?: number) => {
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => {
     ended = true;
-    const turnEnd: ParsedEvent = {
-      type: "turn_end",
-      outcome,
-      ...(reason === undefined ? {} : { reason }),
-      exitCode: exitCode ?? null,
-    };
-    return [turnEnd];
+    return [exitTurnEnd(...turnEnd)];
   };
 
   return {

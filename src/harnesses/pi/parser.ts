@@ -11,6 +11,7 @@ import {
   type PiMessage,
 } from "./stream-schema.js";
 import { jsonLineEvents } from "../shared/json-lines.js";
+import { exitTurnEnd } from "../shared/turn-end.js";
 
 const LINES = { cli: "Pi", envelope: piEnvelopeSchema, knownTypes: PI_LINE_TYPES, line: piLineSchema };
 
@@ -99,15 +100,9 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
     }
   };
 
-  const end = (outcome: "completed" | "failed" | "limited" | "interrupted", reason?: string, exitCode?: number) => {
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => {
     ended = true;
-    const turnEnd: ParsedEvent = {
-      type: "turn_end",
-      outcome,
-      ...(reason === undefined ? {} : { reason }),
-      exitCode: exitCode ?? null,
-    };
-    return [turnEnd];
+    return [exitTurnEnd(...turnEnd)];
   };
 
   return {
