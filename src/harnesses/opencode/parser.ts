@@ -10,7 +10,7 @@ import {
   type OpencodeToolState,
 } from "./stream-schema.js";
 import { jsonLineEvents } from "../shared/json-lines.js";
-import { exitTurnEnd } from "../shared/turn-end.js";
+import { exitTurnEnd, finishOnce } from "../shared/turn-end.js";
 
 const LINES = {
   cli: "OpenCode",
@@ -37,7 +37,6 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
   let steps = 0;
   let limited: string | undefined;
   let failure: { message: string; kind: ErrorKind } | undefined;
-  let ended = false;
 
   const onError = (line: Extract<OpencodeLine, { type: "error" }>): ParsedEvent[] => {
     const data = line.error.data;
@@ -105,18 +104,14 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
     }
   };
 
-  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => {
-    ended = true;
-    return [exitTurnEnd(...turnEnd)];
-  };
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => [exitTurnEnd(...turnEnd)];
 
   return {
     push(text: string): ParsedEvent[] {
       return jsonLineEvents(LINES, text, onLine);
     },
 
-    finish(exit): ParsedEvent[] {
-      if (ended) return [];
+    finish: finishOnce((exit) => {
       if (limited) return end("limited", limited, exit.exitCode);
       if (exit.signal) return end("interrupted", `OpenCode was stopped (${exit.signal}).`, exit.exitCode);
       // 1.18.33 exits 1 after an error event, but exit 0 with an error seen is still a failure.
@@ -134,7 +129,7 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
         return [{ type: "error", kind: "process_failed", message: reason }, ...end("failed", reason, exit.exitCode)];
       }
       return end("completed", undefined, exit.exitCode);
-    },
+    }),
   };
 }
 

@@ -11,7 +11,7 @@ import {
   type PiMessage,
 } from "./stream-schema.js";
 import { jsonLineEvents } from "../shared/json-lines.js";
-import { exitTurnEnd } from "../shared/turn-end.js";
+import { exitTurnEnd, finishOnce } from "../shared/turn-end.js";
 
 const LINES = { cli: "Pi", envelope: piEnvelopeSchema, knownTypes: PI_LINE_TYPES, line: piLineSchema };
 
@@ -28,7 +28,6 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
   const announced = new Map<string, unknown>(); // tool call id → its input, once its tool_call was emitted
   let lastError: string | undefined; // the error of the newest assistant message, until one succeeds
   let answered = false;
-  let ended = false;
 
   const onAssistant = (message: PiMessage): ParsedEvent[] => {
     const events: ParsedEvent[] = [];
@@ -100,18 +99,14 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
     }
   };
 
-  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => {
-    ended = true;
-    return [exitTurnEnd(...turnEnd)];
-  };
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => [exitTurnEnd(...turnEnd)];
 
   return {
     push(text: string): ParsedEvent[] {
       return jsonLineEvents(LINES, text, onLine);
     },
 
-    finish(exit): ParsedEvent[] {
-      if (ended) return [];
+    finish: finishOnce((exit) => {
       if (exit.signal) return end("interrupted", `Pi was stopped (${exit.signal}).`, exit.exitCode);
       if (lastError !== undefined) {
         const limit = parsePiLimitText(lastError, now());
@@ -134,7 +129,7 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
         ];
       }
       return end("completed", undefined, exit.exitCode);
-    },
+    }),
   };
 }
 

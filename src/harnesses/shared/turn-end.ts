@@ -1,4 +1,5 @@
 import type { ParsedEvent, TurnOutcome } from "../../core/foundation/events.js";
+import type { StreamParser } from "../types.js";
 
 /**
  * The turn_end a parser emits from `finish`, once the CLI has exited (OpenCode's and Pi's parsers
@@ -15,5 +16,18 @@ export function exitTurnEnd(
     outcome,
     ...(reason === undefined ? {} : { reason }),
     exitCode: exitCode ?? null,
+  };
+}
+
+/**
+ * A parser's `finish` that gives its events on the first call only: every path of these `finish`
+ * ends the turn, and a turn ends once (types.ts, StreamParser).
+ */
+export function finishOnce(finish: StreamParser["finish"]): StreamParser["finish"] {
+  let finished = false;
+  return (exit) => {
+    if (finished) return [];
+    finished = true;
+    return finish(exit);
   };
 }
