@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 import { claudeSessionRoots } from "./session-files.js";
@@ -152,16 +152,11 @@ function foldLimit(limits: Limits, line: Buffer): "used" | "ignored" | "corrupt"
   return "used";
 }
 
-const scanners = new Map<string, SessionScanner<UsageAggregate> | SessionScanner<Limits>>();
-
 const isSessionFile = (file: string) => file.endsWith(".jsonl");
 
 /** One scanner per login and source, kept for the life of the process (the companion's refreshes reuse it). */
 export function claudeUsageScanner(home: string, cacheDir: string): SessionScanner<UsageAggregate> {
-  const key = `usage\0${home}\0${cacheDir}`;
-  const known = scanners.get(key) as SessionScanner<UsageAggregate> | undefined;
-  if (known) return known;
-  const scanner = new SessionScanner<UsageAggregate>({
+  return keptSessionScanner<UsageAggregate>(home, {
     name: "claude-usage",
     version: 2,
     roots: claudeSessionRoots(home),
@@ -185,15 +180,10 @@ export function claudeUsageScanner(home: string, cacheDir: string): SessionScann
     },
     compact: pruneRecent,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 export function claudeLimitScanner(home: string, cacheDir: string): SessionScanner<Limits> {
-  const key = `limits\0${home}\0${cacheDir}`;
-  const known = scanners.get(key) as SessionScanner<Limits> | undefined;
-  if (known) return known;
-  const scanner = new SessionScanner<Limits>({
+  return keptSessionScanner<Limits>(home, {
     name: "claude-limits",
     version: 1,
     roots: claudeSessionRoots(home),
@@ -207,8 +197,6 @@ export function claudeLimitScanner(home: string, cacheDir: string): SessionScann
     encode: (limits) => limits,
     decode: (saved) => limitsSchema.safeParse(saved).data,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 function fromObserved(context: QuotaSourceContext): QuotaReading | undefined {

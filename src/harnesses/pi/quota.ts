@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import {
   addToHour,
@@ -103,14 +103,9 @@ function fold(aggregate: PiAggregate, line: Buffer): "used" | "ignored" | "corru
   return "used";
 }
 
-const scanners = new Map<string, SessionScanner<PiAggregate>>();
-
 /** One scanner per login and source, kept for the life of the process (the companion's refreshes reuse it). */
 export function piSessionScanner(home: string, cacheDir: string): SessionScanner<PiAggregate> {
-  const key = `${home}\0${cacheDir}`;
-  const known = scanners.get(key);
-  if (known) return known;
-  const scanner = new SessionScanner<PiAggregate>({
+  return keptSessionScanner<PiAggregate>(home, {
     name: "pi-replies",
     version: 1,
     roots: piSessionRoots(home),
@@ -135,8 +130,6 @@ export function piSessionScanner(home: string, cacheDir: string): SessionScanner
     },
     compact: prune,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
