@@ -1,11 +1,10 @@
 import fs from "node:fs/promises";
 import { listAgentsAsSeen } from "../core/agents/orphans.js";
 import { listLogins } from "../core/logins/store.js";
-import { locateBinary } from "../core/foundation/binaries.js";
+import { locateBinaryAndVersion } from "../core/foundation/binaries.js";
 import { cachedLoginQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/protocol/client.js";
 import { knownProjects } from "../core/foundation/project.js";
-import { runCommand } from "../core/foundation/process.js";
 import { listHarnesses } from "../harnesses/registry.js";
 import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
@@ -16,14 +15,7 @@ import { askHosts } from "../core/remote/ask-hosts.js";
 export async function dashboard(options: GlobalOptions): Promise<void> {
   const clis = await Promise.all(
     (await listHarnesses({ tolerant: true })).map(async (harness) => {
-      const binary = await locateBinary(harness.id, harness.binaryName);
-      let version: string | undefined;
-      if (binary) {
-        const result = await runCommand({ file: binary, args: harness.versionArgs }, { timeoutMs: 10_000 }).catch(
-          () => undefined,
-        );
-        version = result?.stdout.trim().split("\n")[0] || undefined;
-      }
+      const { binary, version } = await locateBinaryAndVersion(harness);
       const listed = await listLogins(harness);
       const logins = await Promise.all(
         listed.map(async (login) => {

@@ -1,6 +1,5 @@
 import { listLogins } from "../core/logins/store.js";
-import { locateBinary } from "../core/foundation/binaries.js";
-import { runCommand } from "../core/foundation/process.js";
+import { locateBinaryAndVersion } from "../core/foundation/binaries.js";
 import { findRepoRoot } from "../core/git/repo.js";
 import { isBuiltinHarness, listHarnesses } from "../harnesses/registry.js";
 import type { Harness } from "../harnesses/types.js";
@@ -53,14 +52,7 @@ function describeSandbox(sandbox: {
 }
 
 async function describe(harness: Harness, support: SandboxSupport) {
-  const binary = await locateBinary(harness.id, harness.binaryName);
-  let version: string | undefined;
-  if (binary) {
-    const result = await runCommand({ file: binary, args: harness.versionArgs }, { timeoutMs: 10_000 }).catch(
-      () => undefined,
-    );
-    version = result?.stdout.trim().split("\n")[0] || undefined;
-  }
+  const { binary, version } = await locateBinaryAndVersion(harness);
   const logins = (await listLogins(harness).catch(() => [])).map((a) => a.label);
   return {
     id: harness.id,

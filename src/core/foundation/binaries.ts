@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { runCommand } from "./process.js";
 
 /** The variable that names a harness's binary explicitly: `OFFRUN_CLAUDE_BIN`, `OFFRUN_MY_AGENT_BIN`. */
 export function binaryOverrideVariable(harnessId: string): string {
@@ -40,6 +41,23 @@ export async function locateBinary(
     if (await isExecutable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * An agent CLI's binary (locateBinary) and the first line its version command prints; the version
+ * is undefined when the CLI is not installed or the command fails, prints nothing or takes over 10 s.
+ */
+export async function locateBinaryAndVersion(cli: {
+  id: string;
+  binaryName: string;
+  versionArgs: string[];
+}): Promise<{ binary?: string; version?: string }> {
+  const binary = await locateBinary(cli.id, cli.binaryName);
+  if (!binary) return {};
+  const result = await runCommand({ file: binary, args: cli.versionArgs }, { timeoutMs: 10_000 }).catch(
+    () => undefined,
+  );
+  return { binary, version: result?.stdout.trim().split("\n")[0] || undefined };
 }
 
 async function isExecutable(file: string): Promise<boolean> {

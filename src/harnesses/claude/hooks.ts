@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import { addJsonHooks, hasJsonHooks, isObject, type JsonHookShape } from "../shared/hooks.js";
+import { addJsonHooks, hasJsonHooks, hookMomentBase, isObject, type JsonHookShape } from "../shared/hooks.js";
 import type { HarnessHooks, TranscriptMoment } from "../types.js";
 
 /**
@@ -39,11 +39,7 @@ async function signal(payload: unknown, receivedAt: string): Promise<TranscriptM
   const parsed = payloadSchema.safeParse(payload);
   if (!parsed.success) return undefined;
   const event = parsed.data;
-  const common = {
-    sessionId: event.session_id,
-    at: receivedAt,
-    ...(event.cwd ? { cwd: event.cwd } : {}),
-  };
+  const common = hookMomentBase(event, receivedAt);
   if (event.hook_event_name === "Notification") {
     const kind = NOTIFICATION_KINDS[event.notification_type ?? ""];
     return kind ? { ...common, kind, text: event.message } : undefined;

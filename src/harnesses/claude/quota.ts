@@ -1,18 +1,17 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import { parseClaudeLimitText } from "../shared/claude-limit-text.js";
 import { claudeSessionRoots } from "./session-files.js";
 import { readAssistantLine } from "./usage-line.js";
 import {
   addToHour,
-  BLOCK_MS,
-  currentBlock,
   decodeHours,
   encodeHours,
   HOUR_MS,
   hourTuple,
+  readBlockEstimate,
   type Hour,
 } from "../shared/usage-blocks.js";
 
@@ -153,16 +152,11 @@ function foldLimit(limits: Limits, line: Buffer): "used" | "ignored" | "corrupt"
   return "used";
 }
 
-const scanners = new Map<string, SessionScanner<UsageAggregate> | SessionScanner<Limits>>();
-
 const isSessionFile = (file: string) => file.endsWith(".jsonl");
 
 /** One scanner per login and source, kept for the life of the process (the companion's refreshes reuse it). */
 export function claudeUsageScanner(home: string, cacheDir: string): SessionScanner<UsageAggregate> {
-  const key = `usage\0${home}\0${cacheDir}`;
-  const known = scanners.get(key) as SessionScanner<UsageAggregate> | undefined;
-  if (known) return known;
-  const scanner = new SessionScanner<UsageAggregate>({
+  return keptSessionScanner<UsageAggregate>(home, {
     name: "claude-usage",
     version: 2,
     roots: claudeSessionRoots(home),
@@ -186,15 +180,10 @@ export function claudeUsageScanner(home: string, cacheDir: string): SessionScann
     },
     compact: pruneRecent,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 export function claudeLimitScanner(home: string, cacheDir: string): SessionScanner<Limits> {
-  const key = `limits\0${home}\0${cacheDir}`;
-  const known = scanners.get(key) as SessionScanner<Limits> | undefined;
-  if (known) return known;
-  const scanner = new SessionScanner<Limits>({
+  return keptSessionScanner<Limits>(home, {
     name: "claude-limits",
     version: 1,
     roots: claudeSessionRoots(home),
@@ -208,8 +197,6 @@ export function claudeLimitScanner(home: string, cacheDir: string): SessionScann
     encode: (limits) => limits,
     decode: (saved) => limitsSchema.safeParse(saved).data,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 function fromObserved(context: QuotaSourceContext): QuotaReading | undefined {
@@ -243,21 +230,6 @@ async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading
   return { windows, ...(limitedUntil === undefined ? {} : { limitedUntil: new Date(limitedUntil).toISOString() }) };
 }
 
-async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = claudeUsageScanner(context.account.home, context.cacheDir);
-  await scanner.refresh(context.changedFiles);
-  if (scanner.aggregate.hours.size === 0) return undefined;
-  const block = currentBlock(scanner.aggregate.hours, context.now);
-  const window: QuotaWindow = {
-    kind: "five_hour",
-    usedTokens: block?.tokens ?? 0,
-    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
-    source: "claude-usage-estimate",
-    observedAt: context.now.toISOString(),
-  };
-  return { windows: [window] };
-}
-
 /** Quota sources of Claude Code, most trusted first. */
 export const quotaSources: readonly QuotaSource[] = [
   {
@@ -274,6 +246,7 @@ export const quotaSources: readonly QuotaSource[] = [
     id: "claude-usage-estimate",
     description:
       "Tokens of the current 5-hour block from the login's session files, counted like ccusage (an estimate).",
-    read: fromUsage,
+    read: (context) =>
+      readBlockEstimate(claudeUsageScanner(context.account.home, context.cacheDir), context, "claude-usage-estimate"),
   },
 ];

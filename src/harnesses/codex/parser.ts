@@ -11,7 +11,7 @@ import {
   type CodexItem,
   type CodexLine,
 } from "./stream-schema.js";
-import { decodeJsonLine, unreadableLine } from "../shared/json-lines.js";
+import { jsonLineEvents, unreadableLine } from "../shared/json-lines.js";
 import { readCodexRolloutSync, refusedWritesInRollout, refusedWritesInStderr } from "./refused-writes.js";
 
 const LINES = { cli: "Codex", envelope: codexEnvelopeSchema, knownTypes: CODEX_LINE_TYPES, line: codexLineSchema };
@@ -157,9 +157,7 @@ export function createCodexParser(options: { now?: () => Date; home?: string } =
 
   return {
     push(text: string): ParsedEvent[] {
-      if (text.trim() === "") return [];
-      const decoded = decodeJsonLine(LINES, text);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents(LINES, text, onLine);
     },
 
     finish(exit): ParsedEvent[] {

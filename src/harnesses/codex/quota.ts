@@ -2,7 +2,7 @@ import path from "node:path";
 import * as z from "zod";
 import { OffrunError } from "../../core/foundation/errors.js";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import type { ProcessRunner } from "../../core/foundation/runner.js";
 import { AppServerClient, AppServerError, APP_SERVER_ARGS } from "./app-server-client.js";
@@ -34,14 +34,9 @@ const latestSchema = z.object({
 });
 type Latest = { value?: z.infer<typeof latestSchema> };
 
-const scanners = new Map<string, SessionScanner<Latest>>();
-
 /** One scanner per login, kept for the life of the process (the companion's refreshes reuse it). */
 export function codexRolloutScanner(home: string, cacheDir: string): SessionScanner<Latest> {
-  const key = `${home}\0${cacheDir}`;
-  const known = scanners.get(key);
-  if (known) return known;
-  const scanner = new SessionScanner<Latest>({
+  return keptSessionScanner<Latest>(home, {
     name: "codex-rollout",
     version: 1,
     roots: [path.join(home, "sessions")],
@@ -68,8 +63,6 @@ export function codexRolloutScanner(home: string, cacheDir: string): SessionScan
       return parsed.success ? { value: parsed.data } : undefined;
     },
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 /** Keeps the windows whose reset is ahead; the login is limited while a full one is. */

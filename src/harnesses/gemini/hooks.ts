@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as z from "zod";
-import { addJsonHooks, hasJsonHooks, type JsonHookShape } from "../shared/hooks.js";
+import { addJsonHooks, hasJsonHooks, hookMomentBase, type JsonHookShape } from "../shared/hooks.js";
 import type { HarnessHooks, TranscriptMoment } from "../types.js";
 
 /**
@@ -31,11 +31,7 @@ async function signal(payload: unknown, receivedAt: string): Promise<TranscriptM
   const parsed = payloadSchema.safeParse(payload);
   if (!parsed.success) return undefined;
   const event = parsed.data;
-  const common = {
-    sessionId: event.session_id,
-    at: receivedAt,
-    ...(event.cwd ? { cwd: event.cwd } : {}),
-  };
+  const common = hookMomentBase(event, receivedAt);
   if (event.hook_event_name === "AfterAgent") return { ...common, kind: "finished", text: event.prompt_response ?? "" };
   if (event.notification_type !== "ToolPermission") return undefined;
   return { ...common, kind: "needs-approval", text: event.message ?? "" };

@@ -1,3 +1,5 @@
+import { wallClock, zonedToUtc } from "../shared/zoned-time.js";
+
 /**
  * Gemini CLI's quota texts:
  *   Usage limit reached for gemini-2.5-pro.\nAccess resets at 4:05 PM PDT.   (interactive UI, 0.61.0)
@@ -98,36 +100,5 @@ function offsetOf(label: string): number | undefined {
 /** The next midnight after `now` on the wall clock of `zone`. */
 export function nextMidnight(now: Date, zone: string): string {
   const wall = wallClock(now, zone);
-  return new Date(zonedToUtc({ year: wall.year, month: wall.month, day: wall.day + 1 }, zone)).toISOString();
-}
-
-interface WallDate {
-  year: number;
-  month: number; // 1..12
-  day: number; // may overflow; Date.UTC normalizes it
-}
-
-function wallClock(instant: Date, zone: string): WallDate & { hour: number; minute: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-  }).formatToParts(instant);
-  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute") };
-}
-
-/** The instant whose wall clock in `zone` reads midnight of `date` (two passes settle DST edges). */
-function zonedToUtc(date: WallDate, zone: string): number {
-  const target = Date.UTC(date.year, date.month - 1, date.day);
-  let guess = target;
-  for (let pass = 0; pass < 2; pass++) {
-    const seen = wallClock(new Date(guess), zone);
-    guess += target - Date.UTC(seen.year, seen.month - 1, seen.day, seen.hour, seen.minute);
-  }
-  return guess;
+  return new Date(zonedToUtc({ ...wall, day: wall.day + 1, hour: 0, minute: 0 }, zone)).toISOString();
 }

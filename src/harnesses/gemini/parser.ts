@@ -3,7 +3,7 @@ import type { ErrorKind } from "../../core/foundation/errors.js";
 import type { StreamParser } from "../types.js";
 import { parseGeminiLimitText } from "./limit-text.js";
 import { GEMINI_LINE_TYPES, geminiEnvelopeSchema, geminiLineSchema, type GeminiLine } from "./stream-schema.js";
-import { decodeJsonLine } from "../shared/json-lines.js";
+import { jsonLineEvents } from "../shared/json-lines.js";
 
 const LINES = { envelope: geminiEnvelopeSchema, knownTypes: GEMINI_LINE_TYPES, line: geminiLineSchema };
 
@@ -127,9 +127,7 @@ export function createGeminiParser(options: GeminiParserOptions = {}): StreamPar
 
   return {
     push(raw: string): ParsedEvent[] {
-      if (raw.trim() === "") return [];
-      const decoded = decodeJsonLine({ ...LINES, cli }, raw);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents({ ...LINES, cli }, raw, onLine);
     },
 
     finish(exit): ParsedEvent[] {

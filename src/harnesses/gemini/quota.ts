@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import { DAILY_RESET_ZONE, nextMidnight } from "./limit-text.js";
 import { geminiSessionRoots } from "./session-files.js";
@@ -76,14 +76,9 @@ function fold(usage: GeminiUsage, line: Buffer): "used" | "ignored" | "corrupt" 
   return "used";
 }
 
-const scanners = new Map<string, SessionScanner<GeminiUsage>>();
-
 /** One scanner per login, kept for the life of the process (the companion's refreshes reuse it). */
 export function geminiUsageScanner(home: string, cacheDir: string): SessionScanner<GeminiUsage> {
-  const key = `${home}\0${cacheDir}`;
-  const known = scanners.get(key);
-  if (known) return known;
-  const scanner = new SessionScanner<GeminiUsage>({
+  return keptSessionScanner<GeminiUsage>(home, {
     name: "gemini-usage",
     version: 1,
     roots: geminiSessionRoots(home),
@@ -101,8 +96,6 @@ export function geminiUsageScanner(home: string, cacheDir: string): SessionScann
     },
     compact: prune,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 async function fromChats(context: QuotaSourceContext): Promise<QuotaReading | undefined> {

@@ -9,7 +9,8 @@ import {
   type OpencodeLine,
   type OpencodeToolState,
 } from "./stream-schema.js";
-import { decodeJsonLine } from "../shared/json-lines.js";
+import { jsonLineEvents } from "../shared/json-lines.js";
+import { exitTurnEnd, finishOnce } from "../shared/turn-end.js";
 
 const LINES = {
   cli: "OpenCode",
@@ -36,7 +37,6 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
   let steps = 0;
   let limited: string | undefined;
   let failure: { message: string; kind: ErrorKind } | undefined;
-  let ended = false;
 
   const onError = (line: Extract<OpencodeLine, { type: "error" }>): ParsedEvent[] => {
     const data = line.error.data;
@@ -104,26 +104,14 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
     }
   };
 
-  const end = (outcome: "completed" | "failed" | "limited" | "interrupted", reason?: string, exitCode?: number) => {
-    ended = true;
-    const turnEnd: ParsedEvent = {
-      type: "turn_end",
-      outcome,
-      ...(reason === undefined ? {} : { reason }),
-      exitCode: exitCode ?? null,
-    };
-    return [turnEnd];
-  };
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => [exitTurnEnd(...turnEnd)];
 
   return {
     push(text: string): ParsedEvent[] {
-      if (text.trim() === "") return [];
-      const decoded = decodeJsonLine(LINES, text);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents(LINES, text, onLine);
     },
 
-    finish(exit): ParsedEvent[] {
-      if (ended) return [];
+    finish: finishOnce((exit) => {
       if (limited) return end("limited", limited, exit.exitCode);
       if (exit.signal) return end("interrupted", `OpenCode was stopped (${exit.signal}).`, exit.exitCode);
       // 1.18.33 exits 1 after an error event, but exit 0 with an error seen is still a failure.
@@ -141,7 +129,7 @@ export function createOpencodeParser(options: { now?: () => Date } = {}): Stream
         return [{ type: "error", kind: "process_failed", message: reason }, ...end("failed", reason, exit.exitCode)];
       }
       return end("completed", undefined, exit.exitCode);
-    },
+    }),
   };
 }
 

@@ -10,7 +10,8 @@ import {
   type PiLine,
   type PiMessage,
 } from "./stream-schema.js";
-import { decodeJsonLine } from "../shared/json-lines.js";
+import { jsonLineEvents } from "../shared/json-lines.js";
+import { exitTurnEnd, finishOnce } from "../shared/turn-end.js";
 
 const LINES = { cli: "Pi", envelope: piEnvelopeSchema, knownTypes: PI_LINE_TYPES, line: piLineSchema };
 
@@ -27,7 +28,6 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
   const announced = new Map<string, unknown>(); // tool call id → its input, once its tool_call was emitted
   let lastError: string | undefined; // the error of the newest assistant message, until one succeeds
   let answered = false;
-  let ended = false;
 
   const onAssistant = (message: PiMessage): ParsedEvent[] => {
     const events: ParsedEvent[] = [];
@@ -99,26 +99,14 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
     }
   };
 
-  const end = (outcome: "completed" | "failed" | "limited" | "interrupted", reason?: string, exitCode?: number) => {
-    ended = true;
-    const turnEnd: ParsedEvent = {
-      type: "turn_end",
-      outcome,
-      ...(reason === undefined ? {} : { reason }),
-      exitCode: exitCode ?? null,
-    };
-    return [turnEnd];
-  };
+  const end = (...turnEnd: Parameters<typeof exitTurnEnd>): ParsedEvent[] => [exitTurnEnd(...turnEnd)];
 
   return {
     push(text: string): ParsedEvent[] {
-      if (text.trim() === "") return [];
-      const decoded = decodeJsonLine(LINES, text);
-      return "line" in decoded ? onLine(decoded.line) : decoded.events;
+      return jsonLineEvents(LINES, text, onLine);
     },
 
-    finish(exit): ParsedEvent[] {
-      if (ended) return [];
+    finish: finishOnce((exit) => {
       if (exit.signal) return end("interrupted", `Pi was stopped (${exit.signal}).`, exit.exitCode);
       if (lastError !== undefined) {
         const limit = parsePiLimitText(lastError, now());
@@ -141,7 +129,7 @@ export function createPiParser(options: { now?: () => Date } = {}): StreamParser
         ];
       }
       return end("completed", undefined, exit.exitCode);
-    },
+    }),
   };
 }
 

@@ -1,15 +1,14 @@
 import * as z from "zod";
 import type { QuotaWindow } from "../../core/foundation/events.js";
-import { SessionScanner } from "../shared/session-scanner.js";
+import { keptSessionScanner, type SessionScanner } from "../shared/session-scanner.js";
 import type { QuotaReading, QuotaSource, QuotaSourceContext } from "../../core/foundation/quota-types.js";
 import {
   addToHour,
-  BLOCK_MS,
-  currentBlock,
   decodeHours,
   encodeHours,
   HOUR_MS,
   hourTuple,
+  readBlockEstimate,
   type Hour,
 } from "../shared/usage-blocks.js";
 import { parsePiLimitText } from "./limit-text.js";
@@ -104,14 +103,9 @@ function fold(aggregate: PiAggregate, line: Buffer): "used" | "ignored" | "corru
   return "used";
 }
 
-const scanners = new Map<string, SessionScanner<PiAggregate>>();
-
 /** One scanner per login and source, kept for the life of the process (the companion's refreshes reuse it). */
 export function piSessionScanner(home: string, cacheDir: string): SessionScanner<PiAggregate> {
-  const key = `${home}\0${cacheDir}`;
-  const known = scanners.get(key);
-  if (known) return known;
-  const scanner = new SessionScanner<PiAggregate>({
+  return keptSessionScanner<PiAggregate>(home, {
     name: "pi-replies",
     version: 1,
     roots: piSessionRoots(home),
@@ -136,8 +130,6 @@ export function piSessionScanner(home: string, cacheDir: string): SessionScanner
     },
     compact: prune,
   });
-  scanners.set(key, scanner);
-  return scanner;
 }
 
 async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
@@ -157,21 +149,6 @@ async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReadi
   return { windows: [window], limitedUntil: resetsAt };
 }
 
-async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = piSessionScanner(context.account.home, context.cacheDir);
-  await scanner.refresh(context.changedFiles);
-  if (scanner.aggregate.hours.size === 0) return undefined;
-  const block = currentBlock(scanner.aggregate.hours, context.now);
-  const window: QuotaWindow = {
-    kind: "five_hour",
-    usedTokens: block?.tokens ?? 0,
-    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
-    source: "pi-usage-estimate",
-    observedAt: context.now.toISOString(),
-  };
-  return { windows: [window] };
-}
-
 /** Quota sources of Pi, most trusted first. */
 export const quotaSources: readonly QuotaSource[] = [
   {
@@ -183,6 +160,7 @@ export const quotaSources: readonly QuotaSource[] = [
   {
     id: "pi-usage-estimate",
     description: "Tokens of the current 5-hour block from the login's session files (an estimate; Pi records no %).",
-    read: fromUsage,
+    read: (context) =>
+      readBlockEstimate(piSessionScanner(context.account.home, context.cacheDir), context, "pi-usage-estimate"),
   },
 ];

@@ -1,5 +1,6 @@
 import { OffrunError } from "../../core/foundation/errors.js";
 import { shellLine } from "../../core/foundation/shell-quote.js";
+import type { TranscriptMoment } from "../types.js";
 
 /**
  * Adds Offrun's hook to a JSON settings file in the shape Claude Code made common and Gemini CLI
@@ -102,4 +103,16 @@ function formatLike(value: unknown, original: string | undefined): string {
 export function textField(payload: Record<string, unknown>, key: string): string | undefined {
   const value = payload[key];
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * The part of a transcript moment that every hook payload in Claude's shape gives (Gemini CLI
+ * copied its `session_id` and `cwd`): the session, when Offrun received the hook, and the folder
+ * when the payload names one.
+ */
+export function hookMomentBase(
+  payload: { session_id: string; cwd?: string | undefined },
+  receivedAt: string,
+): Pick<TranscriptMoment, "sessionId" | "at" | "cwd"> {
+  return { sessionId: payload.session_id, at: receivedAt, ...(payload.cwd ? { cwd: payload.cwd } : {}) };
 }

@@ -24,7 +24,7 @@ export interface JsonLineSpec<T> {
  * or the events that say why it could not be read. A type this CLI version does not know yet
  * gives no event at all: newer CLIs add events, and those are not errors.
  */
-export function decodeJsonLine<T>(spec: JsonLineSpec<T>, text: string): { line: T } | { events: ParsedEvent[] } {
+function decodeJsonLine<T>(spec: JsonLineSpec<T>, text: string): { line: T } | { events: ParsedEvent[] } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -39,4 +39,18 @@ export function decodeJsonLine<T>(spec: JsonLineSpec<T>, text: string): { line: 
     return { events: [unreadableLine(spec.cli, `a ${envelope.data.type} line Offrun cannot read: ${clip(text)}`)] };
   }
   return { line: line.data };
+}
+
+/**
+ * The events of one stdout line of a JSON-line CLI, for a parser's `push`: none for a blank
+ * line, `onLine`'s for a line `decodeJsonLine` could read, and why it could not otherwise.
+ */
+export function jsonLineEvents<T>(
+  spec: JsonLineSpec<T>,
+  text: string,
+  onLine: (line: T) => ParsedEvent[],
+): ParsedEvent[] {
+  if (text.trim() === "") return [];
+  const decoded = decodeJsonLine(spec, text);
+  return "line" in decoded ? onLine(decoded.line) : decoded.events;
 }

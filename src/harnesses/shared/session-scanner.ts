@@ -292,3 +292,18 @@ async function walk(root: string): Promise<string[]> {
   }
   return out;
 }
+
+const kept = new Map<string, SessionScanner<unknown>>();
+
+/**
+ * The scanner of `config` for the login at `home`, kept for the life of the process (the
+ * companion's refreshes reuse it): one per login, cache folder and cache name, made on first use.
+ */
+export function keptSessionScanner<A>(home: string, config: ScannerConfig<A>): SessionScanner<A> {
+  const key = `${config.name}\0${home}\0${config.cacheDir}`;
+  const known = kept.get(key) as SessionScanner<A> | undefined;
+  if (known) return known;
+  const scanner = new SessionScanner(config);
+  kept.set(key, scanner as SessionScanner<unknown>);
+  return scanner;
+}

@@ -1,4 +1,7 @@
 import * as z from "zod";
+import type { QuotaWindow } from "../../core/foundation/events.js";
+import type { QuotaReading, QuotaSourceContext } from "../../core/foundation/quota-types.js";
+import type { SessionScanner } from "./session-scanner.js";
 
 /**
  * ccusage's 5-hour blocks, for CLIs whose session files record tokens but no provider window
@@ -43,6 +46,30 @@ export function currentBlock(
   const at = now.getTime();
   if (!block || at >= block.start + BLOCK_MS || at - block.last > BLOCK_MS) return undefined;
   return block;
+}
+
+/**
+ * The quota reading of a CLI's token estimate, once `scanner` has read what changed: the current
+ * 5-hour block's tokens and its end, or 0 tokens and no reset between blocks; undefined when the
+ * session files recorded no tokens at all. `source` names the quota source (`claude-usage-estimate`).
+ */
+export async function readBlockEstimate(
+  scanner: SessionScanner<{ hours: ReadonlyMap<number, Hour> }>,
+  context: QuotaSourceContext,
+  source: string,
+): Promise<QuotaReading | undefined> {
+  await scanner.refresh(context.changedFiles);
+  const { hours } = scanner.aggregate;
+  if (hours.size === 0) return undefined;
+  const block = currentBlock(hours, context.now);
+  const window: QuotaWindow = {
+    kind: "five_hour",
+    usedTokens: block?.tokens ?? 0,
+    ...(block ? { resetsAt: new Date(block.start + BLOCK_MS).toISOString() } : {}),
+    source,
+    observedAt: context.now.toISOString(),
+  };
+  return { windows: [window] };
 }
 
 /** Hours as JSON for a scanner's cache: [start, first, last, tokens]. */
