@@ -112,7 +112,7 @@ describe("the wait when every login is limited", () => {
     const plan = planResetWait([limited("work", 3), limited("personal", 1)], {
       harnessName: "Claude Code",
       resetGiven: true,
-      lastAccount: "work",
+      lastLogin: "work",
       now,
       random: () => 0.5,
     });
@@ -127,7 +127,7 @@ describe("the wait when every login is limited", () => {
     const plan = planResetWait([limited("work", 1)], {
       harnessName: "Codex",
       resetGiven: false,
-      lastAccount: "work",
+      lastLogin: "work",
       now,
     });
     expect(plan.at).toBeDefined();
@@ -169,7 +169,7 @@ test("a limit whose reset passed during the failover is due now: the wait is onl
   const plan = planResetWait([candidate("solo", undefined)], {
     harnessName: "Claude Code",
     resetGiven: true,
-    lastAccount: "default",
+    lastLogin: "default",
     lastLimit: { account: "solo", until: new Date(now.getTime() - 1000).toISOString() },
     now,
     random: () => 0,

@@ -33,7 +33,7 @@ export interface LoginAttempt {
   /** The environment of the login's processes (its relocation variable and its extra env). */
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
-  accountHome?: string;
+  loginHome?: string;
   /** Where the CLI runs: inside this login's sandbox when the work is sandboxed. */
   runner: ProcessRunner;
   /** What the sandbox refused, when the work is sandboxed. */
@@ -186,7 +186,7 @@ async function attemptOn<R>(policy: AttemptPolicy<R>, login: Login, onLimit: (se
     return await policy.attempt({
       account: login,
       env,
-      ...(login.isDefault ? {} : { accountHome: login.home }),
+      ...(login.isDefault ? {} : { loginHome: login.home }),
       runner: sandbox?.runner ?? policy.runner,
       ...(sandbox ? { refusals: sandbox.refusals } : {}),
       observe: (event) => observe(login, event, onLimit),

@@ -30,7 +30,7 @@ export function planResetWait(
     /** Whether the last limit hit named its reset time. */
     resetGiven: boolean;
     /** The login whose limit ended the last turn. */
-    lastAccount?: string;
+    lastLogin?: string;
     /**
      * The last limit this message hit. When its reset has already passed (it came while the
      * failover ran), that login is due now: the wait is just the jitter.
@@ -67,7 +67,7 @@ export function planResetWait(
   }
   const jitter = RESET_JITTER_MS.min + random() * (RESET_JITTER_MS.max - RESET_JITTER_MS.min);
   const at = new Date(Date.parse(first) + jitter).toISOString();
-  const resetGiven = options.resetGiven || options.lastAccount !== label;
+  const resetGiven = options.resetGiven || options.lastLogin !== label;
   const when = clockTime(at, now.getTime());
   return {
     at,

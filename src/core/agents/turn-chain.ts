@@ -115,7 +115,7 @@ async function carry(
         config,
         signal: ctx.signal,
         env: login.env,
-        ...(login.accountHome ? { accountHome: login.accountHome } : {}),
+        ...(login.loginHome ? { loginHome: login.loginHome } : {}),
         log: ctx.log,
         update: ctx.update,
         observe: login.observe,
@@ -207,7 +207,7 @@ async function onNoRoom(
     plan = planResetWait(await ctx.logins.candidates(harness), {
       harnessName: harness.displayName,
       resetGiven: state.resetGiven,
-      lastAccount: record.account,
+      lastLogin: record.account,
       ...(state.limitSeen ? { lastLimit: state.limitSeen } : {}),
     });
   }

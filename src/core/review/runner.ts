@@ -151,7 +151,7 @@ async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<R
     mode: "plan",
     cwd: request.cwd,
     binary: request.binary,
-    ...(login.accountHome ? { accountHome: login.accountHome } : {}),
+    ...(login.loginHome ? { loginHome: login.loginHome } : {}),
     ...(harness.choosesSessionId ? { newSessionId: randomUUID() } : {}),
     ...(request.model ? { model: request.model } : {}),
     outputSchema: request.outputSchema,

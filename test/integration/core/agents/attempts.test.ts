@@ -117,7 +117,7 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const limitA = Date.now() + 2 * HOUR;
   const turn = async (ctx: TurnContext): Promise<TurnResult> => {
     const login = await findLogin(claude, record.account);
-    expect(ctx.accountHome).toBe(login.home);
+    expect(ctx.loginHome).toBe(login.home);
     expect(ctx.env.CLAUDE_CONFIG_DIR).toBe(login.home);
     turns.push({ ...seen(picker, login, ctx.prompt), continuation: ctx.continuation === true });
     const at = new Date().toISOString();
