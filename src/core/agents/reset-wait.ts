@@ -46,7 +46,7 @@ export function planResetWait(
     options.lastLimit && Date.parse(options.lastLimit.until) <= now.getTime() ? options.lastLimit : undefined;
   const first = earliestReset(candidates, now) ?? (passed ? now.toISOString() : undefined);
   const label =
-    candidates.find((c) => c.quota.limitedUntil !== undefined && c.quota.limitedUntil === first)?.account.label ??
+    candidates.find((c) => c.quota.limitedUntil !== undefined && c.quota.limitedUntil === first)?.login.label ??
     passed?.account ??
     "";
   const all = `Every ${options.harnessName} login is limited`;

@@ -52,7 +52,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
   }
   let login: string;
   try {
-    login = (await ctx.logins.choose(harness, {})).account.label;
+    login = (await ctx.logins.choose(harness, {})).login.label;
   } catch (error) {
     const candidates = await ctx.logins.candidates(harness);
     if (candidates.some((c) => c.quota.recovering && c.signIn?.state !== "signed-out")) {

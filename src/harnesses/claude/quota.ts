@@ -220,7 +220,7 @@ function fromObserved(context: QuotaSourceContext): QuotaReading | undefined {
 }
 
 async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = claudeLimitScanner(context.account.home, context.cacheDir);
+  const scanner = claudeLimitScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   const now = context.now.getTime();
   const windows: QuotaWindow[] = [];
@@ -244,7 +244,7 @@ async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading
 }
 
 async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = claudeUsageScanner(context.account.home, context.cacheDir);
+  const scanner = claudeUsageScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   if (scanner.aggregate.hours.size === 0) return undefined;
   const block = currentBlock(scanner.aggregate.hours, context.now);

@@ -141,7 +141,7 @@ export function piSessionScanner(home: string, cacheDir: string): SessionScanner
 }
 
 async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = piSessionScanner(context.account.home, context.cacheDir);
+  const scanner = piSessionScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   const { limit, answeredAt } = scanner.aggregate;
   if (!limit || (answeredAt !== undefined && answeredAt > limit.at)) return undefined; // none, or over
@@ -158,7 +158,7 @@ async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReadi
 }
 
 async function fromUsage(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = piSessionScanner(context.account.home, context.cacheDir);
+  const scanner = piSessionScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   if (scanner.aggregate.hours.size === 0) return undefined;
   const block = currentBlock(scanner.aggregate.hours, context.now);
