@@ -116,7 +116,7 @@ describe("the wait when every login is limited", () => {
       now,
       random: () => 0.5,
     });
-    expect(plan.account).toBe("personal");
+    expect(plan.login).toBe("personal");
     const late = Date.parse(plan.at!) - Date.parse(inHours(1));
     expect(late).toBeGreaterThanOrEqual(RESET_JITTER_MS.min);
     expect(late).toBeLessThanOrEqual(RESET_JITTER_MS.max);
@@ -170,9 +170,9 @@ test("a limit whose reset passed during the failover is due now: the wait is onl
     harnessName: "Claude Code",
     resetGiven: true,
     lastLogin: "default",
-    lastLimit: { account: "solo", until: new Date(now.getTime() - 1000).toISOString() },
+    lastLimit: { login: "solo", until: new Date(now.getTime() - 1000).toISOString() },
     now,
     random: () => 0,
   });
-  expect(plan).toMatchObject({ account: "solo", at: new Date(now.getTime() + RESET_JITTER_MS.min).toISOString() });
+  expect(plan).toMatchObject({ login: "solo", at: new Date(now.getTime() + RESET_JITTER_MS.min).toISOString() });
 });

@@ -84,7 +84,7 @@ export interface AttemptPolicy<R> {
 
 /** The last usage limit an attempt hit: the login's label, until when, and whether the stream named the reset. */
 export interface LimitSeen {
-  account: string;
+  login: string;
   until: string;
   resetGiven: boolean;
 }
@@ -215,6 +215,6 @@ async function observe(login: Login, event: QuotaEvent, onLimit: (seen: LimitSee
   // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
   const resetGiven = reset !== undefined && reset > now;
   const until = new Date(resetGiven ? reset! : now + UNKNOWN_RESET_MS).toISOString();
-  onLimit({ account: login.label, until, resetGiven });
+  onLimit({ login: login.label, until, resetGiven });
   await markLimited(login, until, event.message);
 }

@@ -78,7 +78,7 @@ export class Supervisor {
         root,
         request,
         harness: harness.id,
-        account: pick.login.label,
+        login: pick.login.label,
         config,
         branches: ground.takenNames,
       }),
