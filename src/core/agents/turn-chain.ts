@@ -36,7 +36,7 @@ export interface ChainContext {
   update(changes: Partial<AgentRecord>): Promise<void>;
   /**
    * The message goes on after a wait for a reset: it starts with the continuation when the limited
-   * turn had done work, on `account` (moving the session there first), and waits no second time.
+   * turn had done work, on `login` (moving the session there first), and waits no second time.
    */
   resumed?: { continuation: boolean; login: string };
   /** Called once, when the first turn has taken its login (a queue of resumes waits for it). */

@@ -18,6 +18,7 @@ export interface ReviewerChoice {
 }
 
 export interface ReviewerWish {
+  // `account` names the login: `agent.review`'s params (ReviewRequest) carry it under this key.
   harness?: string;
   account?: string;
   model?: string;

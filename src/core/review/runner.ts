@@ -52,7 +52,7 @@ export interface ReviewerRun {
   tokens?: { input: number; output: number; costUsd?: number };
   quotaBefore: QuotaWindow[];
   quotaAfter: QuotaWindow[];
-  /** Logins that hit their usage limit or were not signed in, in order, before `account`. */
+  /** Logins that hit their usage limit or were not signed in, in order, before `login`. */
   failedOver: string[];
   /** Of those, the ones that were not signed in. */
   signedOut: string[];
