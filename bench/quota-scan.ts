@@ -56,7 +56,7 @@ function login(harness: string, home: string): Login {
 /** Runs in a child: cold (or warm, with a cache) scan through the real sources, then one append. */
 async function child(claudeHome: string, codexHome: string, cacheDir: string, appendTo: string): Promise<void> {
   const context = (harness: string, home: string, source: string): QuotaSourceContext => ({
-    account: login(harness, home),
+    login: login(harness, home),
     env: {},
     runner: localRunner,
     now: new Date(),

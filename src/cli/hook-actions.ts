@@ -15,7 +15,7 @@ interface HooksOptions extends GlobalOptions {
 
 interface Target {
   harness: Harness;
-  account: { label: string; home: string };
+  login: { label: string; home: string };
 }
 
 /** What the CLIs run: this node and this checkout's bin/offrun.js, so no PATH lookup is needed. */
@@ -24,24 +24,24 @@ function hookArgv(): string[] {
 }
 
 export async function install(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
-    const { file, outcome } = await installHook({ harness, account: login, hookArgv: hookArgv() });
+  const rows = await forEachTarget(options, async ({ harness, login }) => {
+    const { file, outcome } = await installHook({ harness, login, hookArgv: hookArgv() });
     return { harness: harness.id, account: login.label, file, outcome };
   });
   report(options, rows, "Sessions started outside Offrun now report to it; `offrun hooks uninstall` undoes this.");
 }
 
 export async function uninstall(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
-    const result = await uninstallHook({ harness, account: login, force: options.force });
+  const rows = await forEachTarget(options, async ({ harness, login }) => {
+    const result = await uninstallHook({ harness, login, force: options.force });
     return { harness: harness.id, account: login.label, ...result };
   });
   report(options, rows);
 }
 
 export async function status(options: HooksOptions): Promise<void> {
-  const rows = await forEachTarget(options, async ({ harness, account: login }) => {
-    const state = await hookStatus({ harness, account: login, hookArgv: hookArgv() });
+  const rows = await forEachTarget(options, async ({ harness, login }) => {
+    const state = await hookStatus({ harness, login, hookArgv: hookArgv() });
     const outcome = !state.present
       ? state.recorded
         ? "removed by hand"
@@ -68,7 +68,7 @@ async function forEachTarget(options: HooksOptions, action: (target: Target) => 
       if (targets.length === 1) throw error;
       rows.push({
         harness: target.harness.id,
-        account: target.account.label,
+        account: target.login.label,
         outcome: isOffrunError(error, "not_found") ? "skipped" : "failed",
         error: (error as Error).message,
       });
@@ -92,7 +92,7 @@ async function chooseTargets(options: HooksOptions): Promise<Target[]> {
   const targets: Target[] = [];
   for (const harness of harnesses) {
     for (const login of await listLogins(harness.id)) {
-      if (options.login === undefined || login.label === options.login) targets.push({ harness, account: login });
+      if (options.login === undefined || login.label === options.login) targets.push({ harness, login });
     }
   }
   if (targets.length === 0) {

@@ -116,7 +116,7 @@ function LoginItem({
               title="Rename Login"
               icon={Icon.Pencil}
               shortcut={Keyboard.Shortcut.Common.Edit}
-              target={<RenameLoginForm account={login} onRenamed={reload} />}
+              target={<RenameLoginForm login={login} onRenamed={reload} />}
             />
           )}
           <Action.Push

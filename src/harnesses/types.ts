@@ -34,7 +34,7 @@ export interface TurnInput {
   newSessionId?: string;
   model?: string;
   /** The login's home; absent for the Default login (the CLI's own home). */
-  accountHome?: string;
+  loginHome?: string;
   /**
    * The prompt is too long for one argument (Linux caps one at 128 KiB): the adapter must have
    * the CLI read it from stdin, by setting `input` on the command.

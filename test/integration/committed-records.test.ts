@@ -101,7 +101,7 @@ test("a new agent never takes a name whose record or chat log the repository com
     root: clone,
     request: { project: clone, prompt: "talker", ...(name ? { name } : {}) },
     harness: "claude",
-    account: "default",
+    login: "default",
     config: projectConfigSchema.parse({}),
     branches: new Set<string>(),
   });

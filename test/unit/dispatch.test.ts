@@ -37,7 +37,7 @@ function candidate(label: string, windows: QuotaWindow[], extra: Partial<LoginRe
   };
   const blocking = blockingWindow(windows);
   return {
-    account: login,
+    login,
     quota: { harness: "claude", label, windows, attempts: [], ...(blocking ? { blocking } : {}), ...extra },
   };
 }
@@ -47,7 +47,7 @@ const pick = (candidates: Candidate[], options: Partial<Parameters<typeof pickLo
 
 test("the login with the most room in its blocking window is picked", () => {
   const chosen = pick([candidate("work", [window("five_hour", 70)]), candidate("personal", [window("five_hour", 20)])]);
-  expect(chosen.account.label).toBe("personal");
+  expect(chosen.login.label).toBe("personal");
 });
 
 test("a full weekly window blocks even when the 5-hour window is nearly empty", () => {
@@ -55,20 +55,20 @@ test("a full weekly window blocks even when the 5-hour window is nearly empty", 
   expect(blockingWindow(weeklyFull.quota.windows)?.kind).toBe("seven_day");
   expect(headroom(weeklyFull.quota, now)).toBe(0);
   const chosen = pick([weeklyFull, candidate("personal", [window("five_hour", 60)])]);
-  expect(chosen.account.label).toBe("personal");
+  expect(chosen.login.label).toBe("personal");
 });
 
 test("a login with unknown quota ranks below one known to have room, and above none", () => {
-  expect(pick([candidate("default", []), candidate("work", [window("five_hour", 95)])]).account.label).toBe("work");
+  expect(pick([candidate("default", []), candidate("work", [window("five_hour", 95)])]).login.label).toBe("work");
   expect(
-    pick([candidate("default", []), candidate("work", [window("five_hour", 100, 2, "rejected")])]).account.label,
+    pick([candidate("default", []), candidate("work", [window("five_hour", 100, 2, "rejected")])]).login.label,
   ).toBe("default");
 });
 
 test("a limited login is refused with when it resets, unless forced", () => {
   const limited = candidate("work", [window("five_hour", 40)], { limitedUntil: inHours(3) });
   expect(() => pick([limited])).toThrow(/Every Claude Code login is limited\. The first resets at/);
-  expect(pick([limited], { force: true }).account.label).toBe("work");
+  expect(pick([limited], { force: true }).login.label).toBe("work");
 });
 
 test("concurrent starts spread over logins instead of all going to the emptiest", () => {
@@ -77,8 +77,8 @@ test("concurrent starts spread over logins instead of all going to the emptiest"
   const labels: string[] = [];
   for (let i = 0; i < 4; i++) {
     const chosen = pick(candidates, { inFlight });
-    labels.push(chosen.account.label);
-    const key = `claude/${chosen.account.label}`;
+    labels.push(chosen.login.label);
+    const key = `claude/${chosen.login.label}`;
     inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
   }
   expect(new Set(labels)).toEqual(new Set(["work", "personal"]));
@@ -87,8 +87,8 @@ test("concurrent starts spread over logins instead of all going to the emptiest"
 test("a login just back from a limit takes one turn at a time", () => {
   const back = candidate("work", [window("five_hour", 0)], { recovering: true });
   const other = candidate("personal", [window("five_hour", 50)]);
-  expect(pick([back, other]).account.label).toBe("work");
-  expect(pick([back, other], { inFlight: new Map([["claude/work", 1]]) }).account.label).toBe("personal");
+  expect(pick([back, other]).login.label).toBe("work");
+  expect(pick([back, other], { inFlight: new Map([["claude/work", 1]]) }).login.label).toBe("personal");
 });
 
 test("every login above 90% comes with a warning", () => {
@@ -99,7 +99,7 @@ test("every login above 90% comes with a warning", () => {
 
 test("a failover never goes back to a login it already tried", () => {
   const candidates = [candidate("work", [window("five_hour", 10)]), candidate("personal", [window("five_hour", 50)])];
-  expect(pick(candidates, { exclude: new Set(["claude/work"]) }).account.label).toBe("personal");
+  expect(pick(candidates, { exclude: new Set(["claude/work"]) }).login.label).toBe("personal");
   expect(() => pick(candidates, { exclude: new Set(["claude/work", "claude/personal"]) })).toThrow(/limited/);
 });
 

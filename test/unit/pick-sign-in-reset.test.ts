@@ -42,7 +42,7 @@ function candidate(
   };
   const blocking = blockingWindow(windows);
   return {
-    account: login,
+    login,
     quota: { harness: "claude", label, windows, attempts: [], ...(blocking ? { blocking } : {}), ...options.quota },
     ...(options.signIn
       ? { signIn: { state: options.signIn, source: "status", checkedAt: now.toISOString(), note: "test" } }
@@ -58,7 +58,7 @@ test("a signed-out login is never picked, even when it looks emptiest", () => {
     candidate("default", 0, { signIn: "signed-out" }),
     candidate("beta", 60, { signIn: "signed-in" }),
   ]);
-  expect(chosen.account.label).toBe("beta");
+  expect(chosen.login.label).toBe("beta");
   expect(chosen.ranking.find((r) => r.label === "default")?.skipped).toMatch(/signed out/);
 });
 
@@ -68,13 +68,13 @@ test("with no quota known anywhere, a signed-in login beats the Default one whos
     candidate("default", undefined, { signIn: "unknown" }),
     candidate("beta", undefined, { signIn: "signed-in" }),
   ]);
-  expect(chosen.account.label).toBe("beta");
+  expect(chosen.login.label).toBe("beta");
 });
 
 test("unknown sign-in is usable, ranked below signed-in logins", () => {
-  expect(pick([candidate("gw", 0, { signIn: "unknown" })]).account.label).toBe("gw");
+  expect(pick([candidate("gw", 0, { signIn: "unknown" })]).login.label).toBe("gw");
   const chosen = pick([candidate("gw", 0, { signIn: "unknown" }), candidate("work", 70, { signIn: "signed-in" })]);
-  expect(chosen.account.label).toBe("work");
+  expect(chosen.login.label).toBe("work");
 });
 
 test("when only signed-out logins are left, the error says how to sign in, as not_logged_in", () => {
@@ -90,18 +90,18 @@ test("when only signed-out logins are left, the error says how to sign in, as no
 
 test("a login below its reserve is passed by, and used again when forced", () => {
   const candidates = [candidate("work", 85, { reserve: 20 }), candidate("personal", 95)];
-  expect(pick(candidates).account.label).toBe("personal");
+  expect(pick(candidates).login.label).toBe("personal");
   expect(pick(candidates).ranking.find((r) => r.label === "work")?.skipped).toBe("below its 20% reserve");
   expect(() => pick([candidate("work", 85, { reserve: 20 })])).toThrow(/kept in reserve: work/);
-  expect(pick([candidate("work", 85, { reserve: 20 })], true).account.label).toBe("work");
+  expect(pick([candidate("work", 85, { reserve: 20 })], true).login.label).toBe("work");
 });
 
 test("between logins with similar room, the one that resets sooner is picked; much more room still wins", () => {
   const soon = candidate("soon", 50, { resetsInHours: 0.5 });
   const late = candidate("late", 45, { resetsInHours: 4.5 });
-  expect(pick([late, soon]).account.label).toBe("soon");
+  expect(pick([late, soon]).login.label).toBe("soon");
   const roomy = candidate("roomy", 20, { resetsInHours: 4.5 });
-  expect(pick([roomy, soon]).account.label).toBe("roomy");
+  expect(pick([roomy, soon]).login.label).toBe("roomy");
 });
 
 describe("the wait when every login is limited", () => {
@@ -112,11 +112,11 @@ describe("the wait when every login is limited", () => {
     const plan = planResetWait([limited("work", 3), limited("personal", 1)], {
       harnessName: "Claude Code",
       resetGiven: true,
-      lastAccount: "work",
+      lastLogin: "work",
       now,
       random: () => 0.5,
     });
-    expect(plan.account).toBe("personal");
+    expect(plan.login).toBe("personal");
     const late = Date.parse(plan.at!) - Date.parse(inHours(1));
     expect(late).toBeGreaterThanOrEqual(RESET_JITTER_MS.min);
     expect(late).toBeLessThanOrEqual(RESET_JITTER_MS.max);
@@ -127,7 +127,7 @@ describe("the wait when every login is limited", () => {
     const plan = planResetWait([limited("work", 1)], {
       harnessName: "Codex",
       resetGiven: false,
-      lastAccount: "work",
+      lastLogin: "work",
       now,
     });
     expect(plan.at).toBeDefined();
@@ -158,9 +158,9 @@ describe("the wait when every login is limited", () => {
 test("a Default login whose home was never made ranks below an added login nobody has checked yet", () => {
   const neverUsed = candidate("default", undefined);
   neverUsed.signIn = { state: "unknown", source: "home", checkedAt: now.toISOString(), note: "never used" };
-  expect(pick([neverUsed, candidate("solo", undefined)]).account.label).toBe("solo");
+  expect(pick([neverUsed, candidate("solo", undefined)]).login.label).toBe("solo");
   // Still usable when it is all there is: unknown is not signed out.
-  expect(pick([neverUsed]).account.label).toBe("default");
+  expect(pick([neverUsed]).login.label).toBe("default");
 });
 
 // Broke in CI: a reset seconds away passed while the failover tried a signed-out login, and no
@@ -169,10 +169,10 @@ test("a limit whose reset passed during the failover is due now: the wait is onl
   const plan = planResetWait([candidate("solo", undefined)], {
     harnessName: "Claude Code",
     resetGiven: true,
-    lastAccount: "default",
-    lastLimit: { account: "solo", until: new Date(now.getTime() - 1000).toISOString() },
+    lastLogin: "default",
+    lastLimit: { login: "solo", until: new Date(now.getTime() - 1000).toISOString() },
     now,
     random: () => 0,
   });
-  expect(plan).toMatchObject({ account: "solo", at: new Date(now.getTime() + RESET_JITTER_MS.min).toISOString() });
+  expect(plan).toMatchObject({ login: "solo", at: new Date(now.getTime() + RESET_JITTER_MS.min).toISOString() });
 });

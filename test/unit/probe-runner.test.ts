@@ -55,7 +55,7 @@ test("readLoginQuota starts `codex app-server` through the runner it is handed",
     return command;
   });
 
-  const quota = await readLoginQuota({ account: work, harness: codexHarness, binary: CODEX_BIN, env, runner });
+  const quota = await readLoginQuota({ login: work, harness: codexHarness, binary: CODEX_BIN, env, runner });
 
   expect(seen.map((c) => [c.file, ...c.args])).toEqual([[CODEX_BIN, "app-server"]]);
   expect(seen[0]?.env?.CODEX_HOME).toBe(work.home);

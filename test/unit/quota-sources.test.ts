@@ -48,7 +48,7 @@ function context(
   extra: Partial<QuotaSourceContext> = {},
 ): QuotaSourceContext {
   return {
-    account: login,
+    login,
     env: {},
     runner: localRunner,
     now: new Date(now),

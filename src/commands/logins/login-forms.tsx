@@ -83,7 +83,7 @@ export function AddLoginForm({ harness, clis, onAdded }: { harness?: string; cli
   );
 }
 
-export function RenameLoginForm({ account: login, onRenamed }: { account: Login; onRenamed: () => void }) {
+export function RenameLoginForm({ login, onRenamed }: { login: Login; onRenamed: () => void }) {
   const { pop } = useNavigation();
   const { handleSubmit, itemProps } = useForm<{ label: string }>({
     initialValues: { label: login.label },

@@ -16,6 +16,7 @@ import { shellQuote } from "../../core/foundation/shell-quote.js";
  */
 
 export interface LoginRow {
+  // `account` names the login: Raycast's cache of this view (useCachedPromise) holds rows of earlier versions.
   account: Login;
   quota: LoginQuotaView;
   /** What Offrun last knew of the sign-in (a missing home is signed out at once). */

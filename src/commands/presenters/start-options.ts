@@ -54,11 +54,11 @@ export interface StartOptions {
 export function harnessChoice(
   harness: Pick<Harness, "id" | "displayName" | "installHint">,
   installed: boolean,
-  candidates: { account: Parameters<typeof pickLogin>[1][number]["account"]; quota: LoginReading }[],
+  candidates: { login: Parameters<typeof pickLogin>[1][number]["login"]; quota: LoginReading }[],
   now: number,
   defaultLogin?: string,
 ): HarnessChoice {
-  const logins = candidates.map(({ account: login, quota }) => {
+  const logins = candidates.map(({ login, quota }) => {
     const view = viewLoginQuota(quota, now);
     return {
       label: login.label,
@@ -69,7 +69,7 @@ export function harnessChoice(
   });
   let pick: string | undefined;
   try {
-    pick = pickLogin(harness as Harness, candidates, { inFlight: new Map(), now: new Date(now) }).account.label;
+    pick = pickLogin(harness as Harness, candidates, { inFlight: new Map(), now: new Date(now) }).login.label;
   } catch {
     pick = undefined; // every login is limited: the form says so and the user may still pick one
   }
@@ -129,7 +129,7 @@ export async function loadHarnessChoices(
         listLogins(harness, env),
       ]);
       const candidates = await Promise.all(
-        logins.map(async (login) => ({ account: login, quota: await cachedLoginQuota(login, new Date(now)) })),
+        logins.map(async (login) => ({ login, quota: await cachedLoginQuota(login, new Date(now)) })),
       );
       return harnessChoice(harness, binary !== undefined, candidates, now, defaults[harness.id]);
     }),

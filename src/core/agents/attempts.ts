@@ -29,11 +29,11 @@ export type QuotaEvent = Extract<ParsedEvent, { type: "quota" | "limit_hit" }>;
 
 /** One login's go at the work: the login is held for it from before it starts until after it ends. */
 export interface LoginAttempt {
-  account: Login;
+  login: Login;
   /** The environment of the login's processes (its relocation variable and its extra env). */
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
-  accountHome?: string;
+  loginHome?: string;
   /** Where the CLI runs: inside this login's sandbox when the work is sandboxed. */
   runner: ProcessRunner;
   /** What the sandbox refused, when the work is sandboxed. */
@@ -55,7 +55,7 @@ export type AttemptVerdict =
   | { kind: "over" };
 
 /** The sandbox each attempt runs in, opened for its login (the next login's home, not this one's). */
-export type AttemptSandbox = Omit<SandboxRequest, "harness" | "account" | "env" | "inner" | "warn"> & {
+export type AttemptSandbox = Omit<SandboxRequest, "harness" | "login" | "env" | "inner" | "warn"> & {
   warn(login: Login, message: string): Promise<void>;
 };
 
@@ -84,7 +84,7 @@ export interface AttemptPolicy<R> {
 
 /** The last usage limit an attempt hit: the login's label, until when, and whether the stream named the reset. */
 export interface LimitSeen {
-  account: string;
+  login: string;
   until: string;
   resetGiven: boolean;
 }
@@ -92,7 +92,7 @@ export interface LimitSeen {
 export interface Attempts<R> {
   /** The last attempt's result, and the login it ran on. */
   result: R;
-  account: Login;
+  login: Login;
   /** The work needed another login and none had room: the picker's error, which says why. */
   noRoom?: unknown;
   /** The policy's moveTo ended the work after moving it. */
@@ -126,7 +126,7 @@ export async function runAttempts<R>(policy: AttemptPolicy<R>): Promise<Attempts
     const result = await attemptOn(policy, login, (seen) => (limit = seen));
     const over = (more: Partial<Attempts<R>> = {}): Attempts<R> => ({
       result,
-      account: login,
+      login,
       ...(limit ? { limit } : {}),
       ...more,
       notes: Promise.all(notes).then(() => undefined),
@@ -151,7 +151,7 @@ export async function runAttempts<R>(policy: AttemptPolicy<R>): Promise<Attempts
     }
     let next: Login;
     try {
-      next = (await policy.logins.choose(policy.harness, { exclude: tried })).account;
+      next = (await policy.logins.choose(policy.harness, { exclude: tried })).login;
     } catch (error) {
       return over({ noRoom: error });
     }
@@ -177,16 +177,16 @@ async function attemptOn<R>(policy: AttemptPolicy<R>, login: Login, onLimit: (se
       sandbox = await openSandbox({
         ...request,
         harness: policy.harness,
-        account: login,
+        login,
         env,
         inner: policy.runner,
         warn: (message) => warn(login, message),
       });
     }
     return await policy.attempt({
-      account: login,
+      login,
       env,
-      ...(login.isDefault ? {} : { accountHome: login.home }),
+      ...(login.isDefault ? {} : { loginHome: login.home }),
       runner: sandbox?.runner ?? policy.runner,
       ...(sandbox ? { refusals: sandbox.refusals } : {}),
       observe: (event) => observe(login, event, onLimit),
@@ -215,6 +215,6 @@ async function observe(login: Login, event: QuotaEvent, onLimit: (seen: LimitSee
   // A reset further in the past is no reset time at all (a clock or parsing problem): back off instead.
   const resetGiven = reset !== undefined && reset > now;
   const until = new Date(resetGiven ? reset! : now + UNKNOWN_RESET_MS).toISOString();
-  onLimit({ account: login.label, until, resetGiven });
+  onLimit({ login: login.label, until, resetGiven });
   await markLimited(login, until, event.message);
 }

@@ -100,7 +100,7 @@ export async function handOver(options: {
   const config = await loadProjectConfig(root);
   const harness = await findHarness(request.harness, { project: root, env: options.env });
   const binary = await requireAgentBinary(harness, options.env);
-  const login = await options.logins.choose(harness, { label: request.account, force: request.force });
+  const pick = await options.logins.choose(harness, { label: request.account, force: request.force });
   const prompt = await buildHandoffPrompt({
     record,
     events: (await readChat(root, record.name)).entries,
@@ -110,7 +110,7 @@ export async function handOver(options: {
   const fromHarness = record.harness;
   await journal.update(record, {
     harness: harness.id,
-    account: login.account.label,
+    account: pick.login.label,
     sessionId: undefined,
     model: request.model,
   });
@@ -118,7 +118,7 @@ export async function handOver(options: {
     type: "handoff",
     fromHarness,
     toHarness: harness.id,
-    account: login.account.label,
+    account: pick.login.label,
   });
-  return { prompt, binary, config, warnings: login.warning ? [login.warning] : [] };
+  return { prompt, binary, config, warnings: pick.warning ? [pick.warning] : [] };
 }

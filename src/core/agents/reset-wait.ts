@@ -16,7 +16,7 @@ export interface ResetWaitPlan {
   /** When it goes on (absent: it does not wait, and `message` says why). */
   at?: string;
   /** The login that resets first. */
-  account: string;
+  login: string;
   /** False when the CLI named no reset time and Offrun backs off instead. */
   resetGiven: boolean;
   /** One line for the log, `ls` and the menu bar: "Resumes 03:00 on work, when its limit resets." */
@@ -30,12 +30,12 @@ export function planResetWait(
     /** Whether the last limit hit named its reset time. */
     resetGiven: boolean;
     /** The login whose limit ended the last turn. */
-    lastAccount?: string;
+    lastLogin?: string;
     /**
      * The last limit this message hit. When its reset has already passed (it came while the
      * failover ran), that login is due now: the wait is just the jitter.
      */
-    lastLimit?: { account: string; until: string };
+    lastLimit?: { login: string; until: string };
     now?: Date;
     random?: () => number;
   },
@@ -46,13 +46,13 @@ export function planResetWait(
     options.lastLimit && Date.parse(options.lastLimit.until) <= now.getTime() ? options.lastLimit : undefined;
   const first = earliestReset(candidates, now) ?? (passed ? now.toISOString() : undefined);
   const label =
-    candidates.find((c) => c.quota.limitedUntil !== undefined && c.quota.limitedUntil === first)?.account.label ??
-    passed?.account ??
+    candidates.find((c) => c.quota.limitedUntil !== undefined && c.quota.limitedUntil === first)?.login.label ??
+    passed?.login ??
     "";
   const all = `Every ${options.harnessName} login is limited`;
   if (!first) {
     return {
-      account: label,
+      login: label,
       resetGiven: false,
       message: `${all}, and none has a reset time ahead, so Offrun cannot wait for one. Send a message to try again.`,
     };
@@ -60,18 +60,18 @@ export function planResetWait(
   const ahead = Date.parse(first) - now.getTime();
   if (ahead > LONGEST_WAIT_MS) {
     return {
-      account: label,
+      login: label,
       resetGiven: true,
       message: `${all}; the first reset the CLI gave is ${new Date(first).toISOString()}, more than 8 days away, which no usage window lasts, so Offrun does not wait for it. Check \`offrun quota\`, then send a message to try again.`,
     };
   }
   const jitter = RESET_JITTER_MS.min + random() * (RESET_JITTER_MS.max - RESET_JITTER_MS.min);
   const at = new Date(Date.parse(first) + jitter).toISOString();
-  const resetGiven = options.resetGiven || options.lastAccount !== label;
+  const resetGiven = options.resetGiven || options.lastLogin !== label;
   const when = clockTime(at, now.getTime());
   return {
     at,
-    account: label,
+    login: label,
     resetGiven,
     message: resetGiven
       ? `${all}. Resumes ${when} on ${label}, when its limit resets.`

@@ -52,7 +52,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
   }
   let login: string;
   try {
-    login = (await ctx.logins.choose(harness, {})).account.label;
+    login = (await ctx.logins.choose(harness, {})).login.label;
   } catch (error) {
     const candidates = await ctx.logins.candidates(harness);
     if (candidates.some((c) => c.quota.recovering && c.signIn?.state !== "signed-out")) {
@@ -62,7 +62,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     const plan = planResetWait(candidates, { harnessName: harness.displayName, resetGiven: true });
     if (plan.at && error instanceof OffrunError && error.kind === "usage_limit") {
       // A later reset became known while it waited: wait for that one instead.
-      await ctx.update({ resume: { ...resume, at: plan.at, account: plan.account }, lastError: plan.message });
+      await ctx.update({ resume: { ...resume, at: plan.at, account: plan.login }, lastError: plan.message });
       ctx.waitAgain(plan.at);
       return undefined;
     }
@@ -79,7 +79,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     message: `Went on after the reset on login ${login}${login === from ? "" : ` (was ${from})`}, ${resume.continuation ? "from where the limited turn stopped" : "with your message"}.`,
   });
   // Wrapped: an async function would wait for a promise it returns, and the caller's lock must not.
-  return { held: ctx.begin(resume.prompt, binary, config, { continuation: resume.continuation, account: login }) };
+  return { held: ctx.begin(resume.prompt, binary, config, { continuation: resume.continuation, login }) };
 }
 
 async function giveUp(ctx: ResumeContext, message: string): Promise<void> {

@@ -22,7 +22,7 @@ export async function reserveAgent(options: {
   root: string;
   request: StartRequest;
   harness: string;
-  account: string;
+  login: string;
   config: ProjectConfig;
   /** The names whose branch exists already (takenAgentBranches), asked before the lock. */
   branches: ReadonlySet<string>;
@@ -58,7 +58,7 @@ export async function reserveAgent(options: {
     name,
     task: request.prompt,
     harness: options.harness,
-    account: options.account,
+    account: options.login,
     mode: request.mode ?? config.defaultMode ?? "build",
     model: request.model,
     project: root,

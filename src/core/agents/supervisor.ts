@@ -63,7 +63,7 @@ export class Supervisor {
     // Independent file reads, a PATH search and git's answers (the commit to start from, the
     // branches taken): done together, since each start pays for them.
     // Known before its record exists: recovery finds agents via projects.json (a kill mid-start left one working).
-    const [binary, login, ground] = await Promise.all([
+    const [binary, pick, ground] = await Promise.all([
       this.requireBinary(harness),
       this.logins.choose(harness, { label: request.account, force: request.force }),
       lookBeforeStart(root, request.base, config.branchPrefix),
@@ -78,7 +78,7 @@ export class Supervisor {
         root,
         request,
         harness: harness.id,
-        account: login.account.label,
+        login: pick.login.label,
         config,
         branches: ground.takenNames,
       }),
@@ -97,7 +97,7 @@ export class Supervisor {
     const firstTurn = record.turns + 1;
     this.turns.begin(record, request.prompt, binary, config, firstMemory ? { firstMemory } : {});
     trace.finish(record.name);
-    const warnings = [login.warning, untrustedWarning(trust)].filter((warning) => warning !== undefined);
+    const warnings = [pick.warning, untrustedWarning(trust)].filter((warning) => warning !== undefined);
     for (const message of warnings) await this.journal.log(record, 1, { type: "notice", level: "warning", message });
     return { agent: record, warnings, firstTurn };
   }

@@ -36,9 +36,9 @@ export interface ChainContext {
   update(changes: Partial<AgentRecord>): Promise<void>;
   /**
    * The message goes on after a wait for a reset: it starts with the continuation when the limited
-   * turn had done work, on `account` (moving the session there first), and waits no second time.
+   * turn had done work, on `login` (moving the session there first), and waits no second time.
    */
-  resumed?: { continuation: boolean; account: string };
+  resumed?: { continuation: boolean; login: string };
   /** Called once, when the first turn has taken its login (a queue of resumes waits for it). */
   onDispatched?: () => void;
   /** Called once, when the chain is done with the message and only writes how it ended. */
@@ -83,9 +83,9 @@ async function carry(
   const harness = await findHarness(record.harness, { project: record.project, env: ctx.env });
   let retries = 0;
   let continuation = ctx.resumed?.continuation ?? false;
-  if (ctx.resumed && ctx.resumed.account !== record.account) {
+  if (ctx.resumed && ctx.resumed.login !== record.account) {
     const from = await findLogin(harness, record.account, ctx.env);
-    const to = await findLogin(harness, ctx.resumed.account, ctx.env);
+    const to = await findLogin(harness, ctx.resumed.login, ctx.env);
     const moved = await moveSession(ctx, harness, from, to, `went on after the reset on ${to.label}`);
     if (!moved.carried) continuation = false;
   }
@@ -115,7 +115,7 @@ async function carry(
         config,
         signal: ctx.signal,
         env: login.env,
-        ...(login.accountHome ? { accountHome: login.accountHome } : {}),
+        ...(login.loginHome ? { loginHome: login.loginHome } : {}),
         log: ctx.log,
         update: ctx.update,
         observe: login.observe,
@@ -165,7 +165,7 @@ async function carry(
     const waiting = await onNoRoom(ctx, harness, attempts.noRoom, {
       continuation: continuation || result.progressed,
       resetGiven: attempts.limit?.resetGiven ?? true,
-      ...(attempts.limit ? { limitSeen: { account: attempts.limit.account, until: attempts.limit.until } } : {}),
+      ...(attempts.limit ? { limitSeen: { login: attempts.limit.login, until: attempts.limit.until } } : {}),
     });
     return waiting ? { end, notes } : { end, status, notes };
   }
@@ -182,7 +182,7 @@ async function onNoRoom(
   harness: Harness,
   noRoom: unknown,
   /** `limitSeen`: the last limit a login of this message hit, and its reset. */
-  state: { continuation: boolean; resetGiven: boolean; limitSeen?: { account: string; until: string } },
+  state: { continuation: boolean; resetGiven: boolean; limitSeen?: { login: string; until: string } },
 ): Promise<boolean> {
   const { record, config } = ctx;
   const elsewhere = await ctx.logins.roomElsewhere(harness, record.name);
@@ -207,7 +207,7 @@ async function onNoRoom(
     plan = planResetWait(await ctx.logins.candidates(harness), {
       harnessName: harness.displayName,
       resetGiven: state.resetGiven,
-      lastAccount: record.account,
+      lastLogin: record.account,
       ...(state.limitSeen ? { lastLimit: state.limitSeen } : {}),
     });
   }
@@ -221,7 +221,7 @@ async function onNoRoom(
     lastError: plan.message,
     resume: {
       at: plan.at,
-      account: plan.account,
+      account: plan.login,
       prompt: ctx.prompt,
       continuation: state.continuation,
       resetGiven: plan.resetGiven,
@@ -231,7 +231,7 @@ async function onNoRoom(
     type: "reset_wait",
     phase: "waiting",
     resumesAt: plan.at,
-    account: plan.account,
+    account: plan.login,
     message: `${plan.message} ${elsewhere ? `Or now: ${elsewhere}` : ""}`.trim(),
   });
   return true;

@@ -28,7 +28,7 @@ export interface TurnContext {
   /** The environment of the login's processes (its extra env included). */
   env: NodeJS.ProcessEnv;
   /** The login's home, for an added login (the adapter sets the CLI's relocation variable). */
-  accountHome?: string;
+  loginHome?: string;
   /** Appends an event to the chat log; `at` when it happened before it is written (AgentJournal.log). */
   log(turn: number, event: EventDraft, at?: Date): Promise<void>;
   update(changes: Partial<AgentRecord>): Promise<void>;
@@ -145,7 +145,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     mode: record.mode,
     cwd: record.worktree,
     binary: ctx.binary,
-    ...(ctx.accountHome ? { accountHome: ctx.accountHome } : {}),
+    ...(ctx.loginHome ? { loginHome: ctx.loginHome } : {}),
     resumeSessionId: resume ? record.sessionId : undefined,
     newSessionId,
     model: record.model,

@@ -11,7 +11,7 @@ export interface QuotaReading {
 
 /** Everything a source may use; sources never open credentials. */
 export interface QuotaSourceContext {
-  account: Login;
+  login: Login;
   /** The CLI binary, when installed (for live sources such as `codex app-server`). */
   binary?: string;
   /** The environment for that login's processes (relocation variable and the login's extra env set). */

@@ -72,7 +72,7 @@ export interface HookLogin {
 
 export interface HookRequest {
   harness: Harness;
-  account: HookLogin;
+  login: HookLogin;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -98,7 +98,7 @@ export interface UninstallResult {
 }
 
 export async function installHook(request: HookRequest & { hookArgv: readonly string[] }): Promise<InstallResult> {
-  const { harness, account: login, hookArgv, env = process.env } = request;
+  const { harness, login, hookArgv, env = process.env } = request;
   const file = settingsFileOf(harness, login.home);
   await requireHome(harness, login);
   return updateHooksFile<InstallResult>(env, (hooks) =>
@@ -133,7 +133,7 @@ export async function installHook(request: HookRequest & { hookArgv: readonly st
 
 /** Puts the settings file back as it was before install. */
 export async function uninstallHook(request: HookRequest & { force?: boolean }): Promise<UninstallResult> {
-  const { harness, account: login, force = false, env = process.env } = request;
+  const { harness, login, force = false, env = process.env } = request;
   const file = settingsFileOf(harness, login.home);
   return updateHooksFile<UninstallResult>(env, (hooks) =>
     untilUnchanged(file, async () => {
@@ -210,7 +210,7 @@ export interface HookStatus {
 }
 
 export async function hookStatus(request: HookRequest & { hookArgv: readonly string[] }): Promise<HookStatus> {
-  const { harness, account: login, hookArgv, env = process.env } = request;
+  const { harness, login, hookArgv, env = process.env } = request;
   const file = settingsFileOf(harness, login.home);
   const hooks = await readHooksFile(env);
   const entry = hooks.installs.find((candidate) => candidate.file === file);

@@ -137,6 +137,7 @@ export async function addLogin(request: AddLoginRequest): Promise<Login> {
 }
 
 export interface RemoveLoginResult {
+  // `account` names the login: this is the `login.remove` reply, whose key peers of earlier versions read.
   account: Login;
   /** True when the home was deleted (--purge on a home Offrun made). */
   deletedHome: boolean;

@@ -24,7 +24,7 @@ export class LoginPicker {
       Promise.all(logins.map((login) => cachedLoginQuota(login, now))),
     ]);
     return logins.map((login, index) => ({
-      account: login,
+      login,
       quota: quotas[index]!,
       signIn: signIns.get(signInKey(login)),
     }));
@@ -59,7 +59,7 @@ export class LoginPicker {
           `Login '${login.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --login to let Offrun pick, or pass --force.`,
         );
       }
-      return { account: login, quota, ranking: [{ label: login.label, room: headroom(quota) }] };
+      return { login, quota, ranking: [{ label: login.label, room: headroom(quota) }] };
     }
     const candidates = await this.candidates(harness);
     return pickLogin(harness, candidates, {
@@ -96,7 +96,7 @@ export class LoginPicker {
       const candidates = await this.candidates(harness).catch(() => []);
       const best = candidates
         .filter((c) => c.signIn?.state !== "signed-out")
-        .map((c) => ({ label: c.account.label, room: headroom(c.quota) }))
+        .map((c) => ({ label: c.login.label, room: headroom(c.quota) }))
         .filter((c) => c.room !== 0)
         .sort((a, b) => (b.room ?? -1) - (a.room ?? -1))[0];
       if (best) {

@@ -9,7 +9,7 @@ import { readLedgerEntry, type LoginReading } from "../quota/ledger.js";
 import { cachedLoginQuota, readLoginQuota } from "../quota/pipeline.js";
 
 export interface LoginQuota {
-  account: Login;
+  login: Login;
   harness: Harness;
   quota: LoginReading;
   /** The cached sign-in state: a signed-out login is shown as such, not as "quota unknown". */
@@ -52,7 +52,7 @@ export async function quotaOfAllLogins(
       cachedSignIns(listed),
     ]);
     listed.forEach((login, index) =>
-      logins.push({ account: login, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(login))! }),
+      logins.push({ login, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(login))! }),
     );
   }
   return { logins, ...(customError ? { customError } : {}) };
@@ -68,7 +68,7 @@ async function quotaOf(
   const known = (await readLedgerEntry(login)).last !== undefined;
   if (known && !options.fresh) return cachedLoginQuota(login, options.now);
   return readLoginQuota({
-    account: login,
+    login,
     harness,
     binary,
     env: { ...env, ...loginProcessEnv(login, harness) },

@@ -9,7 +9,7 @@ export async function quotaReport(
 ): Promise<{ rows: QuotaListRow[]; customError?: string }> {
   const { logins, customError } = await quotaOfAllLogins({ fresh: options.fresh, projectRoot: options.projectRoot });
   const now = options.now ?? new Date();
-  const rows = logins.map(({ account: login, harness, quota, signIn }): QuotaListRow => ({
+  const rows = logins.map(({ login, harness, quota, signIn }): QuotaListRow => ({
     ...quota,
     displayName: harness.displayName,
     home: login.home,

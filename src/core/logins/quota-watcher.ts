@@ -31,12 +31,12 @@ export async function watchQuota(options: {
   const folders = options.folders ?? new SessionFolders({ log: options.log });
   const timers = new Set<NodeJS.Timeout>();
   const watched = new Set<string>();
-  type WatchedLogin = { harness: Harness; account: Login; binary?: string };
+  type WatchedLogin = { harness: Harness; login: Login; binary?: string };
 
-  const refresh = async ({ harness, account: login, binary }: WatchedLogin, changedFiles?: string[]) => {
+  const refresh = async ({ harness, login, binary }: WatchedLogin, changedFiles?: string[]) => {
     try {
       await readLoginQuota({
-        account: login,
+        login,
         harness,
         binary,
         env: { ...options.env, ...loginProcessEnv(login, harness) },
@@ -47,7 +47,7 @@ export async function watchQuota(options: {
     }
   };
 
-  const watchLogin = (login: WatchedLogin) => {
+  const watchLogin = (target: WatchedLogin) => {
     let pending: NodeJS.Timeout | undefined;
     const changed = new Set<string>();
     const schedule = (file?: string) => {
@@ -57,11 +57,11 @@ export async function watchQuota(options: {
         pending = undefined;
         const files = [...changed];
         changed.clear();
-        void refresh(login, files.length > 0 ? files : undefined);
+        void refresh(target, files.length > 0 ? files : undefined);
       }, SETTLE_MS);
       timers.add(pending);
     };
-    for (const root of login.harness.sessionRoots(login.account.home)) {
+    for (const root of target.harness.sessionRoots(target.login.home)) {
       void folders.subscribe(root, {
         onFile: (file, event, initial) => {
           if (!initial && event !== "unlink") schedule(file);
@@ -75,8 +75,8 @@ export async function watchQuota(options: {
    * session files made a heap peak the companion then kept for its whole life.
    */
   let firstReadings = Promise.resolve();
-  const readFirst = (login: WatchedLogin) => {
-    firstReadings = firstReadings.then(() => (closed ? undefined : refresh(login)));
+  const readFirst = (target: WatchedLogin) => {
+    firstReadings = firstReadings.then(() => (closed ? undefined : refresh(target)));
   };
   let closed = false;
 
@@ -88,9 +88,9 @@ export async function watchQuota(options: {
         const key = `${harness.id}/${listed.label}\u0000${listed.home}`;
         if (watched.has(key)) continue;
         watched.add(key);
-        const login = { harness, account: listed, binary };
-        watchLogin(login);
-        readFirst(login); // so the cache is never empty for long
+        const target = { harness, login: listed, binary };
+        watchLogin(target);
+        readFirst(target); // so the cache is never empty for long
       }
     }
   };

@@ -18,14 +18,14 @@ const RESET_BONUS = 10;
 const RESET_HORIZON_MS = 5 * 3600_000;
 
 export interface Candidate {
-  account: Login;
+  login: Login;
   quota: LoginReading;
   /** What Offrun knows of its sign-in; absent means unknown. */
   signIn?: SignInEntry;
 }
 
 export interface Pick {
-  account: Login;
+  login: Login;
   quota: LoginReading;
   /** Every candidate with the room it was ranked by, best first (for the log and --json). */
   ranking: { label: string; room: number | undefined; skipped?: string }[];
@@ -54,10 +54,10 @@ export function pickLogin(
     neverUsed: boolean;
   }[] = [];
   for (const candidate of candidates) {
-    const key = loginKey(candidate.account);
+    const key = loginKey(candidate.login);
     const room = headroom(candidate.quota, now);
     const busy = options.inFlight.get(key) ?? 0;
-    const reserve = candidate.account.reservePercent ?? 0;
+    const reserve = candidate.login.reservePercent ?? 0;
     let skipped: string | undefined;
     if (options.exclude?.has(key)) skipped = "already tried";
     else if (candidate.signIn?.state === "signed-out")
@@ -66,7 +66,7 @@ export function pickLogin(
     else if (room !== undefined && reserve > 0 && room < reserve && !options.force)
       skipped = `below its ${reserve}% reserve`;
     else if (candidate.quota.recovering && busy > 0) skipped = "just back from a limit; one turn at a time";
-    ranking.push({ label: candidate.account.label, room, ...(skipped ? { skipped } : {}) });
+    ranking.push({ label: candidate.login.label, room, ...(skipped ? { skipped } : {}) });
     if (skipped) continue;
     // Unknown headroom ranks below any login known to have room.
     const score = (room ?? 0) - busy * IN_FLIGHT_PENALTY + (room === undefined ? 0 : resetBonus(candidate.quota, now));
@@ -85,7 +85,7 @@ export function pickLogin(
       Number(b.signedIn) - Number(a.signedIn) ||
       Number(a.neverUsed) - Number(b.neverUsed) ||
       b.score - a.score ||
-      Number(b.candidate.account.isDefault) - Number(a.candidate.account.isDefault),
+      Number(b.candidate.login.isDefault) - Number(a.candidate.login.isDefault),
   );
   const best = usable[0];
   if (!best) throw noRoom(harness, candidates, ranking, now);
@@ -93,7 +93,7 @@ export function pickLogin(
   const known = usable.map((u) => u.room).filter((r): r is number => r !== undefined);
   const crowded = known.length === usable.length && known.every((room) => room < 100 - CROWDED_PERCENT);
   return {
-    account: best.candidate.account,
+    login: best.candidate.login,
     quota: best.candidate.quota,
     ranking,
     ...(crowded
@@ -122,7 +122,7 @@ export function earliestReset(candidates: readonly Candidate[], now = new Date()
 }
 
 function noRoom(harness: Harness, candidates: Candidate[], ranking: Pick["ranking"], now: Date): OffrunError {
-  const signedOut = candidates.filter((c) => c.signIn?.state === "signed-out").map((c) => c.account.label);
+  const signedOut = candidates.filter((c) => c.signIn?.state === "signed-out").map((c) => c.login.label);
   const first = earliestReset(candidates, now);
   const when = first ? ` The first resets at ${new Date(first).toLocaleString()}.` : "";
   if (

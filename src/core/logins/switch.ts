@@ -21,7 +21,7 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
   refuseUnlessIdle(record);
   const harness = await findHarness(record.harness, { project: root, env });
   const from = await findLogin(harness, record.account, env);
-  const to = (await new LoginPicker(env).choose(harness, { label: request.account, force: request.force })).account;
+  const to = (await new LoginPicker(env).choose(harness, { label: request.account, force: request.force })).login;
   if (to.label === from.label) {
     throw new OffrunError(
       "invalid_input",

@@ -11,7 +11,7 @@ import type { QuotaAttempt, QuotaReading } from "../foundation/quota-types.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 
 export interface QuotaRequest {
-  account: Login;
+  login: Login;
   harness: Harness;
   binary?: string;
   /** The environment of that login's processes. */
@@ -30,7 +30,7 @@ export interface QuotaRequest {
  */
 export async function readLoginQuota(request: QuotaRequest): Promise<LoginReading> {
   const now = request.now ?? new Date();
-  const entry = await readLedgerEntry(request.account);
+  const entry = await readLedgerEntry(request.login);
   const attempts: QuotaAttempt[] = [];
   let answer: { reading: QuotaReading; source: string } | undefined;
   for (const source of request.harness.quotaSources) {
@@ -40,12 +40,12 @@ export async function readLoginQuota(request: QuotaRequest): Promise<LoginReadin
     }
     try {
       const reading = await source.read({
-        account: request.account,
+        login: request.login,
         binary: request.binary,
         env: request.env,
         runner: request.runner ?? localRunner,
         now,
-        cacheDir: path.join(userPaths().cache, "sources", loginKey(request.account), source.id),
+        cacheDir: path.join(userPaths().cache, "sources", loginKey(request.login), source.id),
         observed: entry.observed,
         ...(request.changedFiles ? { changedFiles: request.changedFiles } : {}),
       });
@@ -59,7 +59,7 @@ export async function readLoginQuota(request: QuotaRequest): Promise<LoginReadin
       attempts.push({ source: source.id, outcome: "failed", reason: describeError(error) });
     }
   }
-  const quota = summarize(request.account, answer, entry, attempts, now);
+  const quota = summarize(request.login, answer, entry, attempts, now);
   const saw = entry.observed?.recordedAt ?? entry.observed?.observedAt;
   await storeReading(quota, saw).catch(() => undefined); // a cache write failing must not hide the answer
   return quota;

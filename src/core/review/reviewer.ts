@@ -11,13 +11,14 @@ import { loginKey, readLedgerEntry } from "../quota/ledger.js";
 export interface ReviewerChoice {
   harness: Harness;
   binary: string;
-  account: Login;
+  login: Login;
   model?: string;
   /** Said in the review when the reviewer is the author's own login (nothing else was available). */
   warning?: string;
 }
 
 export interface ReviewerWish {
+  // `account` names the login: `agent.review`'s params (ReviewRequest) carry it under this key.
   harness?: string;
   account?: string;
   model?: string;
@@ -46,7 +47,7 @@ export async function chooseReviewer(
     const binary = await requireBinary(harness, env);
     if (label !== undefined) {
       const picked = await logins.choose(harness, { label, force: wish.force });
-      return { harness, binary, account: picked.account, ...modelPart, ...ownLoginWarning(record, picked.account) };
+      return { harness, binary, login: picked.login, ...modelPart, ...ownLoginWarning(record, picked.login) };
     }
     return { harness, binary, ...modelPart, ...(await otherLoginFirst(record, harness, logins, wish.force)) };
   }
@@ -55,7 +56,7 @@ export async function chooseReviewer(
     const binary = await locateBinary(harness.id, harness.binaryName, env);
     if (!binary || !(await hasUsedLogin(harness, env))) continue;
     const picked = await logins.choose(harness, {}).catch(() => undefined);
-    if (picked) return { harness, binary, account: picked.account, ...modelPart };
+    if (picked) return { harness, binary, login: picked.login, ...modelPart };
   }
   const harness = await findHarness(record.harness, { project: record.project, env });
   const binary = await requireBinary(harness, env);
@@ -68,14 +69,14 @@ async function otherLoginFirst(
   harness: Harness,
   logins: LoginPicker,
   force: boolean | undefined,
-): Promise<{ account: Login; warning?: string }> {
+): Promise<{ login: Login; warning?: string }> {
   if (harness.id === record.harness) {
     const author = new Set([loginKey({ harness: harness.id, label: record.account })]);
     const other = await logins.choose(harness, { exclude: author }).catch(() => undefined);
-    if (other) return { account: other.account };
+    if (other) return { login: other.login };
   }
   const picked = await logins.choose(harness, { force });
-  return { account: picked.account, ...ownLoginWarning(record, picked.account) };
+  return { login: picked.login, ...ownLoginWarning(record, picked.login) };
 }
 
 function ownLoginWarning(record: AgentRecord, login: Login): { warning?: string } {

@@ -24,7 +24,7 @@ export interface ReviewerRequest {
   harness: Harness;
   binary: string;
   /** The login to start on (already picked: pinned, configured or the one with most room). */
-  account: Login;
+  login: Login;
   model?: string;
   cwd: string;
   prompt: string;
@@ -43,7 +43,7 @@ export interface ReviewerRequest {
 }
 
 export interface ReviewerRun {
-  account: Login;
+  login: Login;
   end: TurnEndDraft;
   /** The reviewer's last text of the attempt that ended the run. */
   finalText?: string;
@@ -52,7 +52,7 @@ export interface ReviewerRun {
   tokens?: { input: number; output: number; costUsd?: number };
   quotaBefore: QuotaWindow[];
   quotaAfter: QuotaWindow[];
-  /** Logins that hit their usage limit or were not signed in, in order, before `account`. */
+  /** Logins that hit their usage limit or were not signed in, in order, before `login`. */
   failedOver: string[];
   /** Of those, the ones that were not signed in. */
   signedOut: string[];
@@ -82,11 +82,11 @@ export async function runReviewer(
   const failedOver: string[] = [];
   const signedOut: string[] = [];
   const denials: ReviewerRun["denials"] = [];
-  const quotaBefore = (await cachedLoginQuota(request.account)).windows;
+  const quotaBefore = (await cachedLoginQuota(request.login)).windows;
   const attempts = await runAttempts<ReviewerAttempt>({
     harness: request.harness,
     logins: request.logins,
-    first: request.account,
+    first: request.login,
     signal: request.signal,
     runner: request.runner,
     // The scratch worktree is the reviewer's whole world, read-only; its login's home opens for it.
@@ -124,13 +124,13 @@ export async function runReviewer(
     },
   });
   await attempts.notes;
-  const { result, account: endedOn } = attempts;
+  const { result, login: endedOn } = attempts;
   const end =
     attempts.noRoom === undefined
       ? result.end
       : { ...result.end, reason: `${result.end.reason ?? "Usage limit."} ${describeError(attempts.noRoom)}` };
   return {
-    account: endedOn,
+    login: endedOn,
     end,
     ...(result.finalText === undefined ? {} : { finalText: result.finalText }),
     denials,
@@ -144,14 +144,14 @@ export async function runReviewer(
 
 async function runOnce(request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> {
   const { harness, config } = request;
-  const { account: current } = login;
+  const { login: current } = login;
   const input: TurnInput = {
     ...promptInput(request.prompt),
     // Planner mode is each harness's read-only mode: the CLI itself refuses writes.
     mode: "plan",
     cwd: request.cwd,
     binary: request.binary,
-    ...(login.accountHome ? { accountHome: login.accountHome } : {}),
+    ...(login.loginHome ? { loginHome: login.loginHome } : {}),
     ...(harness.choosesSessionId ? { newSessionId: randomUUID() } : {}),
     ...(request.model ? { model: request.model } : {}),
     outputSchema: request.outputSchema,

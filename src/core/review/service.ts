@@ -90,7 +90,7 @@ export async function prepareReview(
   return {
     reviewer: {
       harness: reviewer.harness.id,
-      account: reviewer.account.label,
+      account: reviewer.login.label,
       ...(reviewer.model ? { model: reviewer.model } : {}),
     },
     warnings,
@@ -131,7 +131,7 @@ async function runReview(
     id,
     reviewer: {
       harness: reviewer.harness.id,
-      account: reviewer.account.label,
+      account: reviewer.login.label,
       ...(reviewer.model ? { model: reviewer.model } : {}),
     },
     outcome: "failed",
@@ -196,7 +196,7 @@ async function runInScratch(
     return await runReviewer({
       harness: reviewer.harness,
       binary: reviewer.binary,
-      account: reviewer.account,
+      login: reviewer.login,
       ...(reviewer.model ? { model: reviewer.model } : {}),
       cwd: scratch,
       prompt: buildReviewPrompt(record, changes),
@@ -222,7 +222,7 @@ function judge(
 ): Partial<ReviewEvent> {
   if (!run) return { outcome: "failed", reason: failure ?? "The review did not run." };
   const cost = {
-    reviewer: { harness: run.account.harness, account: run.account.label },
+    reviewer: { harness: run.login.harness, account: run.login.label },
     blockedWrites: run.denials,
     ...(run.tokens ? { tokens: run.tokens } : {}),
     quotaBefore: run.quotaBefore,

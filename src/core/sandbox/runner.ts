@@ -38,7 +38,7 @@ export interface SandboxRequest {
   /** The agent (or a reviewer standing in for one): its project, name, worktree and mode. */
   record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode"> & { branch?: string };
   harness: Harness;
-  account: Login;
+  login: Login;
   /** The turn's environment (the login's variables included). */
   env: NodeJS.ProcessEnv;
   config: ProjectConfig;
@@ -68,7 +68,7 @@ export interface SandboxTurn {
  */
 export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn> {
   await assertSandboxAvailable();
-  const { record, harness, account: login } = request;
+  const { record, harness, login } = request;
   const unready = await harness.sandbox.unready?.(login.home, request.env);
   if (unready) throw new OffrunError("not_installed", unready);
   const { scope, variables, absentExecutable } = await sandboxScope(request);
@@ -153,7 +153,7 @@ export function sandboxFolder(record: Pick<AgentRecord, "project" | "name">): st
 async function sandboxScope(
   request: SandboxRequest,
 ): Promise<{ scope: SandboxScope; variables: string[]; absentExecutable: string[] }> {
-  const { record, harness, account: login, env, config } = request;
+  const { record, harness, login, env, config } = request;
   const userHome = env.HOME || os.homedir();
   const [gitScopeOfTurn, otherHomes, projects, configured, state, executable] = await Promise.all([
     record.mode === "plan" ? undefined : gitScope(record.worktree, record.branch),

@@ -100,7 +100,7 @@ export function defaultHomeOf(definition: AcpAgentDefinition, env: NodeJS.Proces
  */
 export function acpCommand(definition: AcpAgentDefinition, input: TurnInput): Command {
   const env: NodeJS.ProcessEnv = { ...input.env, ...definition.env };
-  if (input.accountHome !== undefined) env[definition.homeVariable] = input.accountHome;
+  if (input.loginHome !== undefined) env[definition.homeVariable] = input.loginHome;
   const file = path.isAbsolute(definition.command) ? definition.command : input.binary || definition.command;
   const args = definition.argsFor ? definition.argsFor(input) : [...definition.args];
   return { file, args, cwd: input.cwd, env };

@@ -25,7 +25,7 @@ export { AGY_MIN_VERSION } from "./version.js";
  */
 function agyTurnCommand(input: TurnInput): Command {
   const env: NodeJS.ProcessEnv = { ...input.env };
-  if (input.accountHome) env.HOME = input.accountHome;
+  if (input.loginHome) env.HOME = input.loginHome;
   return {
     file: input.binary,
     args: agyTurnArgs(input),

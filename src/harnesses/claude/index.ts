@@ -65,7 +65,7 @@ function turnCommand(input: TurnInput): Command {
   if (!input.promptViaStdin) args.push("--", input.prompt);
 
   const env: NodeJS.ProcessEnv = { ...input.env };
-  if (input.accountHome) env.CLAUDE_CONFIG_DIR = input.accountHome;
+  if (input.loginHome) env.CLAUDE_CONFIG_DIR = input.loginHome;
   return { file: input.binary, args, cwd: input.cwd, env, ...(input.promptViaStdin ? { input: input.prompt } : {}) };
 }
 

@@ -207,7 +207,7 @@ function fromObserved(context: QuotaSourceContext): QuotaReading | undefined {
 }
 
 async function fromLimitTexts(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = claudeLimitScanner(context.account.home, context.cacheDir);
+  const scanner = claudeLimitScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   const now = context.now.getTime();
   const windows: QuotaWindow[] = [];
@@ -247,6 +247,6 @@ export const quotaSources: readonly QuotaSource[] = [
     description:
       "Tokens of the current 5-hour block from the login's session files, counted like ccusage (an estimate).",
     read: (context) =>
-      readBlockEstimate(claudeUsageScanner(context.account.home, context.cacheDir), context, "claude-usage-estimate"),
+      readBlockEstimate(claudeUsageScanner(context.login.home, context.cacheDir), context, "claude-usage-estimate"),
   },
 ];

@@ -90,7 +90,7 @@ export const codexHarness: Harness = {
   choosesSessionId: false,
   versionArgs: ["--version"],
   turnCommand(input: TurnInput): Command {
-    const env = input.accountHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.accountHome };
+    const env = input.loginHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.loginHome };
     return {
       file: input.binary,
       args: codexTurnArgs(input),
@@ -101,7 +101,7 @@ export const codexHarness: Harness = {
   },
   // The home lets the parser read the thread's rollout for writes the sandbox refused.
   createParser: (input) =>
-    createCodexParser(input ? { home: input.accountHome ?? codexHarness.defaultHome(input.env) } : {}),
+    createCodexParser(input ? { home: input.loginHome ?? codexHarness.defaultHome(input.env) } : {}),
   // `codex login` (0.171.0) runs the browser sign-in on a local port; `--device-auth` is for
   // machines without a browser and is left to the user.
   loginArgs: ["login"],

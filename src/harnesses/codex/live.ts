@@ -60,7 +60,7 @@ const userInputSchema = z.looseObject({
 
 export const codexLive = {
   async runTurn(input: TurnInput, io: LiveTurnIO): Promise<void> {
-    const env = input.accountHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.accountHome };
+    const env = input.loginHome === undefined ? { ...input.env } : { ...input.env, CODEX_HOME: input.loginHome };
     const child = io.spawn({ file: input.binary, args: LIVE_ARGS, cwd: input.cwd, env });
     const turn = new AppServerTurn(child, io, input);
     let failure: string | undefined;

@@ -75,7 +75,7 @@ function current(windows: QuotaWindow[], now: Date): QuotaReading | undefined {
 }
 
 async function fromRollouts(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = codexRolloutScanner(context.account.home, context.cacheDir);
+  const scanner = codexRolloutScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   const latest = scanner.aggregate.value;
   return latest ? current(latest.windows, context.now) : undefined;

@@ -71,10 +71,10 @@ export const geminiHarness: Harness = {
   versionArgs: ["--version"],
   turnCommand(input: TurnInput): Command {
     const env: NodeJS.ProcessEnv = { ...input.env };
-    if (input.accountHome) env.GEMINI_CLI_HOME = input.accountHome;
+    if (input.loginHome) env.GEMINI_CLI_HOME = input.loginHome;
     const dirs = input.mode === "plan" ? (input.addDirs ?? []) : [];
     // Reviewers have no memory folder and stay in plan mode.
-    const policy = dirs.length > 0 ? writePlannerPolicy(input.accountHome ?? geminiDefaultHome(env), dirs) : undefined;
+    const policy = dirs.length > 0 ? writePlannerPolicy(input.loginHome ?? geminiDefaultHome(env), dirs) : undefined;
     const prompt = policy ? `${plannerNote(dirs)}\n\n${input.prompt}` : input.prompt;
     return {
       file: input.binary,

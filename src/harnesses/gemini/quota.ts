@@ -99,7 +99,7 @@ export function geminiUsageScanner(home: string, cacheDir: string): SessionScann
 }
 
 async function fromChats(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = geminiUsageScanner(context.account.home, context.cacheDir);
+  const scanner = geminiUsageScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   if (scanner.aggregate.seen.size === 0) return undefined;
   const window: QuotaWindow = {

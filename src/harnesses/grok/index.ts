@@ -50,7 +50,7 @@ export function grokTurnArgs(
 
 function turnCommand(input: TurnInput): Command {
   const env: NodeJS.ProcessEnv = { ...input.env };
-  if (input.accountHome) env.GROK_HOME = input.accountHome;
+  if (input.loginHome) env.GROK_HOME = input.loginHome;
   const viaStdin = input.promptViaStdin === true || input.prompt.startsWith("-");
   return {
     file: input.binary,

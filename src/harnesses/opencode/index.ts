@@ -53,7 +53,7 @@ export const opencodeHarness: Harness = {
   versionArgs: ["--version"],
   turnCommand(input: TurnInput): Command {
     const env: NodeJS.ProcessEnv = { ...input.env, ...OPENCODE_QUIET_ENV };
-    if (input.accountHome !== undefined) Object.assign(env, opencodeHomeEnv(input.accountHome));
+    if (input.loginHome !== undefined) Object.assign(env, opencodeHomeEnv(input.loginHome));
     const content = opencodeConfigContent(input.env.OPENCODE_CONFIG_CONTENT, input.mode, input.addDirs ?? []);
     if (content !== undefined) env.OPENCODE_CONFIG_CONTENT = content;
     return { file: input.binary, args: opencodeTurnArgs(input), cwd: input.cwd, env, input: input.prompt };

@@ -45,7 +45,7 @@ export const piHarness: Harness = {
   versionArgs: ["--version"],
   turnCommand(input: TurnInput): Command {
     const env: NodeJS.ProcessEnv = { ...input.env };
-    if (input.accountHome !== undefined) env.PI_CODING_AGENT_DIR = input.accountHome;
+    if (input.loginHome !== undefined) env.PI_CODING_AGENT_DIR = input.loginHome;
     return { file: input.binary, args: piTurnArgs(input), cwd: input.cwd, env, input: input.prompt };
   },
   createParser: () => createPiParser(),

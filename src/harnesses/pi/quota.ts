@@ -133,7 +133,7 @@ export function piSessionScanner(home: string, cacheDir: string): SessionScanner
 }
 
 async function fromLimitReplies(context: QuotaSourceContext): Promise<QuotaReading | undefined> {
-  const scanner = piSessionScanner(context.account.home, context.cacheDir);
+  const scanner = piSessionScanner(context.login.home, context.cacheDir);
   await scanner.refresh(context.changedFiles);
   const { limit, answeredAt } = scanner.aggregate;
   if (!limit || (answeredAt !== undefined && answeredAt > limit.at)) return undefined; // none, or over
@@ -161,6 +161,6 @@ export const quotaSources: readonly QuotaSource[] = [
     id: "pi-usage-estimate",
     description: "Tokens of the current 5-hour block from the login's session files (an estimate; Pi records no %).",
     read: (context) =>
-      readBlockEstimate(piSessionScanner(context.account.home, context.cacheDir), context, "pi-usage-estimate"),
+      readBlockEstimate(piSessionScanner(context.login.home, context.cacheDir), context, "pi-usage-estimate"),
   },
 ];

@@ -117,7 +117,7 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const limitA = Date.now() + 2 * HOUR;
   const turn = async (ctx: TurnContext): Promise<TurnResult> => {
     const login = await findLogin(claude, record.account);
-    expect(ctx.accountHome).toBe(login.home);
+    expect(ctx.loginHome).toBe(login.home);
     expect(ctx.env.CLAUDE_CONFIG_DIR).toBe(login.home);
     turns.push({ ...seen(picker, login, ctx.prompt), continuation: ctx.continuation === true });
     const at = new Date().toISOString();
@@ -187,14 +187,14 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const reviews: Seen[] = [];
   const limitB = Date.now() + 3 * HOUR;
   const minuteA = Date.now() - 20_000;
-  const once = async (request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> => {
-    reviews.push(seen(reviewPicker, login.account, request.prompt));
-    expect(login.env.CODEX_HOME).toBe(login.account.home);
-    const label = login.account.label;
-    await login.observe(quotaSeen({ a: 91, b: 92, c: 40 }[label]!));
+  const once = async (request: ReviewerRequest, attempt: LoginAttempt): Promise<ReviewerAttempt> => {
+    reviews.push(seen(reviewPicker, attempt.login, request.prompt));
+    expect(attempt.env.CODEX_HOME).toBe(attempt.login.home);
+    const label = attempt.login.label;
+    await attempt.observe(quotaSeen({ a: 91, b: 92, c: 40 }[label]!));
     const end = { type: "turn_end", reason: "usage limit" } as const;
-    if (label === "a") await login.observe(limitHit(minuteA));
-    if (label === "b") await login.observe(limitHit(limitB));
+    if (label === "a") await attempt.observe(limitHit(minuteA));
+    if (label === "b") await attempt.observe(limitHit(limitB));
     if (label !== "c") return { end: { ...end, outcome: "limited" }, denials: [] };
     return { end: { type: "turn_end", outcome: "completed" }, finalText: '{"verdict":"approve"}', denials: [] };
   };
@@ -211,7 +211,7 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
     failedOver: ["a", "b"],
     finalText: '{"verdict":"approve"}',
   });
-  expect(run.account.label).toBe("c");
+  expect(run.login.label).toBe("c");
   nothingHeld(reviewPicker, reviewLogins);
   const after = await readLedger();
   const reviewUsed = (label: string) => after.accounts[`codex/${label}`]?.observed?.windows[0]?.usedPercent;
@@ -227,8 +227,8 @@ test("a login is released when the work on it throws, and no login is tried twic
   const picker = new CountingPicker(process.env);
   const first = logins[0]!;
   const tried: string[] = [];
-  const failing = async (_request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> => {
-    tried.push(login.account.label);
+  const failing = async (_request: ReviewerRequest, attempt: LoginAttempt): Promise<ReviewerAttempt> => {
+    tried.push(attempt.login.label);
     throw new Error("the CLI could not start");
   };
   await expect(runReviewer(reviewRequest(gemini, first, picker), failing)).rejects.toThrow("could not start");
@@ -236,9 +236,9 @@ test("a login is released when the work on it throws, and no login is tried twic
   nothingHeld(picker, logins);
 
   // Every login limited: each is tried once, and the review says none has room.
-  const limited = async (_request: ReviewerRequest, login: LoginAttempt): Promise<ReviewerAttempt> => {
-    tried.push(login.account.label);
-    await login.observe(limitHit(Date.now() + HOUR));
+  const limited = async (_request: ReviewerRequest, attempt: LoginAttempt): Promise<ReviewerAttempt> => {
+    tried.push(attempt.login.label);
+    await attempt.observe(limitHit(Date.now() + HOUR));
     return { end: { type: "turn_end", outcome: "limited", reason: "usage limit" }, denials: [] };
   };
   tried.length = 0;
@@ -253,7 +253,7 @@ function reviewRequest(harness: ReviewerRequest["harness"], login: Login, logins
   return {
     harness,
     binary: "codex",
-    account: login,
+    login,
     cwd: os.tmpdir(),
     prompt: "review the diff",
     outputSchema: { schema: {}, file: path.join(os.tmpdir(), "schema.json") },

@@ -40,7 +40,7 @@ itWithTmpfs("a hooks install on a full disk leaves Claude Code's settings.json w
   const harness = BUILTIN_HARNESSES.find((h) => h.id === "claude")!;
   const install = installHook({
     harness,
-    account: { label: "default", home },
+    login: { label: "default", home },
     hookArgv: ["/usr/bin/node", "/opt/offrun/bin/offrun.js"],
     env: box.env,
   });

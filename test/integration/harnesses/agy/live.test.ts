@@ -31,7 +31,7 @@ async function liveTurn(name: string, turns: AgyTurn[], opts: { version?: string
     mode: "build",
     cwd: box.dir,
     binary: FAKE_AGY,
-    accountHome: path.join(box.dir, name, "home"),
+    loginHome: path.join(box.dir, name, "home"),
     env: { ...box.env, FAKE_AGY_SCRIPT: script.file },
   };
   const live = createAgyLive(agyHarness.turnCommand, { quietMs: 1_000, probeTimeout: "1s" });

@@ -36,7 +36,7 @@ async function turn(prompt: string, options: Partial<TurnInput> = {}, decisions:
     cwd,
     binary: FAKE_GROK,
     env: { PATH: process.env.PATH, HOME: path.join(dir, "home"), TMPDIR: os.tmpdir() },
-    accountHome: home,
+    loginHome: home,
     ...options,
   };
   await grokHarness.live!.runTurn(input, io);

@@ -33,7 +33,7 @@ async function oneWay(prompt: string) {
     cwd: dir,
     binary: FAKE_GROK,
     env: { PATH: process.env.PATH, HOME: path.join(dir, "home"), TMPDIR: os.tmpdir() },
-    accountHome: home,
+    loginHome: home,
   };
   const command = grokHarness.turnCommand(input);
   const result = await runCommand(command, { timeoutMs: 30_000, ...(command.input ? { input: command.input } : {}) });

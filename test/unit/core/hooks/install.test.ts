@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const request = (id: string) => ({
   harness: BUILTIN_HARNESSES.find((h) => h.id === id)!,
-  account: { label: "default", home },
+  login: { label: "default", home },
   hookArgv,
   env: sandbox.env,
 });

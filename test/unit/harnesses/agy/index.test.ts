@@ -168,7 +168,7 @@ describe("argv", () => {
       cwd: "/w",
       binary: "agy",
       env: {},
-      accountHome: "/h",
+      loginHome: "/h",
       promptViaStdin: true,
     });
     expect(command.args.some((a) => a.startsWith("-p"))).toBe(false);

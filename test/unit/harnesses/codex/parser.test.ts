@@ -332,7 +332,7 @@ describe("the Codex turn command", () => {
       mode: "build",
       model: "gpt-5.5",
       addDirs: ["/mem"],
-      accountHome: "/homes/work",
+      loginHome: "/homes/work",
     });
     expect(command.args).toEqual([
       "exec",

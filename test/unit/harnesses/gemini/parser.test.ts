@@ -242,7 +242,7 @@ describe("argv", () => {
       cwd: "/w",
       binary: "gemini",
       env: {},
-      accountHome: "/h",
+      loginHome: "/h",
       promptViaStdin: true,
     });
     expect(command.args[0]).toBe("--prompt=");

@@ -48,7 +48,7 @@ function login(recorded: string): Login {
 
 function context(login: Login, now: Date | string): QuotaSourceContext {
   return {
-    account: login,
+    login,
     env: {},
     runner: localRunner,
     now: new Date(now),

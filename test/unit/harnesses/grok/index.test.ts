@@ -119,7 +119,7 @@ describe("grok argv (flags from documentation only)", () => {
       prompt: "fix it",
       resumeSessionId: "s1",
       model: "grok-4.6",
-      accountHome: "/h",
+      loginHome: "/h",
     });
     expect(command.args).toEqual([
       "-p",

@@ -203,7 +203,7 @@ describe("OpenCode limit texts, sign-in and config", () => {
       binary: "/bin/opencode",
       resumeSessionId: "ses_1",
       model: "fake/m",
-      accountHome: "/homes/work",
+      loginHome: "/homes/work",
       env: { PATH: "/bin" },
     });
     expect(command.args).toEqual(["run", "--format", "json", "--agent", "plan", "-m", "fake/m", "-s", "ses_1"]);

@@ -203,7 +203,7 @@ describe("Pi limit texts, sign-in, sessions and argv", () => {
       cwd: "/w",
       binary: "/bin/pi",
       model: "fake/m",
-      accountHome: "/homes/work",
+      loginHome: "/homes/work",
       env: { PATH: "/bin" },
     });
     expect(command.args).toEqual(["-p", "--mode", "json", "--model", "fake/m"]);

@@ -50,7 +50,7 @@ function login(recorded: string): Login {
 }
 
 function context(login: Login, now: Date | string, id: string): QuotaSourceContext {
-  return { account: login, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", id) };
+  return { login, env: {}, runner: localRunner, now: new Date(now), cacheDir: path.join(root, "cache", id) };
 }
 
 describe("pi-limit-text", () => {
