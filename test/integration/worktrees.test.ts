@@ -16,7 +16,7 @@ import {
 import { diffWorktree } from "../../src/core/git/diff.js";
 import { discardWorktree } from "../../src/core/git/discard.js";
 import { commitAgentWork, mergeAgent } from "../../src/core/git/merge.js";
-import { createWorktree, type CreateWorktreeRequest } from "../../src/core/git/worktrees.js";
+import { createWorktree, lookBeforeStart, type CreateWorktreeRequest } from "../../src/core/git/worktrees.js";
 import { projectConfigSchema, type ProjectConfig } from "../../src/core/foundation/model.js";
 import { projectPaths } from "../../src/core/foundation/paths.js";
 import { allocatePort } from "../../src/core/foundation/ports.js";
@@ -257,6 +257,31 @@ describe("createWorktree", () => {
     await withRepoLock(root, async () => undefined);
     expect(Date.now() - started).toBeGreaterThan(800);
     await holder;
+  });
+});
+
+describe("lookBeforeStart", () => {
+  // What a start asks git in one process before it writes anything.
+  test("it gives HEAD's commit and branch and the agent names whose branch is taken", async () => {
+    const root = await makeRepo();
+    for (const branch of ["offrun/fix", "offrun/deep/name", "feature", "offrunner"])
+      await git(root, ["branch", branch]);
+    const ground = await lookBeforeStart(root, undefined, "offrun/");
+    expect(ground.start).toEqual({ commit: await headCommit(root), ref: "main" });
+    expect([...ground.takenNames].sort()).toEqual(["deep/name", "fix"]);
+    // A base given: its commit, the same names.
+    await git(root, ["switch", "-q", "-c", "feature-2"]);
+    await fs.writeFile(path.join(root, "more.txt"), "more\n");
+    await git(root, ["add", "more.txt"]);
+    await git(root, ["commit", "-q", "-m", "more"]);
+    const based = await lookBeforeStart(root, "main", "offrun/");
+    expect(based.start).toEqual({ commit: await gitOut(root, "rev-parse", "main"), ref: "main" });
+    expect([...based.takenNames].sort()).toEqual(["deep/name", "fix"]);
+    // Detached: no branch to record; a base that is nothing is refused before anything is written.
+    await git(root, ["switch", "-q", "--detach", "HEAD"]);
+    expect((await lookBeforeStart(root, undefined, "offrun/")).start).toEqual({ commit: await headCommit(root) });
+    const error = await rejection(lookBeforeStart(root, "no-such-branch", "offrun/"));
+    expect(error.message).toContain("Base 'no-such-branch' is not a branch or commit");
   });
 });
 

@@ -24,7 +24,7 @@ export async function reserveAgent(options: {
   harness: string;
   login: string;
   config: ProjectConfig;
-  /** The names whose branch exists already (takenAgentBranches), asked before the lock. */
+  /** The names whose branch exists already (lookBeforeStart), asked before the lock. */
   branches: ReadonlySet<string>;
 }): Promise<AgentRecord> {
   const { root, request, config } = options;

@@ -109,9 +109,12 @@ export async function resolveStartPoint(root: string, base: string | undefined):
     return { commit, ref: base };
   }
   // One process for both: the sha, then the branch name ("HEAD" when detached).
-  const [commit, ref] = (await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD"])).stdout
-    .trim()
-    .split("\n");
+  return headStartPoint(root, (await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD"])).stdout);
+}
+
+/** The start point in the first two lines of `git rev-parse HEAD^{commit} --abbrev-ref HEAD …`. */
+function headStartPoint(root: string, output: string): StartPoint {
+  const [commit, ref] = output.trim().split("\n");
   if (!commit) throw new OffrunError("git", `git rev-parse gave no commit for HEAD in ${root}.`);
   return { commit, ...(ref && ref !== "HEAD" ? { ref } : {}) };
 }
@@ -179,13 +182,8 @@ export async function lookBeforeStart(root: string, base: string | undefined, pr
   }
   // HEAD's sha; then, in --abbrev-ref mode (it stays on), the branch HEAD is on ("HEAD" when
   // detached) and every branch by its short name.
-  const [commit, ref, ...branches] = (
-    await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--branches"])
-  ).stdout
-    .trim()
-    .split("\n");
-  if (!commit) throw new OffrunError("git", `git rev-parse gave no commit for HEAD in ${root}.`);
-  return { start: { commit, ...(ref && ref !== "HEAD" ? { ref } : {}) }, takenNames: names(branches) };
+  const asked = await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--branches"]);
+  return { start: headStartPoint(root, asked.stdout), takenNames: names(asked.stdout.trim().split("\n").slice(2)) };
 }
 
 async function exists(file: string): Promise<boolean> {
