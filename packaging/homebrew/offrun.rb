@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "baf12a20ce584e7cb7f6fc4e7b8128f6230d411651722d7a639905f6c1a20e8f"
+  sha256 "89455155a90bcfe093dd222a9fa905e04eab982490493a6a778c3ab693d2150f"
   license "MIT"
 
   depends_on "node"
