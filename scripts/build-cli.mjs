@@ -53,7 +53,7 @@ await build({
   entryPoints: { cli: "src/cli/main.ts" },
   outdir: "build",
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
-  plugins: [lazyChildProcessForCommander()],
+  plugins: [lazyChildProcessForCommander(), builtinsLoadedOnUse()],
 });
 asciiOnly("build/cli.cjs");
 // What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
@@ -95,6 +95,27 @@ function lazyChildProcessForCommander() {
       builder.onLoad({ filter: /.*/, namespace: "offrun-lazy" }, () => ({
         contents:
           'let loaded; module.exports = new Proxy({}, { get: (_, key) => (loaded ??= require("node:child_process"))[key] });',
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * `await import("node:crypto")` loads a Node built-in when first needed: a command that hashes
+ * nothing does not pay its 5 ms. Left as it is, esbuild keeps the import(), which the bundle cannot
+ * run once it comes from V8's code cache on Node 20 (src/core/foundation/esm-import.ts), and which
+ * would start Node's ES module loader. Here it becomes a require() of the built-in, on first use.
+ */
+function builtinsLoadedOnUse() {
+  return {
+    name: "builtins-loaded-on-use",
+    setup(builder) {
+      builder.onResolve({ filter: /^node:/ }, (args) =>
+        args.kind === "dynamic-import" ? { path: args.path, namespace: "offrun-builtin" } : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: "offrun-builtin" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
         loader: "js",
       }));
     },

@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "89455155a90bcfe093dd222a9fa905e04eab982490493a6a778c3ab693d2150f"
+  sha256 "b473c68f017f6192a87d7fe934bcc50b4c2ce400dbcfe869c70ab2be40a6ed8e"
   license "MIT"
 
   depends_on "node"

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { spawnPiped } from "../../src/core/foundation/process.js";
 import type { ParsedEvent } from "../../src/core/foundation/events.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
 import type { LiveTurnIO } from "../../src/harnesses/types.js";
@@ -74,7 +73,11 @@ async function limitedTurn(): Promise<{ atEnd: string; afterExit: string; events
     decide: () => Promise.resolve({ kind: "allow" }),
     run: localRunner.run,
     spawn(command) {
-      const child = spawnPiped(command, { timeoutMs: 120_000, idleTimeoutMs: 60_000, signal: controller.signal });
+      const child = localRunner.piped(command, {
+        timeoutMs: 120_000,
+        idleTimeoutMs: 60_000,
+        signal: controller.signal,
+      });
       return { stdin: child.stdin, stdout: child.stdout, exited: child.exited, kill: child.kill };
     },
   };

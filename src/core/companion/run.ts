@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
+import { loadExeca } from "../foundation/process.js";
 import { describeError, isOffrunError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenPrivateFiles } from "../foundation/private-files.js";
@@ -49,7 +50,9 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   process.on("unhandledRejection", (reason) =>
     log(`unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
   );
-  // Every agent CLI this companion starts (turns, reviews) runs through this one runner.
+  // Every agent CLI this companion starts (turns, reviews) runs through this one runner. The
+  // companion spawns from its first moment (git, ssh): execa is loaded now, not at the first spawn.
+  await loadExeca();
   const runner = localRunner;
   const supervisor = new Supervisor(process.env, runner);
   // Owning the socket makes this the one companion; requests wait until recovery is over, so

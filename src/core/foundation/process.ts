@@ -1,11 +1,25 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import { execa } from "execa";
+import type { execa as Execa } from "execa";
 import { OffrunError } from "./errors.js";
 import { LineSplitter } from "./lines.js";
 import { signalGroup } from "./pids.js";
 import { FORCE_KILL_AFTER_MS, watchdog, type KilledBecause } from "./watchdog.js";
 
 export { LineSplitter, MAX_LINE_CHARS, OVERSIZED_HEAD_CHARS } from "./lines.js";
+
+/**
+ * execa, loaded on the first spawn: its modules take 10 to 15 ms to load, which a command that
+ * spawns nothing (`offrun ls`, `offrun start`, which ask the companion) would pay at every start.
+ */
+let loadedExeca: typeof Execa | undefined;
+
+export async function loadExeca(): Promise<typeof Execa> {
+  loadedExeca ??= (await import("execa")).execa;
+  return loadedExeca;
+}
+
+/** Whether spawnPiped can start a process now, without waiting for loadExeca. */
+export const execaLoaded = (): boolean => loadedExeca !== undefined;
 
 /** A command as a file and an argv array: never a shell string. */
 export interface Command {
@@ -37,6 +51,7 @@ export interface RunResult {
 /** Runs a short command to completion; never throws for a non-zero exit, only for a missing binary. */
 export async function runCommand(command: Command, options: RunOptions = {}): Promise<RunResult> {
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const execa = await loadExeca();
   const child = execa(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
@@ -104,6 +119,7 @@ const STDERR_TAIL_BYTES = 8_000;
  * as it arrives, and ends the whole process group on timeout, idle or cancel.
  */
 export async function streamCommand(command: Command, options: StreamOptions): Promise<StreamResult> {
+  const execa = await loadExeca();
   const child = execa(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
@@ -137,7 +153,7 @@ export async function streamCommand(command: Command, options: StreamOptions): P
   return ended(child.pid, result, dog, stderrTail());
 }
 
-type Child = ReturnType<typeof execa>;
+type Child = ReturnType<typeof Execa>;
 
 /** Follows the child's stderr: each chunk goes to `onStderr`, and the last 8 KB are kept. */
 function keepStderrTail(child: Child, onStderr?: (chunk: string) => void): () => string {
@@ -187,10 +203,13 @@ export interface PipedProcess {
 /**
  * Starts a process that speaks a protocol on stdin and stdout (a live turn): own process group,
  * whole-run timeout and idle watchdog (progress is reported by the caller, who knows which lines
- * mean something), stderr tail kept. Never throws: a spawn failure shows in `exited`.
+ * mean something), stderr tail kept. Never throws: a spawn failure shows in `exited`. execa must be
+ * loaded (runner.ts's localRunner.piped waits for it).
  */
 export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLine">): PipedProcess {
-  const child = execa(command.file, command.args, {
+  if (loadedExeca === undefined)
+    throw new Error("spawnPiped before loadExeca(): start piped processes with localRunner.piped");
+  const child = loadedExeca(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
     extendEnv: command.env === undefined,
@@ -238,6 +257,7 @@ export async function runInteractive(
   command: Command,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ exitCode: number | undefined; failed: boolean; message?: string }> {
+  const execa = await loadExeca();
   const result = await execa(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,
@@ -263,7 +283,8 @@ export async function runInteractive(
  * group and session, no stdio, not waited for. The one spawn without a timeout, since it is a
  * service; it stops on `offrun companion stop`.
  */
-export function spawnDetached(command: Command): void {
+export async function spawnDetached(command: Command): Promise<void> {
+  const execa = await loadExeca();
   const child = execa(command.file, command.args, {
     cwd: command.cwd,
     env: command.env,

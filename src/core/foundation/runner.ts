@@ -1,6 +1,8 @@
 import { PassThrough } from "node:stream";
 import { describeError } from "./errors.js";
 import {
+  execaLoaded,
+  loadExeca,
   runCommand,
   spawnPiped,
   streamCommand,
@@ -31,11 +33,21 @@ export interface ProcessRunner {
   piped(command: Command, options: PipedOptions): PipedProcess;
 }
 
-/** The CLI runs on this machine, as the user would run it. */
+/**
+ * The CLI runs on this machine, as the user would run it. The first piped process of a run waits
+ * for execa to load (process.ts loads it on the first spawn), as a sandboxed one waits for its argv.
+ */
 export const localRunner: ProcessRunner = {
   run: runCommand,
   stream: streamCommand,
-  piped: spawnPiped,
+  piped: (command, options) =>
+    execaLoaded()
+      ? spawnPiped(command, options)
+      : deferredPiped(
+          loadExeca().then(() => command),
+          options,
+          localRunner,
+        ),
 };
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
@@ -56,9 +55,13 @@ async function realRoot(root: string): Promise<string> {
   return fs.realpath(root).catch(() => path.resolve(root));
 }
 
-/** A fingerprint of the gated settings as they stand: any change to one of them changes it. */
-export function gatedHash(raw: Readonly<Record<string, unknown>>): string {
+/**
+ * A fingerprint of the gated settings as they stand: any change to one of them changes it.
+ * node:crypto is loaded here, when a trust is given or checked, not by every command that lists agents.
+ */
+export async function gatedHash(raw: Readonly<Record<string, unknown>>): Promise<string> {
   const gated = Object.fromEntries(GATED_KEYS.filter((key) => raw[key] !== undefined).map((key) => [key, raw[key]]));
+  const { createHash } = await import("node:crypto");
   return createHash("sha256").update(canonicalJson(gated)).digest("hex");
 }
 
@@ -118,7 +121,7 @@ export interface RepositoryTrust {
 export async function repositoryTrust(root: string, raw: Readonly<Record<string, unknown>>): Promise<RepositoryTrust> {
   const entry = (await readTrust()).repositories[await realRoot(root)];
   const named = gatedSettings(raw);
-  const trusted = entry?.trusted !== undefined && entry.trusted === gatedHash(raw);
+  const trusted = entry?.trusted !== undefined && entry.trusted === (await gatedHash(raw));
   return {
     trusted,
     withheld: trusted ? [] : named,
@@ -153,8 +156,9 @@ export async function trustRepository(
   raw: Readonly<Record<string, unknown>>,
   now = new Date(),
 ): Promise<void> {
+  const hash = await gatedHash(raw);
   await changeTrust(root, (entry) => {
-    entry.trusted = gatedHash(raw);
+    entry.trusted = hash;
     entry.trustedAt = now.toISOString();
   });
 }

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
-import type { Command } from "../foundation/process.js";
+import { spawnDetached, type Command } from "../foundation/process.js";
 import {
   replies,
   RPC_OFFRUN_ERROR,
@@ -144,7 +144,5 @@ export async function ensureCompanion(launch: Command): Promise<CompanionClient>
 export async function startCompanionDetached(launch: Command): Promise<void> {
   const paths = userPaths();
   await fs.mkdir(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
-  // Loaded here, not at the top: only a client that finds the companion down needs the runner (execa).
-  const { spawnDetached } = await import("../foundation/process.js");
-  spawnDetached({ ...launch, cwd: launch.cwd ?? paths.home });
+  await spawnDetached({ ...launch, cwd: launch.cwd ?? paths.home });
 }

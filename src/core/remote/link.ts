@@ -131,9 +131,12 @@ export class HostLink {
     const remote = shellLine([this.host.offrun ?? "offrun", "companion", "stdio"]);
     // BatchMode: the companion has no terminal to ask for a password or a new host key on.
     const args = ["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=15"];
+    // The pid comes with the spawn: a runner may start the process a moment after handing it over.
+    let sshPid: number | undefined;
+    const pid = () => sshPid;
     const child = this.options.runner.piped(
       { file: "ssh", args: [...args, "-o", "ServerAliveCountMax=3", ...target, "--", remote] },
-      { timeoutMs: LIFETIME_MS, idleTimeoutMs: IDLE_MS },
+      { timeoutMs: LIFETIME_MS, idleTimeoutMs: IDLE_MS, onSpawn: (pid) => (sshPid = pid) },
     );
     this.process = child;
     // A line per message each way, as every version's `companion stdio` speaks (protocol/rpc-framing.ts).
@@ -154,7 +157,7 @@ export class HostLink {
       }
     });
     let said = false;
-    const saidHello = this.hello(connection, child).then(
+    const saidHello = this.hello(connection, child, pid).then(
       () => (said = true),
       (error: unknown) => {
         // The process may already be gone: its exit says why better than the hello did.
@@ -179,7 +182,7 @@ export class HostLink {
     this.down(failure);
   }
 
-  private async hello(connection: RpcConnection, child: PipedProcess): Promise<void> {
+  private async hello(connection: RpcConnection, child: PipedProcess, sshPid: () => number | undefined): Promise<void> {
     const reply = (await connection
       .request(
         "hello",
@@ -211,7 +214,7 @@ export class HostLink {
       since: now(),
       error: undefined,
       remote: { version, protocol, hostname: typeof reply.hostname === "string" ? reply.hostname : "?" },
-      ...(child.pid === undefined ? {} : { sshPid: child.pid }),
+      ...(sshPid() === undefined ? {} : { sshPid: sshPid() }),
     };
     this.options.log(`host ${this.host.name}: connected (offrun ${version} on ${this.status.remote?.hostname})`);
     this.heartbeat = setInterval(() => {

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { commandWord } from "../../../src/cli/boot.js";
 import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../../helpers/offrun.js";
+import { agentRecord } from "../../helpers/records.js";
 
 // bin/offrun.js starts the one-file bundle through V8's code cache (src/cli/boot.ts): one cache per
 // command word in the user's private OFFRUN_HOME/cache/compile, written by the first run of that
@@ -104,4 +105,35 @@ test("the sandbox runtime loads on the first, second and third start alike, cach
     expect(later).toEqual(first);
   }
   expect(first.join("\n")).not.toContain("did not load");
+});
+
+// What a listing never needs is loaded when first used: execa (and node:child_process under it) on
+// the first spawn (src/core/foundation/process.ts), node:crypto where something is hashed. Each of
+// them is several milliseconds of every `offrun ls` and `offrun start`, which spawn nothing.
+test("ls and --version load neither node:crypto nor node:child_process", async () => {
+  const recorder = path.join(box.dir, "record-builtins.cjs");
+  await fs.writeFile(
+    recorder,
+    'process.on("exit", () => require("fs").writeFileSync(process.env.BUILTINS_OUT, process.moduleLoadList.join("\\n")));\n',
+  );
+  // An agent on record: the listing reads it and checks git's index for committed records.
+  const agents = path.join(repo, ".offrun", "agents");
+  await fs.mkdir(agents, { recursive: true });
+  await fs.writeFile(path.join(agents, "fix-upload.json"), JSON.stringify(agentRecord(repo, "fix-upload")));
+  const loaded = async (args: string[]) => {
+    const out = path.join(box.dir, `builtins-${args.join("-")}`);
+    const env = { ...box.env, NODE_OPTIONS: `--require ${recorder}`, BUILTINS_OUT: out };
+    // Twice: the second run starts from the code cache the first one wrote, as every later run does.
+    for (let run = 0; run < 2; run++) expect(await runOffrun(args, { env, cwd: repo })).toSucceed();
+    return (await fs.readFile(out, "utf8")).split("\n");
+  };
+  const listed = await loaded(["ls"]);
+  expect(listed).toContain("NativeModule fs");
+  for (const modules of [listed, await loaded(["--version"])]) {
+    expect(modules).not.toContain("NativeModule crypto");
+    expect(modules).not.toContain("NativeModule child_process");
+  }
+  // The listing did reach the record and the index check (its cache of git's answer).
+  expect((await runOffrun(["ls"], { env: box.env, cwd: repo })).stdout).toContain("fix-upload");
+  expect(await fs.readdir(path.join(box.offrunHome, "cache", "tracked-state"))).toHaveLength(1);
 });

@@ -61,10 +61,12 @@ test("the user's own always rules apply untrusted too; they live outside the rep
   expect(JSON.parse(await fs.readFile(path.join(root, ".offrun", "config.json"), "utf8"))).toEqual(config);
 });
 
-test("the hash covers the gated settings only, in any key order", () => {
-  expect(gatedHash({ setup: [["a"]], branchPrefix: "x/" })).toBe(gatedHash({ branchPrefix: "y/", setup: [["a"]] }));
-  expect(gatedHash({ sandbox: { allowWrite: ["a"], enabled: true } })).toBe(
-    gatedHash({ sandbox: { enabled: true, allowWrite: ["a"] } }),
+test("the hash covers the gated settings only, in any key order", async () => {
+  expect(await gatedHash({ setup: [["a"]], branchPrefix: "x/" })).toBe(
+    await gatedHash({ branchPrefix: "y/", setup: [["a"]] }),
   );
-  expect(gatedHash({ setup: [["a"]] })).not.toBe(gatedHash({ setup: [["b"]] }));
+  expect(await gatedHash({ sandbox: { allowWrite: ["a"], enabled: true } })).toBe(
+    await gatedHash({ sandbox: { enabled: true, allowWrite: ["a"] } }),
+  );
+  expect(await gatedHash({ setup: [["a"]] })).not.toBe(await gatedHash({ setup: [["b"]] }));
 });
