@@ -139,7 +139,7 @@ async function explainRefusedBranch(root: string, branch: string): Promise<void>
 }
 
 /** Refuses a new agent's branch that already exists: it is someone's, and never this agent's to take. */
-export async function refuseTakenBranch(root: string, branch: string): Promise<void> {
+async function refuseTakenBranch(root: string, branch: string): Promise<void> {
   const taken = await git(root, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`], { okExitCodes: [1] });
   if (taken.exitCode === 0) throw new BranchTakenError(branch);
 }

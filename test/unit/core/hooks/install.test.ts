@@ -4,6 +4,7 @@ import { isOffrunError } from "../../../../src/core/foundation/errors.js";
 import { hookStatus, installHook, uninstallHook } from "../../../../src/core/hooks/install.js";
 import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
 import { makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
+import { failure } from "../../../helpers/failure.js";
 
 let sandbox: Sandbox;
 let home: string;
@@ -26,15 +27,6 @@ const request = (id: string) => ({
 });
 const settings = () => path.join(home, "settings.json");
 const config = () => path.join(home, "config.toml");
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof Error)) throw new Error("expected a failure");
-  return error;
-}
 
 describe("Claude Code settings.json", () => {
   const originals: Record<string, string> = {

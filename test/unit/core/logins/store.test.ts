@@ -15,6 +15,7 @@ import { claudeProjectFolder } from "../../../../src/harnesses/claude/index.js";
 import { parseCodexLoginStatus } from "../../../../src/harnesses/codex/identity.js";
 import { findHarness } from "../../../../src/harnesses/registry.js";
 import { BUILTIN_HARNESSES } from "../../../../src/harnesses/registry.js";
+import { failure } from "../../../helpers/failure.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -31,15 +32,6 @@ afterEach(async () => {
 
 const add = (harness: string, label: string, extra: { home?: string; env?: Record<string, string> } = {}) =>
   addLogin({ harness, label, ...extra, processEnv: env });
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof Error)) throw new Error("expected a failure");
-  return error;
-}
 
 const mode = async (file: string) => (await fs.stat(file)).mode & 0o777;
 
