@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "b473c68f017f6192a87d7fe934bcc50b4c2ce400dbcfe869c70ab2be40a6ed8e"
+  sha256 "c337d6d5e4ffddd9cbccf7bb35334b93ba71a5062a458c083fbb8b74e862b41b"
   license "MIT"
 
   depends_on "node"

@@ -7,6 +7,7 @@ import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import { runCommand } from "../foundation/process.js";
 import { withRepoLock } from "./lock.js";
+import { readHeadAndBranches } from "./discover.js";
 import { addExcludes, cleanEnv, ensureExcludes, git, resolveCommit } from "./repo.js";
 import { isInsideReal } from "../foundation/inside.js";
 import { injectFault } from "../foundation/fault-points.js";
@@ -162,9 +163,10 @@ export interface StartGround {
 }
 
 /**
- * What a start asks git before it writes anything, in one process when it starts from HEAD: the
- * commit to start from (with the branch HEAD is on), and the names whose branch exists, so that it
- * names its agent clear of them and refuses one it was given. A branch git leaves out of the list
+ * What a start learns from git before it writes anything: the commit to start from (with the
+ * branch HEAD is on), and the names whose branch exists, so that it names its agent clear of them
+ * and refuses one it was given. From HEAD, it is read from git's files in a plain repository
+ * (discover.ts), else asked of git in one process. A branch git leaves out of the list
  * (its short name is a tag's too) is still refused, by `git worktree add` (BranchTakenError).
  */
 export async function lookBeforeStart(root: string, base: string | undefined, prefix: string): Promise<StartGround> {
@@ -180,6 +182,9 @@ export async function lookBeforeStart(root: string, base: string | undefined, pr
     ]);
     return { start, takenNames: names(listed.stdout.split("\n")) };
   }
+  // Read from git's files where they are plain (discover.ts); else git is asked.
+  const read = await readHeadAndBranches(root, prefix);
+  if (read) return { start: { commit: read.commit, ref: read.branch }, takenNames: names(read.branches) };
   // HEAD's sha; then, in --abbrev-ref mode (it stays on), the branch HEAD is on ("HEAD" when
   // detached) and every branch by its short name.
   const asked = await git(root, ["rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--branches"]);

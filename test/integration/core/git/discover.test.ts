@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { discoverCheckout } from "../../../../src/core/git/discover.js";
+import { discoverCheckout, readHeadAndBranches } from "../../../../src/core/git/discover.js";
 import { findRepoRoot } from "../../../../src/core/git/repo.js";
 import { makeRepo, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
@@ -72,4 +72,71 @@ test("a folder with no .git above it is outside, with the message that says what
   await expect(findRepoRoot(plain)).rejects.toThrow(
     `${plain} is not inside a git repository. Run \`git init\` there or pass --project DIR.`,
   );
+});
+
+describe("readHeadAndBranches: what a start reads before it writes anything", () => {
+  // git's own answer, as lookBeforeStart asked it before: HEAD's commit and branch, every branch.
+  const gitAnswer = async (dir: string, prefix: string) => {
+    const [commit, branch, ...branches] = (
+      await git(dir, "rev-parse", "HEAD^{commit}", "--abbrev-ref", "HEAD", "--branches")
+    ).stdout.split("\n");
+    return { commit, branch, branches: branches.filter((b) => b.startsWith(prefix)).sort() };
+  };
+  const read = async (dir: string, prefix: string) => {
+    const answer = await readHeadAndBranches(dir, prefix);
+    return answer && { ...answer, branches: [...answer.branches].sort() };
+  };
+  let repo: string;
+  beforeAll(async () => {
+    repo = await fs.realpath(await makeRepo(path.join(box.dir, "refs"), box.env));
+  });
+
+  test("loose, packed and both: the same commit, branch and names as git", async () => {
+    for (const branch of ["offrun/fix", "offrun/deep/name", "offrunner", "feature"]) await git(repo, "branch", branch);
+    expect(await read(repo, "offrun/")).toEqual(await gitAnswer(repo, "offrun/"));
+    expect((await read(repo, "offrun/"))?.branches).toEqual(["offrun/deep/name", "offrun/fix"]);
+    // Every branch when the prefix names no folder of its own.
+    expect(await read(repo, "")).toEqual(await gitAnswer(repo, ""));
+    expect(await read(repo, "offrun")).toEqual(await gitAnswer(repo, "offrun"));
+    // All packed, HEAD's branch included; then a new loose one beside them, and a moved branch
+    // whose loose ref wins over its packed line.
+    await git(repo, "pack-refs", "--all");
+    expect(await read(repo, "offrun/")).toEqual(await gitAnswer(repo, "offrun/"));
+    await git(repo, "branch", "offrun/late");
+    await fs.writeFile(path.join(repo, "more.txt"), "more\n");
+    await git(repo, "add", "more.txt");
+    await git(repo, "commit", "-q", "-m", "more");
+    expect(await read(repo, "offrun/")).toEqual(await gitAnswer(repo, "offrun/"));
+    expect((await read(repo, "offrun/"))?.branches).toEqual(["offrun/deep/name", "offrun/fix", "offrun/late"]);
+    // A deleted packed branch is gone from packed-refs too.
+    await git(repo, "branch", "-D", "offrun/fix");
+    expect(await read(repo, "offrun/")).toEqual(await gitAnswer(repo, "offrun/"));
+  });
+
+  test("a lock file is no branch; a detached HEAD, another ref storage or layout are left to git", async () => {
+    await fs.writeFile(path.join(repo, ".git", "refs", "heads", "offrun", "busy.lock"), "");
+    expect((await read(repo, "offrun/"))?.branches).not.toContain("offrun/busy.lock");
+    expect(await read(repo, "offrun/")).toEqual(await gitAnswer(repo, "offrun/"));
+    await fs.rm(path.join(repo, ".git", "refs", "heads", "offrun", "busy.lock"));
+
+    await git(repo, "checkout", "-q", "--detach");
+    expect(await readHeadAndBranches(repo, "offrun/")).toBeUndefined();
+    await git(repo, "checkout", "-q", "main");
+    expect(await readHeadAndBranches(repo, "offrun/")).toBeDefined();
+
+    const config = path.join(repo, ".git", "config");
+    const original = await fs.readFile(config, "utf8");
+    await fs.appendFile(config, "[extensions]\n\trefStorage = reftable\n");
+    expect(await readHeadAndBranches(repo, "offrun/")).toBeUndefined();
+    await fs.writeFile(config, original);
+
+    const worktree = path.join(box.dir, "refs-wt");
+    await git(repo, "worktree", "add", "-q", "-b", "side-2", worktree);
+    expect(await readHeadAndBranches(worktree, "offrun/")).toBeUndefined();
+    // A branch with no commit yet (a repository just made): git says so.
+    const empty = path.join(box.dir, "refs-empty");
+    await fs.mkdir(empty);
+    await git(empty, "init", "-q");
+    expect(await readHeadAndBranches(empty, "offrun/")).toBeUndefined();
+  });
 });
