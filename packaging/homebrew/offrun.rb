@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "c337d6d5e4ffddd9cbccf7bb35334b93ba71a5062a458c083fbb8b74e862b41b"
+  sha256 "a2d0df569569bcfcdf6afbeb3473600e365bb40fed501ab7ddb1cfd52e7b11db"
   license "MIT"
 
   depends_on "node"

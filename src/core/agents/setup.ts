@@ -30,11 +30,15 @@ export async function reserveAgent(options: {
   const { root, request, config } = options;
   const sandbox = request.sandbox ?? config.sandbox.enabled;
   // Never unsandboxed by surprise: an agent that asked for the sandbox starts in it or not at all.
-  if (sandbox) await assertSandboxAvailable();
-  const agents = await listAgents(root);
+  // Read together: each is a few file reads, and the start waits for all of them.
+  const [agents, tracked] = await Promise.all([
+    listAgents(root),
+    trackedStateFiles(root),
+    sandbox ? assertSandboxAvailable() : undefined,
+  ]);
   // A name whose record or chat log the repository commits is taken too: the new agent's chat
   // would otherwise be appended to a file that is ignored (and the commit's own lines read as its).
-  const committed = committedNames(await trackedStateFiles(root));
+  const committed = committedNames(tracked);
   const existing = new Set([...agents.map((a) => a.name), ...committed]);
   const name = request.name ?? slugFromPrompt(request.prompt, new Set([...existing, ...options.branches]));
   if (committed.has(name)) {

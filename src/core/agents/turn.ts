@@ -88,6 +88,9 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
   if (ctx.signal.aborted) forward();
   else ctx.signal.addEventListener("abort", forward, { once: true });
   const disk = new DiskFullTurn(record.project, (reason) => stopper.abort(reason));
+  // Read while the turn's first lines are written; a failure still fails the turn, where it is awaited.
+  const trusted = repositoryTrusted(record.project);
+  trusted.catch(() => undefined);
   await disk.prepare();
   // Nothing of the CLI's turn is logged before its pid and start time are in the record: a
   // companion killed at that first line would otherwise leave a CLI running that no one can name.
@@ -150,7 +153,7 @@ export async function runTurn(ctx: TurnContext): Promise<TurnResult> {
     newSessionId,
     model: record.model,
     ...(record.sandbox ? { sandboxed: true } : {}),
-    ...((await repositoryTrusted(record.project)) ? { workspaceTrusted: true } : {}),
+    ...((await trusted) ? { workspaceTrusted: true } : {}),
     env: { ...ctx.env, OFFRUN_PORT: String(record.port), OFFRUN_AGENT: record.name },
   };
 
