@@ -4,7 +4,8 @@
  * to the next login's first model request, through `offrun start --wait` with the companion
  * running, and (b) in the same run, a plain cold start of the same CLI (spawned directly, same
  * environment) from spawn to its first model request. Offrun's part is (a) − (b); target: at most
- * 300 ms.
+ * 300 ms. For scale, (c): the same plain start resuming the agent's session on the login it went to, as
+ * the failover's CLI does: what the CLI itself takes to read the conversation back is in (a) too.
  */
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -36,30 +37,36 @@ interface Subject {
   addFrom: (run: number) => Promise<string>;
   /** Every other login of the CLI (the added one and the Default) answers here. */
   to: FakeServer;
-  /** argv and env of a plain cold start of the CLI as the `to` login, in `cwd`. */
-  plain: (cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv };
+  /** argv and env of a plain cold start of the CLI as the `to` login, in `cwd`; or resuming a session on its login. */
+  plain: (cwd: string, resume?: Resume) => { file: string; args: string[]; env: NodeJS.ProcessEnv };
 }
 
 interface Sample {
   failover: number;
   cold: number;
+  /** (c): a plain start resuming the agent's session, for scale. */
+  resumed: number;
   /** Where (a) went, from the agent's chat log: see `phases`. */
   phases: Phases;
 }
 
 /**
  * (a) cut at the chat log's own stamps: the limit response to Offrun logging the limit (the CLI
- * reads the 429 and reports it), the limit to the next turn's start (the old process ends, then
- * Offrun's failover: ledger, session copy, records), and that start to the next request (spawn
- * and the CLI's own start).
+ * reads the 429 and reports it), the limit to the end of the CLI's turn (its result line, after
+ * which its session is whole), that end to the next turn's start (Offrun's failover: ledger,
+ * session copy, records, the next turn's memory and spawn), and that start to the next request
+ * (the CLI's own start, its session read back).
  */
 interface Phases {
   toLimitEvent: number;
+  toTurnEnd: number;
   toNextTurn: number;
   toRequest: number;
 }
 
 const chatLineSchema = z.object({ type: z.string(), at: z.string() });
+const recordSchema = z.object({ sessionId: z.string(), worktree: z.string(), account: z.string() });
+type Resume = z.infer<typeof recordSchema>;
 
 const epochMs = () => performance.timeOrigin + performance.now();
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -87,10 +94,13 @@ async function main(): Promise<void> {
     // Interleaved, so a slow moment of the machine falls on both CLIs and both measures alike.
     for (let run = 0; run < RUNS; run++) {
       for (const subject of subjects) {
-        const { failover, phases } = await timeFailover(subject, offrun, repo, run);
+        const { failover, phases, session } = await timeFailover(subject, offrun, repo, run);
         const cold = await timeColdStart(subject, repo);
-        samples.get(subject.name)!.push({ failover, cold, phases });
-        console.log(`${subject.name} run ${run + 1}: failover ${failover.toFixed(0)} ms, cold ${cold.toFixed(0)} ms`);
+        const resumed = await timeColdStart(subject, session.worktree, session);
+        samples.get(subject.name)!.push({ failover, cold, resumed, phases });
+        console.log(
+          `${subject.name} run ${run + 1}: failover ${failover.toFixed(0)} ms, cold ${cold.toFixed(0)} ms, resuming ${resumed.toFixed(0)} ms`,
+        );
       }
     }
     await offrun("companion", "stop");
@@ -151,7 +161,12 @@ async function addLogins(
   s.codexTo.setQuota(quota(10));
   await addClaude("second", s.claudeTo);
   await addCodex("second", s.codexTo);
-  const claudeHome = path.join(box.offrunHome, "accounts", "claude", "second");
+  // A login's home as Offrun keeps it; the Default login is the CLI's own.
+  const loginHome = (harness: string, label: string) => path.join(box.offrunHome, "accounts", harness, label);
+  const claudeEnv = (label: string): NodeJS.ProcessEnv =>
+    label === "default"
+      ? { ...env, ANTHROPIC_BASE_URL: s.claudeTo.url }
+      : { ...env, CLAUDE_CONFIG_DIR: loginHome("claude", label), ANTHROPIC_BASE_URL: s.claudeTo.url };
   return [
     {
       harness: "claude",
@@ -159,10 +174,18 @@ async function addLogins(
       from: s.claudeFrom,
       addFrom: (run) => addClaude(`first-${run}`, s.claudeFrom),
       to: s.claudeTo,
-      plain: () => ({
+      plain: (_cwd, resume) => ({
         file: CLAUDE_BIN,
-        args: ["-p", "--output-format", "stream-json", "--verbose", "--", "say hi"],
-        env: { ...env, CLAUDE_CONFIG_DIR: claudeHome, ANTHROPIC_BASE_URL: s.claudeTo.url },
+        args: [
+          "-p",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          ...(resume ? ["--resume", resume.sessionId] : []),
+          "--",
+          "say hi",
+        ],
+        env: claudeEnv(resume?.account ?? "second"),
       }),
     },
     {
@@ -171,10 +194,24 @@ async function addLogins(
       from: s.codexFrom,
       addFrom: (run) => addCodex(`first-${run}`, s.codexFrom),
       to: s.codexTo,
-      plain: (cwd) => ({
+      plain: (cwd, resume) => ({
         file: CODEX_BIN,
-        args: ["exec", "--json", "--skip-git-repo-check", "-C", cwd, "say hi"],
-        env: { ...env, CODEX_HOME: path.join(box.dir, "codex-second") },
+        args: [
+          "exec",
+          "--json",
+          "--skip-git-repo-check",
+          "-C",
+          cwd,
+          ...(resume ? ["resume", resume.sessionId] : []),
+          "say hi",
+        ],
+        env: {
+          ...env,
+          CODEX_HOME:
+            resume?.account === "default"
+              ? path.join(box.home, ".codex")
+              : path.join(box.dir, `codex-${resume?.account ?? "second"}`),
+        },
       }),
     },
   ];
@@ -186,7 +223,7 @@ async function timeFailover(
   offrun: (...args: string[]) => ReturnType<typeof runOffrun>,
   repo: string,
   run: number,
-): Promise<{ failover: number; phases: Phases }> {
+): Promise<{ failover: number; phases: Phases; session: Resume }> {
   const first = await subject.addFrom(run);
   const fromBefore = subject.from.requests.length;
   const toBefore = subject.to.requests.length;
@@ -210,20 +247,25 @@ async function timeFailover(
     .filter(Boolean)
     .map((line) => chatLineSchema.parse(JSON.parse(line)));
   const limitEvent = chat.find((e) => e.type === "limit_hit");
+  const turnEnd = chat.find((e) => e.type === "turn_end");
   const nextTurn = chat.filter((e) => e.type === "turn_start").at(1);
-  if (!limitEvent || !nextTurn) throw new Error(`${name}: no limit_hit or second turn_start in the chat log`);
+  if (!limitEvent || !turnEnd || !nextTurn) throw new Error(`${name}: no limit_hit, turn_end or second turn_start`);
   const phases = {
     toLimitEvent: Date.parse(limitEvent.at) - limit.finishedAt,
-    toNextTurn: Date.parse(nextTurn.at) - Date.parse(limitEvent.at),
+    toTurnEnd: Date.parse(turnEnd.at) - Date.parse(limitEvent.at),
+    toNextTurn: Date.parse(nextTurn.at) - Date.parse(turnEnd.at),
     toRequest: next.receivedAt - Date.parse(nextTurn.at),
   };
-  return { failover: next.receivedAt - limit.finishedAt, phases };
+  const record = recordSchema.parse(
+    JSON.parse(await fs.readFile(path.join(repo, ".offrun", "agents", `${name}.json`), "utf8")),
+  );
+  return { failover: next.receivedAt - limit.finishedAt, phases, session: record };
 }
 
-/** (b): spawn the CLI directly as the second login and wait for its first model request. */
-async function timeColdStart(subject: Subject, cwd: string): Promise<number> {
+/** (b): spawn the CLI directly as the second login and wait for its first model request; (c) resuming a session on its login. */
+async function timeColdStart(subject: Subject, cwd: string, resume?: Resume): Promise<number> {
   const before = subject.to.requests.length;
-  const { file, args, env } = subject.plain(cwd);
+  const { file, args, env } = subject.plain(cwd, resume);
   const t0 = epochMs();
   await execa(file, args, { cwd, env, extendEnv: false, stdin: "ignore", timeout: 120_000 });
   const first = subject.to.requests.slice(before).find((r) => r.answeredWith !== "auxiliary");
@@ -259,6 +301,7 @@ function report(subjects: Subject[], samples: Map<string, Sample[]>): void {
     const rows: [string, number[], number][] = [
       ["(a) limit -> next login's request", runs.map((r) => r.failover), 0],
       ["(b) plain cold start -> request", runs.map((r) => r.cold), 0],
+      ["(c) plain start, resuming -> request", runs.map((r) => r.resumed), 0],
       ["Offrun's part (a - b)", runs.map((r) => r.failover - r.cold), 0],
       ["ratio a / b", runs.map((r) => r.failover / r.cold), 2],
     ];
@@ -270,13 +313,18 @@ function report(subjects: Subject[], samples: Map<string, Sample[]>): void {
     }
     const phases: [string, (p: Phases) => number][] = [
       ["  limit response -> limit logged", (p) => p.toLimitEvent],
-      ["  limit logged -> next turn_start", (p) => p.toNextTurn],
+      ["  limit logged -> CLI's end of turn", (p) => p.toTurnEnd],
+      ["  end of turn -> next turn_start", (p) => p.toNextTurn],
       ["  next turn_start -> its request", (p) => p.toRequest],
     ];
     for (const [label, of] of phases) {
       const { min, median, max } = stats(runs.map((r) => of(r.phases)));
       console.log(`${subject.name.padEnd(13)}${label.padEnd(36)}${cell(min)}${cell(median)}${cell(max)}`);
     }
+    const resume = stats(runs.map((r) => r.resumed - r.cold)).median;
+    console.log(
+      `${subject.name.padEnd(13)}${"  of (a - b): the CLI's resume (c - b)".padEnd(36)}${cell(resume).padStart(18)}`,
+    );
     const part = stats(runs.map((r) => r.failover - r.cold)).median;
     console.log(
       `${subject.name}: Offrun's part ${part.toFixed(0)} ms (target: at most ${TARGET_MS} ms): ${part <= TARGET_MS ? "met" : "NOT met"}`,
