@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Bundles the offrun CLI (and the benchmarks) into build/. The CLI is one CommonJS file,
-// build/cli.cjs, started by build/boot.cjs with V8's code cache (src/cli/boot.ts): Node 20 has no
-// compile cache, and every command pays its start-up on each run. Commands are still loaded
+// Bundles the offrun CLI (and the benchmarks) into build/. The CLI is a CommonJS file, build/cli.cjs,
+// and the everyday commands alone in build/cli-quick.cjs, half its size; build/boot.cjs starts one
+// of them with V8's code cache (src/cli/boot.ts): Node 20 has no compile cache, and every command
+// pays its start-up on each run. Commands are still loaded
 // lazily: esbuild keeps each `import()`ed module's code in a function that runs on first use.
 // Code imports zod as `import * as z`: with `import { z }` esbuild keeps the whole namespace
 // (every locale), 756 KB instead of 205 KB.
@@ -50,12 +51,14 @@ const commonJs = {
 await build({
   ...shared,
   ...commonJs,
-  entryPoints: { cli: "src/cli/main.ts" },
+  // Two bundles of the same code: every command, and the everyday ones alone (src/cli/quick-words.ts).
+  entryPoints: { cli: "src/cli/main.ts", "cli-quick": "src/cli/main-quick.ts" },
   outdir: "build",
   external: ["node-notifier", "@anthropic-ai/sandbox-runtime"],
   plugins: [lazyChildProcessForCommander(), builtinsLoadedOnUse()],
 });
 asciiOnly("build/cli.cjs");
+asciiOnly("build/cli-quick.cjs");
 // What bin/offrun.js runs: reads the bundle and its code cache. Node's built-ins only.
 await build({ ...shared, ...commonJs, entryPoints: { boot: "src/cli/boot.ts" }, outdir: "build" });
 

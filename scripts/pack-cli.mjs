@@ -19,7 +19,7 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "ut
 const out = path.resolve(process.argv[2] ?? path.join(root, "pack"));
 const stage = path.join(out, "offrun");
 
-if (!fs.existsSync(path.join(root, "build", "cli.cjs"))) {
+if (!["cli.cjs", "cli-quick.cjs"].every((bundle) => fs.existsSync(path.join(root, "build", bundle)))) {
   console.error("pack-cli: build/ is missing. Run `npm run build:cli` first.");
   process.exit(1);
 }

@@ -7,32 +7,39 @@ import vm from "node:vm";
 import { IMPORT_HOOK } from "../core/foundation/esm-import.js";
 import { PRIVATE_DIR_MODE } from "../core/foundation/private-files.js";
 import { offrunHome } from "../core/foundation/paths.js";
+import { runsQuick } from "./quick-words.js";
 
 /**
- * Starts the CLI (and the companion, which is the CLI too) from its one bundle, build/cli.cjs,
- * with V8's code cache. Every `offrun` is a new process, and without the cache each one spends
- * most of its start compiling the bundle: Node 20 has no compile cache of its own (22's
- * module.enableCompileCache does not reach code run through vm). The cache holds what a run of
- * one command compiled, so there is one per command word (`ls`, `start`, `companion`, ...), each
- * about a megabyte, in the user's private ~/.offrun/cache/compile. Its name carries the bundle's
- * size and time and the Node version, so a rebuilt CLI or another Node never reads it; V8 itself
+ * Starts the CLI (and the companion, which is the CLI too) from a bundle with V8's code cache:
+ * build/cli-quick.cjs for the everyday commands (quick-words.ts), build/cli.cjs for the others.
+ * Every `offrun` is a new process, and a start pays for the size of the bundle it loads (reading,
+ * and the cache's functions) and, without the cache, for compiling it: Node 20 has no compile
+ * cache of its own (22's module.enableCompileCache does not reach code run through vm). The cache
+ * holds what a run of one command compiled, so there is one per bundle and command word (`ls`,
+ * `start`, `companion`, ...), each under a megabyte, in the user's private ~/.offrun/cache/compile.
+ * Its name carries the bundles' sizes and time and the Node version, so a rebuilt CLI or another
+ * Node never reads it; V8 itself
  * turns down a cache of another version, other flags or another source length, or one that is
  * not whole (caches are written under another name and renamed), and that one is written again.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BUNDLE = path.join(here, "cli.cjs");
+/** Every command; and the everyday ones alone (quick-words.ts), half the size, so quicker to start. */
+const WHOLE = path.join(here, "cli.cjs");
+const QUICK = path.join(here, "cli-quick.cjs");
 /** The wrapper Node puts around a CommonJS module, on the bundle's first line: its lines keep their numbers. */
 const WRAPPER = "(function (exports, require, module, __filename, __dirname) { ";
 
 export async function boot(argv: string[]): Promise<void> {
+  const quick = runsQuick(argv);
+  const bundle = quick ? QUICK : WHOLE;
   // The build writes the bundle in ASCII: read as latin1, it is a tenth of the time of UTF-8.
-  const bytes = fs.readFileSync(BUNDLE);
+  const bytes = fs.readFileSync(bundle);
   const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
-  const cacheFile = cachePath(fs.statSync(BUNDLE), commandWord(argv));
+  const cacheFile = cachePath(`${quick ? "quick-" : ""}${commandWord(argv)}`);
   const cachedData = readCache(cacheFile);
   const script = new vm.Script(`${WRAPPER}${source}\n})`, {
-    filename: BUNDLE,
+    filename: bundle,
     columnOffset: -WRAPPER.length,
     ...(cachedData ? { cachedData } : {}),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -44,9 +51,9 @@ export async function boot(argv: string[]): Promise<void> {
   const module = { exports: {} as { main(argv: string[]): Promise<void> } };
   (script.runInThisContext() as (...args: unknown[]) => void)(
     module.exports,
-    createRequire(BUNDLE),
+    createRequire(bundle),
     module,
-    BUNDLE,
+    bundle,
     here,
   );
   await module.exports.main(argv);
@@ -57,9 +64,14 @@ export function commandWord(argv: string[]): string {
   return argv.slice(2).find((a) => /^[a-z][a-z-]{0,30}$/.test(a)) ?? "other";
 }
 
-/** One name per bundle and Node: a rebuilt CLI or another Node never reads the last one's cache. */
-function cachePath(bundle: fs.Stats, word: string): CacheFile {
-  const build = `${process.version}_${process.arch}_${bundle.size}_${Math.trunc(bundle.mtimeMs)}`.replace(
+/**
+ * One name per build and Node: a rebuilt CLI or another Node never reads the last one's cache. The
+ * build is both bundles' sizes and the time they were written, so that the caches of one bundle
+ * never clear away the other's.
+ */
+function cachePath(word: string): CacheFile {
+  const [whole, quick] = [fs.statSync(WHOLE), fs.statSync(QUICK)];
+  const build = `${process.version}_${process.arch}_${whole.size}_${quick.size}_${Math.trunc(whole.mtimeMs)}`.replace(
     /[^\w.]/g,
     "_",
   );
@@ -69,7 +81,7 @@ function cachePath(bundle: fs.Stats, word: string): CacheFile {
 
 interface CacheFile {
   dir: string;
-  /** What every cache of this bundle and Node starts with: v20.20.2_x64_1865597_1764705061123 */
+  /** What every cache of this build and Node starts with: v20.20.2_x64_1865597_891204_1764705061123 */
   build: string;
   file: string;
 }

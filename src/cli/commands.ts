@@ -1,55 +1,22 @@
-import type { Command } from "commander";
-import { lazy, withGlobals, withHost, withLogin } from "./define.js";
+import { lazy, withGlobals, withHost, withLogin, type Define } from "./define.js";
+import { QUICK_COMMANDS } from "./quick-commands.js";
 
 /**
  * Every `offrun` command, each top-level one (with its subcommands) defined by its own function:
- * main.ts defines only the one a run names, since defining all of them (some 200 options) is a
+ * program.ts defines only the one a run names, since defining all of them (some 200 options) is a
  * few milliseconds of every start. Each action's module is imported only when that command runs.
+ * The everyday commands are defined in quick-commands.ts, which their own, smaller bundle holds.
  */
+
 /** Old names of commands, still understood: the command each one means. */
 export const COMMAND_ALIASES: Record<string, string> = { accounts: "logins" };
 
-export const COMMANDS: Record<string, (program: Command) => void> = {
-  start: (program) => {
-    withLogin(
-      withHost(program.command("start").description("start an agent on a task in its own worktree")),
-      "the login to use (default: the one with the most headroom)",
-    )
-      .argument("[prompt...]", "what the agent should do (- reads it from stdin)")
-      .option("--prompt-file <file>", "read the prompt from a file")
-      .option("--harness <id>", "which agent CLI (claude, codex)")
-      .option("--mode <mode>", "build (default) or plan")
-      .option("--name <name>", "agent name (default: made from the prompt)")
-      .option("--base <ref>", "branch or commit to start from (default: HEAD)")
-      .option("--model <model>", "model to ask the CLI for")
-      .option("--force", "start even on a login that is limited")
-      .option("--sandbox", "run the agent's CLI inside the sandbox (default: the project's sandbox.enabled)")
-      .option("--no-sandbox", "run it outside the sandbox even when the project enables it")
-      .option("--wait", "block until the turn ends; exit non-zero if it failed")
-      .option("--dictated", "the prompt was dictated: spoken names become the code's spellings first (printed)")
-      .action(lazy(() => import("./agent-actions.js"), "start"));
-  },
-  send: (program) => {
-    withHost(program.command("send").description("send the next message to an agent (same session)"))
-      .argument("<agent>")
-      .argument("[message...]", "the message (- reads it from stdin)")
-      .option("--prompt-file <file>", "read the message from a file")
-      .option("--wait", "block until the turn ends; exit non-zero if it failed")
-      .action(lazy(() => import("./agent-actions.js"), "send"));
-  },
-  handoff: (program) => {
-    withLogin(
-      withHost(program.command("handoff").description("move an agent to another CLI in the same worktree")),
-      "its login (default: the one with the most headroom)",
-    )
-      .argument("<agent>")
-      .argument("[message...]", "what to do next (default: continue the task)")
-      .requiredOption("--harness <id>", "the CLI to hand off to")
-      .option("--force", "even on a login that is limited")
-      .option("--model <model>", "model to ask the CLI for")
-      .option("--wait", "block until the turn ends; exit non-zero if it failed")
-      .action(lazy(() => import("./agent-actions.js"), "handoff"));
-  },
+const { start, send, handoff, stop, approve, answer, ls, show, diff, merge, discard } = QUICK_COMMANDS;
+
+export const COMMANDS: Record<string, Define> = {
+  start,
+  send,
+  handoff,
   switch: (program) => {
     withLogin(
       withHost(program.command("switch").description("move an agent to another login of its CLI, session and all")),
@@ -78,57 +45,14 @@ export const COMMANDS: Record<string, (program: Command) => void> = {
       .argument("<agent>")
       .action(lazy(() => import("./review-actions.js"), "draft"));
   },
-  stop: (program) => {
-    withHost(program.command("stop").description("stop the agent's running turn"))
-      .argument("<agent>")
-      .action(lazy(() => import("./agent-actions.js"), "stop"));
-  },
-  approve: (program) => {
-    withHost(program.command("approve").description("allow (or --deny) what a running agent waits for"))
-      .argument("<agent>")
-      .option("--deny", "refuse it; the agent is told, with --reason")
-      .option("--always", "allow it, and requests like it from now on (kept per user in ~/.offrun/trust.json)")
-      .option("--reason <text>", "why, for the agent (with --deny)")
-      .option("--request <id>", "which request, when several wait (see offrun show)")
-      .action(lazy(() => import("./approval-actions.js"), "approve"));
-  },
-  answer: (program) => {
-    withHost(program.command("answer").description("answer the question a running agent asked"))
-      .argument("<agent>")
-      .argument("<text...>", "your answer")
-      .option("--request <id>", "which question, when several wait (see offrun show)")
-      .action(lazy(() => import("./approval-actions.js"), "answer"));
-  },
-  ls: (program) => {
-    withHost(program.command("ls").description("agents of this project")).action(
-      lazy(() => import("./view-actions.js"), "ls"),
-    );
-  },
-  show: (program) => {
-    withHost(program.command("show").description("an agent's conversation, status, worktree and branch"))
-      .argument("<agent>")
-      .action(lazy(() => import("./view-actions.js"), "show"));
-  },
-  diff: (program) => {
-    withHost(program.command("diff").description("changed files and the diff against the agent's base"))
-      .argument("<agent>")
-      .option("--stat", "only the list of changed files")
-      .action(lazy(() => import("./view-actions.js"), "diff"));
-  },
-  merge: (program) => {
-    withHost(
-      program.command("merge").description("commit the agent's work on its branch, merge it into the current branch"),
-    )
-      .argument("<agent>")
-      .action(lazy(() => import("./view-actions.js"), "merge"));
-  },
-  discard: (program) => {
-    withHost(program.command("discard").description("remove the agent's worktree (refuses to lose unmerged work)"))
-      .argument("<agent>")
-      .option("--force", "discard even uncommitted or unmerged work")
-      .option("--delete-branch", "also delete the agent's branch")
-      .action(lazy(() => import("./view-actions.js"), "discard"));
-  },
+  stop,
+  approve,
+  answer,
+  ls,
+  show,
+  diff,
+  merge,
+  discard,
   memory: (program) => {
     const memory = program
       .command("memory")

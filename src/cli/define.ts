@@ -3,6 +3,9 @@ import { fail, type GlobalOptions } from "./output.js";
 
 // What every command definition (commands.ts, and the program in main.ts) is made with.
 
+/** Defines one top-level command (with its subcommands) on the program. */
+export type Define = (program: Command) => void;
+
 /** Adds --project and --json to a command. */
 export function withGlobals(command: Command): Command {
   return command

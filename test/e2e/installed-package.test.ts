@@ -57,6 +57,7 @@ test("the tarball holds the built CLI and nothing of the checkout, and is small"
   expect(listing).toContain("package/bin/package.json");
   expect(listing).toContain("package/build/boot.cjs");
   expect(listing).toContain("package/build/cli.cjs");
+  expect(listing).toContain("package/build/cli-quick.cjs");
   const leftBehind = (entry: string) =>
     /^package\/(src|test|bench|scripts|assets|build\/bench)\//.test(entry) ||
     entry.endsWith(".map") ||

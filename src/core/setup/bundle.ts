@@ -78,7 +78,7 @@ async function copyPackages(names: readonly string[], from: string, dest: string
 
 /** The version of the CLI in `source`, once its files are all there; throws not_installed naming the one missing. */
 export async function bundledCliVersion(source: string): Promise<string> {
-  for (const file of ["bin/offrun.js", "build/boot.cjs", "build/cli.cjs", "package.json"]) {
+  for (const file of ["bin/offrun.js", "build/boot.cjs", "build/cli.cjs", "build/cli-quick.cjs", "package.json"]) {
     if (!(await exists(path.join(source, file)))) {
       throw new OffrunError(
         "not_installed",

@@ -1,12 +1,13 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { commandWord } from "../../../src/cli/boot.js";
-import { makeRepo, makeSandbox, runOffrun, type Sandbox } from "../../helpers/offrun.js";
+import { makeRepo, makeSandbox, PROJECT_ROOT, runOffrun, type Sandbox } from "../../helpers/offrun.js";
 import { agentRecord } from "../../helpers/records.js";
 
-// bin/offrun.js starts the one-file bundle through V8's code cache (src/cli/boot.ts): one cache per
-// command word in the user's private OFFRUN_HOME/cache/compile, written by the first run of that
-// command and read by every later one. A cache that is corrupt or of another build never changes
+// bin/offrun.js starts a one-file bundle through V8's code cache (src/cli/boot.ts): the quick one
+// for the everyday commands, the whole one for the others; one cache per bundle and command word in
+// the user's private OFFRUN_HOME/cache/compile, written by the first run of that command and read
+// by every later one. A cache that is corrupt or of another build never changes
 // what a command does: it costs one ordinary start and is written again.
 
 let box: Sandbox;
@@ -29,7 +30,7 @@ test("the first run of a command writes its cache, privately, and later runs rea
   const written = await caches();
   expect(written).toHaveLength(1);
   expect(written[0]).toMatch(
-    new RegExp(`^${process.version.replace(/\./g, "\\.")}_${process.arch}_\\d+_\\d+-ls\\.v8$`),
+    new RegExp(`^${process.version.replace(/\./g, "\\.")}_${process.arch}_\\d+_\\d+_\\d+-quick-ls\\.v8$`),
   );
   const file = path.join(cacheDir(), written[0]!);
   expect((await fs.stat(cacheDir())).mode & 0o777).toBe(0o700);
@@ -136,4 +137,46 @@ test("ls and --version load neither node:crypto nor node:child_process", async (
   // The listing did reach the record and the index check (its cache of git's answer).
   expect((await runOffrun(["ls"], { env: box.env, cwd: repo })).stdout).toContain("fix-upload");
   expect(await fs.readdir(path.join(box.offrunHome, "cache", "tracked-state"))).toHaveLength(1);
+});
+
+// The everyday commands (src/cli/quick-words.ts) start from build/cli-quick.cjs, about half of
+// build/cli.cjs: a start pays for the size of the bundle it loads.
+test("the everyday commands run from the quick bundle, every other command from the whole one", async () => {
+  const ran = async (args: string[]) => {
+    const before = new Set(await caches());
+    const run = await runOffrun(args, { env: box.env, cwd: repo });
+    expect(run).toSucceed();
+    const added = (await caches()).filter((f) => !before.has(f));
+    return { run, cache: added.map((f) => f.slice(f.indexOf("-") + 1)) };
+  };
+  expect((await ran(["show", "fix-upload"])).cache).toEqual(["quick-show.v8"]);
+  expect((await ran(["ls", "--json"])).cache).toEqual([]); // quick-ls.v8 is there already
+  // A global option before the command: the whole CLI, which knows every command, reads it.
+  const first = await ran(["--json", "ls"]);
+  expect(first.cache).toEqual(["ls.v8"]);
+  expect(JSON.parse(first.run.stdout)).toMatchObject({ agents: [{ name: "fix-upload" }] });
+  expect((await ran(["memory", "show"])).cache).toEqual(["memory.v8"]);
+  // Help of a quick command comes from the quick bundle, with its own options.
+  const help = await ran(["start", "--help"]);
+  expect(help.cache).toEqual(["quick-start.v8"]);
+  expect(help.run.stdout).toContain("--prompt-file <file>");
+});
+
+test("the quick bundle holds none of the companion, the CLIs' adapters or the dashboard", async () => {
+  const modules = async (bundle: string) =>
+    (await fs.readFile(path.join(PROJECT_ROOT, "build", bundle), "latin1"))
+      .split("\n")
+      .filter((line) => line.startsWith("// src/"))
+      .map((line) => line.slice(3));
+  const [whole, quick] = await Promise.all([modules("cli.cjs"), modules("cli-quick.cjs")]);
+  expect(quick).toContain("src/cli/view-actions.ts");
+  expect(quick).toContain("src/cli/agent-actions.ts");
+  const heavy = (file: string) =>
+    file.startsWith("src/harnesses/") ||
+    file === "src/cli/dashboard.ts" ||
+    (file.startsWith("src/core/companion/") && file !== "src/core/companion/node-flags.ts");
+  expect(quick.filter(heavy)).toEqual([]);
+  expect(whole.filter(heavy).length).toBeGreaterThan(50);
+  const size = async (bundle: string) => (await fs.stat(path.join(PROJECT_ROOT, "build", bundle))).size;
+  expect(await size("cli-quick.cjs")).toBeLessThan((await size("cli.cjs")) * 0.6);
 });

@@ -104,7 +104,7 @@ test("OFFRUN_NODE is used, and the CLI copied beside the launcher runs without t
   expect(copied).toEqual({ dir: lib, version: await version(), missing: [] });
   await fs.stat(path.join(lib, "node_modules", "node-notifier", "package.json"));
   await fs.stat(path.join(lib, "node_modules", "@anthropic-ai", "sandbox-runtime", "package.json"));
-  expect((await fs.readdir(path.join(lib, "build"))).sort()).toEqual(["boot.cjs", "cli.cjs"]);
+  expect((await fs.readdir(path.join(lib, "build"))).sort()).toEqual(["boot.cjs", "cli-quick.cjs", "cli.cjs"]);
   const node = await nodeFolder("chosen");
   const launcher = await writeLauncher(lib, box.env, []);
   const result = await runLauncher(
