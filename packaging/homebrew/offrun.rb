@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "5fc3593224474824d97a5d012fd973adf2d61ce8d7eea0ee65c4ec58f8f83d2e"
+  sha256 "6e9128b852c14e149f2ae8a4439999f43914ded4446cf89d7699df1e443d0dfa"
   license "MIT"
 
   depends_on "node"

@@ -72,3 +72,25 @@ async function holdsText(file: string, text: string): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * A resumed turn whose CLI said it has no such conversation (its CLI ended before it wrote one, a
+ * kill in its first second; or someone deleted it): the agent forgets the session, says so, and
+ * the message goes again in a new session, which is handed the conversation so far from the chat
+ * log. True when it did; once per message, so a CLI that keeps saying it cannot loop.
+ */
+export async function forgetMissingSession(
+  ctx: Pick<SessionMoveContext, "record" | "log" | "update">,
+  errorKind: string | undefined,
+  alreadyOnce: boolean,
+): Promise<boolean> {
+  const { record } = ctx;
+  if (errorKind !== "not_found" || record.sessionId === undefined || alreadyOnce) return false;
+  await ctx.log(record.turns, {
+    type: "notice",
+    level: "warning",
+    message: `The CLI has no conversation ${record.sessionId} to resume, so Offrun starts a new session and hands it the task and the conversation so far.`,
+  });
+  await ctx.update({ sessionId: undefined });
+  return true;
+}

@@ -8,7 +8,7 @@ import type { AgentRecord, AgentStatus, ProjectConfig } from "../foundation/mode
 import { runAttempts } from "./attempts.js";
 import { backoffMs, pause } from "./backoff.js";
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
-import { moveSession } from "./session-move.js";
+import { forgetMissingSession, moveSession } from "./session-move.js";
 import { isSignedOut, runTurn, type TurnContext, type TurnResult } from "./turn.js";
 import type { MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
@@ -82,6 +82,7 @@ async function carry(
   const { record, config } = ctx;
   const harness = await findHarness(record.harness, { project: record.project, env: ctx.env });
   let retries = 0;
+  let anew = false;
   let continuation = ctx.resumed?.continuation ?? false;
   if (ctx.resumed && ctx.resumed.login !== record.account) {
     const from = await findLogin(harness, record.account, ctx.env);
@@ -109,7 +110,8 @@ async function carry(
         record,
         prompt: continuation ? CONTINUATION_PROMPT : ctx.prompt,
         continuation,
-        ...(ctx.carryOver ? { carryOver: true } : {}),
+        // A session started anew is handed the conversation so far, whatever began the message.
+        ...(ctx.carryOver || anew ? { carryOver: true } : {}),
         harness,
         binary: ctx.binary,
         config,
@@ -125,6 +127,11 @@ async function carry(
       const { end } = result;
       if (end.outcome === "completed") return { kind: "completed" };
       if (end.outcome === "limited") return { kind: "limited" };
+      if (await forgetMissingSession(ctx, result.errorKind, anew)) {
+        anew = true;
+        continuation = false;
+        return { kind: "again" };
+      }
       if (isSignedOut(result)) {
         await ctx.log(record.turns, {
           type: "notice",

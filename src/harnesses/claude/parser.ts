@@ -13,6 +13,8 @@ import {
 
 const QUOTA_SOURCE = "claude-stream";
 const NOT_LOGGED_IN_MESSAGE = "Not logged in to Claude Code. Run `claude` in a terminal and log in, then try again.";
+/** What 2.1.332 says in a result's `errors` when `--resume` names a session it does not have. */
+const NO_CONVERSATION_PATTERN = /^No conversation found with session ID: (\S+)/;
 /** What 2.1.332 prints (as a synthetic assistant message and as the result) with no credentials. */
 const NOT_LOGGED_IN_PATTERN = /not logged in|please run \/login|invalid api key|authentication_failed/i;
 
@@ -99,7 +101,17 @@ export function createClaudeParser(): StreamParser {
       events.push({ type: "turn_end", outcome: "completed" });
       return events;
     }
-    const said = line.result ?? line.terminal_reason ?? "Claude reported an error.";
+    const said = line.result ?? line.terminal_reason ?? line.errors?.join(" ") ?? "Claude reported an error.";
+    // The session to resume is not in this login's home (a CLI ended before it wrote any, or it
+    // was deleted): the turn chain starts a new session with the conversation so far.
+    const missing = line.errors?.map((e) => NO_CONVERSATION_PATTERN.exec(e)?.[1]).find(Boolean);
+    if (missing !== undefined) {
+      events.push({
+        type: "error",
+        kind: "not_found",
+        message: `Claude Code has no conversation ${missing} in this login's home to resume.`,
+      });
+    }
     const limit = line.result === undefined ? undefined : parseClaudeLimitText(line.result, new Date());
     if (limit?.severity === "limit" || line.api_error === "usage_limit_reached") {
       events.push(...limitHit(said, limit?.resetsAt, limit?.window));

@@ -82,6 +82,8 @@ const resultLine = z.object({
   api_error_status: z.number().nullable().optional(),
   api_error: z.string().optional(),
   terminal_reason: z.string().optional(),
+  /** Why a turn ended without running (2.1.332: "No conversation found with session ID: <id>" on --resume). */
+  errors: z.array(z.string()).optional(),
   /** The StructuredOutput tool's input, validated by the CLI against `--json-schema` (2.1.332). */
   structured_output: z.unknown().optional(),
 });

@@ -172,6 +172,21 @@ describe("the Claude stream parser on recorded 2.1.332 output", () => {
     expect(end.outcome).toBe("failed");
     expect(end.reason).toContain("Not logged in");
   });
+
+  test("resuming a session the CLI does not have yields a not_found error naming it, and a failed turn that says why", () => {
+    const events = replay("resume-missing");
+    const session = argValue(meta("resume-missing").turns[0]!.argv, "--resume")!;
+    expect(ofType(events, "error")).toEqual([
+      {
+        type: "error",
+        kind: "not_found",
+        message: `Claude Code has no conversation ${session} in this login's home to resume.`,
+      },
+    ]);
+    const end = turnEnd(events);
+    expect(end.outcome).toBe("failed");
+    expect(end.reason).toBe(`No conversation found with session ID: ${session}`);
+  });
 });
 
 describe("the Claude stream parser on damaged or cut-off output", () => {
