@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "6e9128b852c14e149f2ae8a4439999f43914ded4446cf89d7699df1e443d0dfa"
+  sha256 "13583e55c15b7e157cad9b026cbedc8ac26624f569ab25116e5cbc2f4ca6d891"
   license "MIT"
 
   depends_on "node"

@@ -18,9 +18,9 @@ import { runsQuick } from "./quick-words.js";
  * holds what a run of one command compiled, so there is one per bundle and command word (`ls`,
  * `start`, `companion`, ...), each under a megabyte, in the user's private ~/.offrun/cache/compile.
  * Its name carries the bundles' sizes and time and the Node version, so a rebuilt CLI or another
- * Node never reads it; V8 itself
- * turns down a cache of another version, other flags or another source length, or one that is
- * not whole (caches are written under another name and renamed), and that one is written again.
+ * Node never reads it; V8 itself turns down a cache of another version, other flags or another
+ * source length, or one that is not whole (caches are written under another name and renamed),
+ * and that one is written again.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -1,7 +1,7 @@
 import { Command, Help, Option } from "commander";
 import { fail, type GlobalOptions } from "./output.js";
 
-// What every command definition (commands.ts, and the program in main.ts) is made with.
+// What every command definition (commands.ts, quick-commands.ts, and the program in program.ts) is made with.
 
 /** Defines one top-level command (with its subcommands) on the program. */
 export type Define = (program: Command) => void;

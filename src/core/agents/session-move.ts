@@ -77,7 +77,9 @@ async function holdsText(file: string, text: string): Promise<boolean> {
  * A resumed turn whose CLI said it has no such conversation (its CLI ended before it wrote one, a
  * kill in its first second; or someone deleted it): the agent forgets the session, says so, and
  * the message goes again in a new session, which is handed the conversation so far from the chat
- * log. True when it did; once per message, so a CLI that keeps saying it cannot loop.
+ * log. True when it did; once per message, so a CLI that keeps saying it cannot loop. An adapter
+ * says so with a stream error of kind not_found (Claude Code's parser does, on "No conversation
+ * found with session ID").
  */
 export async function forgetMissingSession(
   ctx: Pick<SessionMoveContext, "record" | "log" | "update">,
