@@ -19,4 +19,6 @@ export default {
   setupFilesAfterEnv: ["<rootDir>/test/helpers/isolate-env.ts", "<rootDir>/test/helpers/matchers.ts"],
   testMatch: ["<rootDir>/test/**/*.test.ts", "<rootDir>/test/**/*.test.tsx"],
   testTimeout: 60_000,
+  // Jest's summary, then one plain closing line that CI reads as the count (test/helpers/closing-line.js).
+  reporters: ["default", "<rootDir>/test/helpers/closing-line.js"],
 };
