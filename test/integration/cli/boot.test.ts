@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { execa } from "execa";
 import { commandWord } from "../../../src/cli/boot.js";
 import { makeRepo, makeSandbox, PROJECT_ROOT, runOffrun, type Sandbox } from "../../helpers/offrun.js";
 import { agentRecord } from "../../helpers/records.js";
@@ -106,6 +107,32 @@ test("the sandbox runtime loads on the first, second and third start alike, cach
     expect(later).toEqual(first);
   }
   expect(first.join("\n")).not.toContain("did not load");
+});
+
+// The build writes Node's CommonJS wrapper into each bundle (scripts/build-cli.mjs), so the boot
+// compiles the text as read instead of joining a megabyte to the wrapper at every start.
+test("a bundle that was not built for this boot is refused with what to do", async () => {
+  const copy = path.join(box.dir, "old-build");
+  await fs.mkdir(copy, { recursive: true });
+  for (const file of ["boot.cjs", "cli.cjs", "cli-quick.cjs"]) {
+    await fs.copyFile(path.join(PROJECT_ROOT, "build", file), path.join(copy, file));
+  }
+  const wrapped = await fs.readFile(path.join(copy, "cli-quick.cjs"), "latin1");
+  expect(wrapped.startsWith("(function (exports, require, module, __filename, __dirname) { ")).toBe(true);
+  // A bundle as esbuild writes it, without the wrapper: what an older build left.
+  await fs.writeFile(path.join(copy, "cli-quick.cjs"), wrapped.slice(wrapped.indexOf("{") + 2, -3), "latin1");
+  const run = await execa(
+    process.execPath,
+    [
+      "-e",
+      `require(${JSON.stringify(path.join(copy, "boot.cjs"))}).boot(process.argv.slice(0, 1).concat(["x", "ls"]))`,
+    ],
+    { env: box.env, extendEnv: false, cwd: repo, reject: false, timeout: 30_000 },
+  );
+  expect(run.exitCode).not.toBe(0);
+  expect(run.stderr).toContain(
+    `${path.join(copy, "cli-quick.cjs")} was not built for this boot. Run \`npm run build:cli\``,
+  );
 });
 
 // What a listing never needs is loaded when first used: execa (and node:child_process under it) on
