@@ -9,8 +9,8 @@ import { runAttempts } from "./attempts.js";
 import { backoffMs, pause } from "./backoff.js";
 import { planResetWait, type ResetWaitPlan } from "./reset-wait.js";
 import { forgetMissingSession, moveSession } from "./session-move.js";
-import { isSignedOut, runTurn, type TurnContext, type TurnResult } from "./turn.js";
-import type { MemoryTurn } from "../memory/turn.js";
+import { canWriteMemory, isSignedOut, runTurn, type TurnContext, type TurnResult } from "./turn.js";
+import { openMemoryTurn, type MemoryTurn } from "../memory/turn.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 
 /**
@@ -43,7 +43,7 @@ export interface ChainContext {
   onDispatched?: () => void;
   /** Called once, when the chain is done with the message and only writes how it ended. */
   onClosing?: () => void;
-  /** The first turn's memory, opened ahead (a new agent's, during its checkout). */
+  /** The next turn's memory, opened ahead: a new agent's during its checkout, a failover's during the session's move. */
   firstMemory?: MemoryTurn;
   /** The user's message: a new session gets the conversation with it (see TurnContext). */
   carryOver?: boolean;
@@ -102,7 +102,7 @@ async function carry(
     onHeld: () => ctx.onDispatched?.(),
     attempt: (login) => {
       const memory = ctx.firstMemory;
-      ctx.firstMemory = undefined; // a second turn of the chain (a failover) opens its own
+      ctx.firstMemory = undefined; // a failover's turn gets its own (moveTo), or opens it
       return turn({
         ...(memory ? { memory } : {}),
         ...(login.refusals ? { refusals: login.refusals } : {}),
@@ -153,7 +153,18 @@ async function carry(
     // The policy of agent turns: the session moves to the next login and goes on there.
     moveTo: async ({ from, to, result, why }) => {
       const said = why === "signed_out" ? "is not signed in" : "hit its usage limit";
+      // The next turn's memory opens while the session is copied, so its CLI starts sooner. Only
+      // when that turn follows at once and resumes: it opens as the turn would (the next turn, on
+      // `to`), and a session that does not go along starts anew, which opens its own.
+      const goesOn = config.failover.resend !== "ask" && record.sessionId !== undefined;
+      const nextMemory = goesOn
+        ? openMemoryTurn({ ...record, account: to.label }, record.turns + 1, true, canWriteMemory(record, harness))
+        : undefined;
+      // A memory that cannot open is the next turn's to report, when it tries again.
+      nextMemory?.catch(() => undefined);
       const moved = await moveSession(ctx, harness, from, to, `${from.label} ${said}`);
+      const memory = await nextMemory?.catch(() => undefined);
+      if (moved.carried && memory) ctx.firstMemory = memory;
       // Work done, or the message itself, carried in the session: go on from there. Else the message again.
       continuation = moved.carried && (continuation || result.progressed || moved.heldPrompt);
       if (config.failover.resend !== "ask") return true;

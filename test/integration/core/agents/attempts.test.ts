@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { execa } from "execa";
 import { findHarness } from "../../../../src/harnesses/registry.js";
 import { claudeProjectFolder } from "../../../../src/harnesses/claude/session-files.js";
 import type { Login } from "../../../../src/core/foundation/login-model.js";
@@ -107,19 +108,24 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
   const logins = await threeLogins("claude");
   const picker = new CountingPicker(process.env);
   const project = await fs.mkdtemp(path.join(os.tmpdir(), "attempts-"));
+  await execa("git", ["init", "-q", project], { timeout: 30_000 }); // the turns' memory lives in a repository
   const record: AgentRecord = agentRecord(project, "author", { account: "a", sessionId: "s-1" });
   await fs.mkdir(record.worktree, { recursive: true });
   const sessionFile = (home: string) => path.join(home, "projects", claudeProjectFolder(record.worktree), "s-1.jsonl");
   await fs.mkdir(path.dirname(sessionFile(logins[0]!.home)), { recursive: true });
   await fs.writeFile(sessionFile(logins[0]!.home), `${JSON.stringify({ message: "add sum.ts" })}\n`);
   const log: EventDraft[] = [];
-  const turns: (Seen & { continuation: boolean })[] = [];
+  const turns: (Seen & { continuation: boolean; briefedOpen: boolean })[] = [];
   const limitA = Date.now() + 2 * HOUR;
   const turn = async (ctx: TurnContext): Promise<TurnResult> => {
     const login = await findLogin(claude, record.account);
     expect(ctx.loginHome).toBe(login.home);
     expect(ctx.env.CLAUDE_CONFIG_DIR).toBe(login.home);
-    turns.push({ ...seen(picker, login, ctx.prompt), continuation: ctx.continuation === true });
+    turns.push({
+      ...seen(picker, login, ctx.prompt),
+      continuation: ctx.continuation === true,
+      briefedOpen: ctx.memory?.briefing !== undefined,
+    });
     const at = new Date().toISOString();
     const ended = (end: Omit<TurnEndEvent, "type" | "at" | "turn">): TurnEndEvent => ({
       type: "turn_end",
@@ -165,6 +171,9 @@ test("agent turns move the session and go on, reviews restart: one login loop, e
     ["c", CONTINUATION_PROMPT, true],
   ]);
   expect(turns.every((t) => t.heldOnce && t.inTurn)).toBe(true);
+  // A failover's turn is handed its memory, opened while the session moved, as a new session on
+  // its login (with the briefing); the first turn opens its own.
+  expect(turns.map((t) => t.briefedOpen)).toEqual([false, true, true]);
   expect(log.filter((e) => e.type === "account_switch").map((e) => [e.from, e.to])).toEqual([
     ["a", "b"],
     ["b", "c"],
