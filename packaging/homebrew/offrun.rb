@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "13583e55c15b7e157cad9b026cbedc8ac26624f569ab25116e5cbc2f4ca6d891"
+  sha256 "8fd513fb6fa094b6ab95391bfab166847840adc3201a15854853f631bfa4e32c"
   license "MIT"
 
   depends_on "node"
