@@ -24,9 +24,15 @@ const zodImport = {
   selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
   message: 'Import zod as `import * as z from "zod"` (see scripts/build-cli.mjs).',
 };
+/** The first `localeCompare` loads ICU's collator: about 8 ms of a command's start (foundation/text-order.ts). */
+const noLocaleCompare = {
+  selector: "CallExpression[callee.property.name='localeCompare']",
+  message:
+    "Order with byCodeUnits (src/core/foundation/text-order.ts): localeCompare loads ICU's collator on its first call, about 8 ms of a command's start.",
+};
 const zodNamespace = {
   files: ["**/*.ts", "**/*.tsx"],
-  rules: { "no-restricted-syntax": ["error", zodImport] },
+  rules: { "no-restricted-syntax": ["error", zodImport, noLocaleCompare] },
 };
 
 /**
@@ -42,6 +48,7 @@ const oneSettingsReader = {
     "no-restricted-syntax": [
       "error",
       zodImport,
+      noLocaleCompare,
       {
         selector: "MemberExpression[property.name='config'][object.callee.name='projectPaths']",
         message: "Read a project's settings with loadProjectSettings (foundation/project.ts): it applies trust.",

@@ -13,6 +13,7 @@ import { runInteractive } from "../core/foundation/process.js";
 import { throughCompanion } from "./context.js";
 import { describeWho, renderMemoryChange } from "./memory-format.js";
 import { output, projectDir, type GlobalOptions } from "./output.js";
+import { byCodeUnits } from "../core/foundation/text-order.js";
 
 /** `offrun memory log|revert|show|edit`: they read the memory files directly; revert and edit write through the companion. */
 
@@ -65,7 +66,7 @@ export async function show(agent: string | undefined, options: GlobalOptions): P
 function byConventionsFirst(a: string, b: string): number {
   if (a === "conventions.md") return -1;
   if (b === "conventions.md") return 1;
-  return a.localeCompare(b);
+  return byCodeUnits(a, b);
 }
 
 /**

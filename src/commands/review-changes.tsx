@@ -12,6 +12,7 @@ import { FailureView, showFailure } from "./lib/failure.js";
 import { faceEnv } from "./lib/preferences.js";
 import { startReview } from "./lib/review.js";
 import { useSubmitOnce } from "./lib/submit-once.js";
+import { byCodeUnits } from "../core/foundation/text-order.js";
 
 /**
  * Review Changes: the most recently active agent first; Enter starts a review of it with the
@@ -88,7 +89,7 @@ function ReviewList() {
     return overview.groups
       .flatMap((g) => g.agents.map((a): AgentTarget => ({ record: a.record, ...(a.host ? { host: a.host } : {}) })))
       .filter((t) => t.record.status !== "done")
-      .sort((a, b) => b.record.updatedAt.localeCompare(a.record.updatedAt));
+      .sort((a, b) => byCodeUnits(b.record.updatedAt, a.record.updatedAt));
   }, []);
   // One review of an agent at a time: a second Enter meanwhile started a second review of the same changes.
   const { submitting: reviewing, once } = useSubmitOnce();

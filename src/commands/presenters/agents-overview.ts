@@ -5,6 +5,7 @@ import { BUILTIN_HARNESSES } from "../../harnesses/registry.js";
 import { elapsedShort } from "../../core/foundation/format.js";
 import { viewLoginQuota, type LoginQuotaView } from "../../core/logins/login-quota.js";
 import type { ContextUse } from "./context-use.js";
+import { byCodeUnits } from "../../core/foundation/text-order.js";
 
 export type { ContextUse };
 
@@ -136,7 +137,7 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
   const groups = input.projects
     .map((project): ProjectGroup => {
       const agents = [...project.agents]
-        .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || b.updatedAt.localeCompare(a.updatedAt))
+        .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byCodeUnits(b.updatedAt, a.updatedAt))
         .map((record): AgentRow => {
           const quota = quotas.get(hostLoginKey({ harness: record.harness, label: record.account }, project.host));
           const inTurn = record.status === "working" || record.status === "needs-you";

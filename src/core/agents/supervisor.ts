@@ -22,6 +22,7 @@ import { StartTrace } from "./start-trace.js";
 import { localRunner, type ProcessRunner } from "../foundation/runner.js";
 import { canWriteMemory } from "./turn.js";
 import { reserveAgent, setUpWorktree } from "./setup.js";
+import { byCodeUnits } from "../foundation/text-order.js";
 
 /**
  * Owns agent turns: creates worktrees, spawns the CLI for each turn, appends every event to the
@@ -131,7 +132,7 @@ export class Supervisor {
 
   /** whileIdle for several agents at once (in one order, so two callers cannot deadlock). */
   async whileAllIdle<T>(agents: { project: string; name: string }[], task: () => Promise<T>): Promise<T> {
-    const [first, ...rest] = [...agents].sort((a, b) => key(a.project, a.name).localeCompare(key(b.project, b.name)));
+    const [first, ...rest] = [...agents].sort((a, b) => byCodeUnits(key(a.project, a.name), key(b.project, b.name)));
     return first ? this.whileIdle(first.project, first.name, () => this.whileAllIdle(rest, task)) : task();
   }
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import * as z from "zod";
 import { userPaths } from "../foundation/paths.js";
 import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
+import { byCodeUnits } from "../foundation/text-order.js";
 
 /**
  * The git repositories in the folders where people keep code (`~/Developer`, `~/code`, ...), so
@@ -85,7 +86,7 @@ export async function scanRepositories(
   });
   await Promise.race([Promise.all(CODE_FOLDERS.map((name) => search(path.join(home, name), 1))), timedOut]);
   clearTimeout(timer);
-  return [...found.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || a.root.localeCompare(b.root));
+  return [...found.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || byCodeUnits(a.root, b.root));
 }
 
 /** When `folder` holding `.git` last changed; undefined when it is no repository. */

@@ -11,6 +11,7 @@ import { ownerOf } from "./files.js";
 import { memoryRel } from "./turn.js";
 import { writeTextAtomic } from "../foundation/store.js";
 import { projectPaths } from "../foundation/paths.js";
+import { byCodeUnits } from "../foundation/text-order.js";
 
 /** One memory change and the agent in whose turn (and chat log) it happened. */
 export interface MemoryHistoryEntry {
@@ -36,7 +37,7 @@ export async function memoryHistory(root: string, agent?: string): Promise<Memor
       }
     }
   }
-  return entries.sort((a, b) => a.event.at.localeCompare(b.event.at));
+  return entries.sort((a, b) => byCodeUnits(a.event.at, b.event.at));
 }
 
 async function isDirectory(dir: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import { projectPaths } from "../foundation/paths.js";
 import { reportStateProblem } from "../foundation/state-problems.js";
 import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlReadResult } from "../foundation/store.js";
 import { isTracked, trackedStateFiles } from "../git/tracked-state.js";
+import { byCodeUnits } from "../foundation/text-order.js";
 
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {
@@ -69,7 +70,7 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
       });
     }
   }
-  listing.agents.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  listing.agents.sort((a, b) => byCodeUnits(b.createdAt, a.createdAt));
   return listing;
 }
 
