@@ -107,7 +107,7 @@ describe("the mirror", () => {
       state: { state: "connected" },
       call: async (method: string, params: { after?: string }) => {
         asked.push(method);
-        if (method === "agents.list") return { hostname: "devbox", projects: [] };
+        if (method === "agents.list") return { hostname: `devbox, listing ${lists(asked)}`, projects: [] };
         if (method === "changes.wait") return waits(params.after);
         throw new Error(`unexpected ${method}`);
       },
@@ -136,6 +136,39 @@ describe("the mirror", () => {
     await mirror.close();
   });
 
+  test("a host that holds the wait is listed from memory, and asked again after a request forwarded to it", async () => {
+    let change: (() => void) | undefined;
+    const { link, asked } = host(
+      (after) =>
+        new Promise((resolve) => {
+          if (after === undefined) return resolve({ token: "t0" });
+          change = () => resolve({ token: `${after}+` });
+        }),
+    );
+    const mirror = new ChatMirror(link, { onEvent: () => undefined, log: () => undefined });
+    // Before the first round, nothing is known: a listing asks the host.
+    expect(mirror.currentListing()).toBeUndefined();
+    mirror.follow();
+    await sleep(300);
+    expect(mirror.currentListing()?.hostname).toBe("devbox, listing 1");
+    expect(lists(asked)).toBe(1);
+
+    // A start forwarded to the host: not current from before it is sent until a round after it ended.
+    const ended = mirror.forwarding();
+    expect(mirror.currentListing()).toBeUndefined();
+    await sleep(100);
+    expect(mirror.currentListing()).toBeUndefined();
+    ended();
+    await sleep(200);
+    expect(mirror.currentListing()?.hostname).toBe("devbox, listing 2");
+
+    // The host says something changed: the round's listing is the current one.
+    change!();
+    await sleep(300);
+    expect(mirror.currentListing()?.hostname).toBe("devbox, listing 3");
+    await mirror.close();
+  });
+
   test("a host with an older offrun (no changes.wait) is asked every second", async () => {
     const { link, asked } = host(async () => {
       throw new OffrunError("invalid_input", "devbox: Unhandled method changes.wait");
@@ -143,6 +176,8 @@ describe("the mirror", () => {
     const mirror = new ChatMirror(link, { onEvent: () => undefined, log: () => undefined });
     mirror.follow();
     await sleep(3_300);
+    // It never says when something changed there, so every listing asks it.
+    expect(mirror.currentListing()).toBeUndefined();
     await mirror.close();
     expect(lists(asked)).toBeGreaterThanOrEqual(3);
     // It stopped asking for what the host does not know after the first refusal.

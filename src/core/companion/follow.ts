@@ -1,7 +1,7 @@
 import { describeError } from "../foundation/errors.js";
 import type { TailedEvent } from "../notify/chat-tail.js";
 import type { SnapshotAgent, SnapshotQuota } from "./snapshot.js";
-import { viewReplies } from "../protocol/protocol-views.js";
+import { viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
 import type { QuotaListRow } from "../quota/row.js";
 import type { HostLinks } from "../remote/links.js";
 import type { HostLink } from "../remote/link.js";
@@ -16,6 +16,10 @@ const QUOTA_RETRY_MS = 5_000;
 export interface HostFollower {
   /** Every host's agents and logins as last heard, for state.json. */
   snapshot(): Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
+  /** A host's agents while its mirror knows them current (ChatMirror.currentListing); else ask the host. */
+  listing(link: HostLink): AgentsListed | undefined;
+  /** Before a request is forwarded to the host; what it returns is called once the request ended. */
+  forwarding(link: HostLink): () => void;
   close(): Promise<void>;
 }
 
@@ -65,6 +69,8 @@ export function followHosts(
     void askQuota(link);
   });
   return {
+    listing: (link) => mirrors.get(link)?.currentListing(),
+    forwarding: (link) => mirrors.get(link)?.forwarding() ?? (() => undefined),
     snapshot: async () => {
       const current = new Set(hosts.all());
       const parts = [...mirrors]

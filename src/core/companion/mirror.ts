@@ -66,10 +66,17 @@ export class ChatMirror {
   private hostWaits = true;
   /** Ends the pause between rounds early (a new connection, close). */
   private wake: (() => void) | undefined;
-  private running: Promise<void> | undefined;
+  /** One round at a time: the follow loop's, and those owed after a forwarded request. */
+  private rounds: Promise<void> = Promise.resolve();
   private since: string | undefined;
   /** The host's last answer to agents.list. */
   listing: AgentsListed | undefined;
+  /** The last round went through: `listing` is what the host said then. */
+  private listed = false;
+  /** A changes.wait asked after the listing was taken is held by the host: nothing changed there since. */
+  private waiting = false;
+  /** Requests forwarded to the host, each until a round that began after it ended. */
+  private forwarded = 0;
   /** What each copied log says (last words, what waits), kept as lines are copied: state.json reads no log. */
   private readonly facts = new ChatFactsBook();
 
@@ -99,12 +106,7 @@ export class ChatMirror {
       while (!this.closed) {
         token = await this.nextChange(token);
         if (this.closed) break;
-        this.running = this.catchUp().catch((error: unknown) => {
-          if (this.link.state.state === "connected")
-            this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
-        });
-        await this.running;
-        this.running = undefined;
+        await this.round();
       }
     })();
   }
@@ -112,7 +114,49 @@ export class ChatMirror {
   async close(): Promise<void> {
     this.closed = true;
     this.wake?.();
-    await this.running;
+    await this.rounds;
+  }
+
+  /**
+   * The host's agents without asking it: while the host holds a changes.wait asked after this
+   * listing was taken (it answers that wait at its next change, within a fraction of a second) and
+   * no request forwarded to it is owed a round. Else undefined: ask the host. An `offrun ls` with
+   * hosts then waits for no host that the mirror follows.
+   */
+  currentListing(): AgentsListed | undefined {
+    const current = this.waiting && this.listed && this.forwarded === 0 && this.link.state.state === "connected";
+    return current ? this.listing : undefined;
+  }
+
+  /**
+   * Before a request is forwarded to the host (it may start, stop or change an agent there): the
+   * listing is not current until a round that begins once the request ended. Call what it returns
+   * then, answered or not.
+   */
+  forwarding(): () => void {
+    this.forwarded += 1;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      void this.round().finally(() => (this.forwarded -= 1));
+    };
+  }
+
+  /** Runs a round after the ones before it; what it could not do is logged, and the listing is no longer current. */
+  private round(): Promise<void> {
+    const run = this.rounds.then(() =>
+      this.catchUp().then(
+        () => void (this.listed = true),
+        (error: unknown) => {
+          this.listed = false;
+          if (this.link.state.state === "connected")
+            this.options.log(`host ${this.link.host.name}: ${describeError(error)}`);
+        },
+      ),
+    );
+    this.rounds = run;
+    return run;
   }
 
   /** The host's token after its next change; undefined after a plain pause (no wait, or a failed one). */
@@ -120,9 +164,13 @@ export class ChatMirror {
     if (this.hostWaits && this.link.state.state === "connected") {
       try {
         const params = { ...(token === undefined ? {} : { after: token }), timeoutMs: CHANGES_WAIT_MS };
+        // Given a token, the listing of the round before is what the host had then.
+        this.waiting = token !== undefined;
         const answer = await this.link.call("changes.wait", params, CHANGES_WAIT_MS + 10_000);
+        this.waiting = false;
         return viewReplies["changes.wait"].parse(answer).token;
       } catch (error) {
+        this.waiting = false;
         // An offrun there from before changes.wait answers "unhandled method": a round now, then one every second.
         if (isOffrunError(error, "invalid_input")) {
           this.hostWaits = false;
@@ -145,7 +193,7 @@ export class ChatMirror {
   }
 
   /** One round: what every agent's log holds beyond the copy, appended to it. */
-  async catchUp(): Promise<void> {
+  private async catchUp(): Promise<void> {
     if (this.link.state.state !== "connected") return;
     const since = await this.followingSince();
     const listing = agentsListedSchema.parse(await this.link.call("agents.list", {}));

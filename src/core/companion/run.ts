@@ -10,6 +10,7 @@ import { watchQuota } from "../logins/quota-watcher.js";
 import { chatEventNotifier, notifyFromChats } from "../notify/chat-notifications.js";
 import { HostLinks } from "../remote/links.js";
 import { followHosts } from "./follow.js";
+import type { Following } from "./host-handlers.js";
 import { Notifier } from "../notify/notifier.js";
 import { ExternalNotifications } from "../notify/external.js";
 import { watchTranscripts } from "../notify/transcript-watch.js";
@@ -63,8 +64,9 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const hosts = new HostLinks({ runner, version: options.version, log });
   // What a companion following this one over SSH waits on: whatever rewrites the snapshot.
   const changes = new ChangeBeacon();
+  const following: Following = {};
   const server = await serveWhenFree(
-    () => serveCompanion({ supervisor, version: options.version, log, ready, runner, hosts, changes }),
+    () => serveCompanion({ supervisor, version: options.version, log, ready, runner, hosts, changes, following }),
     log,
   );
   log(`companion ${options.version} listening on ${paths.socket}`);
@@ -103,6 +105,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const hookInbox = await followHookInbox({ external, log });
   let remoteChanged: () => void = () => undefined;
   const remote = followHosts(hosts, chatEventNotifier(notifier), log, () => remoteChanged());
+  following.current = remote;
   await hosts.start();
   const snapshots = await writeSnapshots({
     companion: { pid: process.pid, version: options.version, startedAt },

@@ -16,7 +16,7 @@ import { switchLogin } from "../logins/switch.js";
 import { changeHandlers } from "./changes.js";
 import { ChangeBeacon } from "./change-beacon.js";
 import { viewHandlers } from "./view-handlers.js";
-import { hostHandlers } from "./host-handlers.js";
+import { hostHandlers, type Following } from "./host-handlers.js";
 import type { HostLinks } from "../remote/links.js";
 
 export interface CompanionServer {
@@ -37,6 +37,8 @@ export interface ServeOptions {
   hosts?: HostLinks;
   /** Told of every change a follower may show (run.ts: the snapshot writer's), for `changes.wait`. */
   changes?: ChangeBeacon;
+  /** The hosts' mirrors, set once the companion follows them: `hosts.agents` answers from them. */
+  following?: Following;
 }
 
 /**
@@ -73,7 +75,7 @@ export async function serveCompanion(options: ServeOptions): Promise<CompanionSe
       "agent.switch": (p) => options.supervisor.whileIdle(p.project, p.name, () => switchLogin(p)),
       ...changeHandlers(options.supervisor, options.log),
       ...viewHandlers(options.version, changes),
-      ...hostHandlers(options.hosts),
+      ...hostHandlers(options.hosts, options.following),
       "agent.stop": (p) => options.supervisor.stop(p.project, p.name),
       "agent.wait": async (p) => (await options.supervisor.wait(p.project, p.name)) ?? null,
       "agent.approve": (p) =>
