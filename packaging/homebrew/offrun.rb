@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "8fd513fb6fa094b6ab95391bfab166847840adc3201a15854853f631bfa4e32c"
+  sha256 "1a19a1c59c1609ca534ea1680f4980a1b7a605cc1e6f278f9c7b56a9987f5b04"
   license "MIT"
 
   depends_on "node"
