@@ -115,36 +115,34 @@ describe("the mirror", () => {
     return { link: link as unknown as HostLink, asked };
   }
   const lists = (asked: string[]) => asked.filter((m) => m === "agents.list").length;
-
-  test("an idle host is asked once, and again only when it says something changed", async () => {
-    let change: (() => void) | undefined;
-    const { link, asked } = host(
+  /** A host that holds each changes.wait given a token until `change()`; given none, it answers at once. */
+  function holdingHost() {
+    let changed: (() => void) | undefined;
+    const held = host(
       (after) =>
         new Promise((resolve) => {
           if (after === undefined) return resolve({ token: "t0" });
-          change = () => resolve({ token: `${after}+` });
+          changed = () => resolve({ token: `${after}+` });
         }),
     );
+    return { ...held, change: () => changed!() };
+  }
+
+  test("an idle host is asked once, and again only when it says something changed", async () => {
+    const { link, asked, change } = holdingHost();
     const mirror = new ChatMirror(link, { onEvent: () => undefined, log: () => undefined });
     mirror.follow();
     await sleep(2_500);
     // One round: the first wait (given no token, the host answers at once) comes before it.
     expect(lists(asked)).toBe(1);
-    change!();
+    change();
     await sleep(300);
     expect(lists(asked)).toBe(2);
     await mirror.close();
   });
 
   test("a host that holds the wait is listed from memory, and asked again after a request forwarded to it", async () => {
-    let change: (() => void) | undefined;
-    const { link, asked } = host(
-      (after) =>
-        new Promise((resolve) => {
-          if (after === undefined) return resolve({ token: "t0" });
-          change = () => resolve({ token: `${after}+` });
-        }),
-    );
+    const { link, asked, change } = holdingHost();
     const mirror = new ChatMirror(link, { onEvent: () => undefined, log: () => undefined });
     // Before the first round, nothing is known: a listing asks the host.
     expect(mirror.currentListing()).toBeUndefined();
@@ -163,7 +161,7 @@ describe("the mirror", () => {
     expect(mirror.currentListing()?.hostname).toBe("devbox, listing 2");
 
     // The host says something changed: the round's listing is the current one.
-    change!();
+    change();
     await sleep(300);
     expect(mirror.currentListing()?.hostname).toBe("devbox, listing 3");
     await mirror.close();
