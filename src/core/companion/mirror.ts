@@ -167,15 +167,15 @@ export class ChatMirror {
         // Given a token, the listing of the round before is what the host had then.
         this.waiting = token !== undefined;
         const answer = await this.link.call("changes.wait", params, CHANGES_WAIT_MS + 10_000);
-        this.waiting = false;
         return viewReplies["changes.wait"].parse(answer).token;
       } catch (error) {
-        this.waiting = false;
         // An offrun there from before changes.wait answers "unhandled method": a round now, then one every second.
         if (isOffrunError(error, "invalid_input")) {
           this.hostWaits = false;
           return undefined;
         }
+      } finally {
+        this.waiting = false;
       }
     }
     if (!this.closed) {
