@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "1a19a1c59c1609ca534ea1680f4980a1b7a605cc1e6f278f9c7b56a9987f5b04"
+  sha256 "ab8002c2bfb6ed2b6d9ac1984122b67ecc9a7114b387862da8677c8625536f0b"
   license "MIT"
 
   depends_on "node"
