@@ -1,5 +1,3 @@
-import path from "node:path";
-import chokidar from "chokidar";
 import { listLogins } from "../logins/store.js";
 import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
@@ -10,6 +8,7 @@ import { followChats, type ChatFollower } from "../notify/chat-tail.js";
 import type { NotificationRecord } from "../notify/notifier.js";
 import { projectPaths, userPaths } from "../foundation/paths.js";
 import { makePrivateDir } from "../foundation/private-files.js";
+import { watchFile, watchFolder } from "../foundation/folder-watch.js";
 import { knownProjects } from "../foundation/project.js";
 import { cachedLoginQuota } from "../quota/pipeline.js";
 import { cachedSignIns, signInKey, type SignInEntry } from "../logins/sign-in.js";
@@ -151,36 +150,44 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
     projects: await projectsOf().catch(() => []),
     onEvent: ({ project, agent, event }) => onEvent(project, agent, event),
   });
-  // Agent records, the quota and sign-in caches and projects.json: any change means a new snapshot.
-  const quotaCache = path.join(userPaths().cache, "quota.json");
-  const signInCache = path.join(userPaths().cache, "sign-in.json");
-  // chokidar does not see a folder created after the watch began.
+  // The quota and sign-in caches, projects.json and every project's records: any change means a
+  // new snapshot. One watch per folder, which names the file written (folder-watch.ts).
+  const watchers: { close(): void }[] = [];
+  const watched = (watcher: { close(): void } | undefined) => watcher && watchers.push(watcher);
+  const log = { log: (line: string) => options.log(`snapshot: ${line}`) };
+  // A folder must be there to be watched.
   await makePrivateDir(userPaths().cache);
-  const files = chokidar.watch([userPaths().cache, userPaths().projects], { ignoreInitial: true, depth: 0 });
-  // Listened for at once: chokidar says "ready" once, and the awaits below can outlast its first scan.
-  const filesReady = new Promise<void>((resolve) => files.once("ready", () => resolve()));
-  // The folder is part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so
-  // the first record of a project without agents is seen.
+  // The cache folder also holds offsets of other watchers: only the quota and sign-in caches are news here.
+  const news = new Set(["quota.json", "sign-in.json"]);
+  watched(
+    watchFolder(userPaths().cache, (name) => (name === undefined || news.has(name) ? changed() : undefined), log),
+  );
+  const recordFolders = new Map<string, { close(): void }>();
   const watchProject = async (root: string) => {
-    await makePrivateDir(projectPaths(root).agents).catch(() => undefined);
-    files.add(projectPaths(root).agents);
+    const dir = projectPaths(root).agents;
+    if (recordFolders.has(dir)) return;
+    // Part of the project's Offrun layout (ensureProjectDirs makes it too): made now, so the first
+    // record of a project without agents is seen.
+    await makePrivateDir(dir).catch(() => undefined);
+    const watcher = watchFolder(dir, (name) => (name === undefined || name.endsWith(".json") ? changed() : undefined), {
+      ...log,
+      onClosed: () => recordFolders.delete(dir),
+    });
+    if (watcher) recordFolders.set(dir, watcher);
   };
   for (const root of await projectsOf().catch(() => [])) await watchProject(root);
-  files.on("all", (_event, file) => {
-    if (file === userPaths().projects) {
-      void projectsOf()
-        .then(async (roots) => {
-          for (const root of roots) {
-            await watchProject(root);
-            await follower.addProject(root);
-          }
-        })
-        .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
-    }
-    // The cache folder also holds offsets of other watchers: only the quota and sign-in caches are news here.
-    const news = file === quotaCache || file === signInCache;
-    if (news || (file.endsWith(".json") && !file.startsWith(userPaths().cache))) changed();
-  });
+  const projectsChanged = () => {
+    changed();
+    void projectsOf()
+      .then(async (roots) => {
+        for (const root of roots) {
+          await watchProject(root);
+          await follower.addProject(root);
+        }
+      })
+      .catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
+  };
+  watched(watchFile(userPaths().projects, projectsChanged, log));
 
   const unsubscribe = options.subscribe?.(changed);
   const safetyNet = setInterval(() => {
@@ -192,7 +199,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   safetyNet.unref();
 
   const ready = (async () => {
-    await Promise.all([follower.ready, filesReady]);
+    await follower.ready;
     writing = writing.then(() => write()).catch((error: unknown) => options.log(`snapshot: ${describeError(error)}`));
     await writing;
   })();
@@ -206,7 +213,7 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
       unsubscribe?.();
       if (timer) clearTimeout(timer);
       await follower.close();
-      await files.close();
+      for (const watcher of [...watchers, ...recordFolders.values()]) watcher.close();
       await writing;
     },
   };

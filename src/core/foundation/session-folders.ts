@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { describeError } from "./errors.js";
+import { watchFolder } from "./folder-watch.js";
 
 /** How often to look again for a session folder that does not exist yet (a login never used). */
 const MISSING_ROOT_POLL_MS = 5_000;
@@ -100,23 +100,18 @@ export class SessionFolders {
   private async watchDir(entry: Root, dir: string): Promise<void> {
     const dirs = entry.dirs;
     if (!dirs || dirs.has(dir) || this.closed) return;
-    let watcher: fs.FSWatcher;
-    try {
-      watcher = fs.watch(dir, { persistent: true }, (_event, name) => {
+    const watcher = watchFolder(
+      dir,
+      (name) => {
         // Some platforms do not say which entry changed: look at them all.
         if (name) this.touch(path.join(dir, name), entry, dir);
         else
           void this.listEntries(dir).then((names) => names.forEach((n) => this.touch(path.join(dir, n), entry, dir)));
-      });
-    } catch (error) {
-      // Gone again before it could be watched (a folder made and removed at once).
-      if (!isMissing(error)) this.options.log(`watching ${dir}: ${describeError(error)}`);
-      return;
-    }
-    watcher.on("error", (error) => {
-      if (!isMissing(error)) this.options.log(`watching ${dir}: ${describeError(error)}`);
-      this.unwatch(entry, dir);
-    });
+      },
+      { log: this.options.log, onClosed: () => this.unwatch(entry, dir) },
+    );
+    // Gone again before it could be watched (a folder made and removed at once).
+    if (!watcher) return;
     dirs.set(dir, watcher);
     const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
     const subdirs: Promise<void>[] = [];
@@ -199,9 +194,4 @@ export class SessionFolders {
     }, this.options.missingRootPollMs ?? MISSING_ROOT_POLL_MS);
     this.poll.unref();
   }
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
 }

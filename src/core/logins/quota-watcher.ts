@@ -1,10 +1,10 @@
-import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import type { Login } from "../foundation/login-model.js";
 import { loginProcessEnv, listLogins } from "./store.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { describeError } from "../foundation/errors.js";
+import { watchFile } from "../foundation/folder-watch.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders } from "../foundation/session-folders.js";
 import { readLoginQuota } from "../quota/pipeline.js";
@@ -95,14 +95,17 @@ export async function watchQuota(options: {
     }
   };
   await watchNewLogins();
-  const loginsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
-  loginsWatcher.on("all", () => void watchNewLogins().catch((error) => options.log(`logins: ${describeError(error)}`)));
+  const loginsWatcher = watchFile(
+    userPaths().accounts,
+    () => void watchNewLogins().catch((error) => options.log(`logins: ${describeError(error)}`)),
+    { log: (line) => options.log(`logins: ${line}`) },
+  );
 
   return {
     close: async () => {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
-      await loginsWatcher.close();
+      loginsWatcher?.close();
       if (!options.folders) await folders.close();
       await firstReadings;
     },

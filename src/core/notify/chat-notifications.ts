@@ -1,6 +1,6 @@
-import chokidar from "chokidar";
 import { readAgent } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
+import { watchFile } from "../foundation/folder-watch.js";
 import { userPaths } from "../foundation/paths.js";
 import { knownProjects } from "../foundation/project.js";
 import { followChats, type TailedEvent } from "./chat-tail.js";
@@ -69,19 +69,18 @@ export async function notifyFromChats(options: {
   });
 
   // knownProjects() re-reads projects.json; addProject ignores folders already followed.
-  const projectsFile = chokidar.watch(userPaths().projects, { ignoreInitial: true });
   const rescan = () =>
     void knownProjects()
       .then(async (roots) => {
         for (const root of roots) await follower.addProject(root);
       })
       .catch((error: unknown) => options.log(`notify: ${describeError(error)}`));
-  projectsFile.on("add", rescan).on("change", rescan);
+  const projectsFile = watchFile(userPaths().projects, rescan, { log: (line) => options.log(`notify: ${line}`) });
 
   return {
     ready: follower.ready,
     close: async () => {
-      await projectsFile.close();
+      projectsFile?.close();
       await follower.close();
     },
   };

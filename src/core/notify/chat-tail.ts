@@ -1,13 +1,10 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import chokidar from "chokidar";
 import { agentEventSchema, type AgentEvent } from "../foundation/events.js";
+import { watchFolder } from "../foundation/folder-watch.js";
 import { projectPaths } from "../foundation/paths.js";
 import { makePrivateDir } from "../foundation/private-files.js";
 import { readAppendedLines, tailPosition, type TailPosition } from "./tail.js";
-
-/** How soon to look again after a read that found news (see onFile). */
-const RECHECK_MS = 200;
 
 /** Whose a chat log is: an agent of a project, on another machine when `host` says (core/remote). */
 export interface ChatOwner {
@@ -48,22 +45,27 @@ interface FileState {
   position: TailPosition;
   /** Reads of one file run one after another, so no byte is read twice or out of order. */
   queue: Promise<void>;
+  /** A read is queued and not begun: a burst of appends is one read. */
+  waiting: boolean;
 }
 
 /**
- * Follows `.offrun/chats/*.jsonl` of the given projects with chokidar, reading only what was
- * appended since the last read (from a byte offset; see tail.ts).
+ * Follows `.offrun/chats/*.jsonl` of the given projects, reading only what was appended since the
+ * last read (from a byte offset; see tail.ts). One watch per folder, which names the log that
+ * changed (folder-watch.ts): a new agent's log costs one read, however many logs the folder holds.
  */
 export async function followChats(options: FollowOptions): Promise<ChatFollower> {
   const files = new Map<string, FileState>();
   const ownerIn = new Map<string, (file: string) => ChatOwner | undefined>();
   /** Where a log of no known owner ended when its folder was added: news starts there once it is known. */
   const endedAt = new Map<string, number>();
-  const watcher = chokidar.watch([], { ignoreInitial: false, depth: 0 });
+  const watchers = new Map<string, { close(): void }>();
 
   const readAppended = async (file: string, state: FileState) => {
     // A truncated or replaced log starts over rather than reading from a stale offset.
     const read = await readAppendedLines(file, state.position);
+    // Gone: a log made again under its name is read from its start.
+    if (!read) files.delete(file);
     for (const line of read?.lines ?? []) emit(state, line);
   };
 
@@ -84,12 +86,11 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
   };
 
   const track = (file: string, owner: ChatOwner, offset: number): FileState => {
-    const state = { owner, position: tailPosition(offset), queue: Promise.resolve() };
+    const state = { owner, position: tailPosition(offset), queue: Promise.resolve(), waiting: false };
     files.set(file, state);
     return state;
   };
 
-  const timers = new Set<NodeJS.Timeout>();
   const onFile = async (file: string) => {
     if (!file.endsWith(".jsonl")) return;
     let current = files.get(file);
@@ -99,46 +100,54 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
       current = track(file, owner, endedAt.get(file) ?? 0);
       endedAt.delete(file);
     }
-    const before = current.position.offset;
-    current.queue = current.queue
-      .then(() => readAppended(file, current))
+    if (current.waiting) return;
+    const state = current;
+    state.waiting = true;
+    state.queue = state.queue
+      .then(() => {
+        state.waiting = false;
+        return readAppended(file, state);
+      })
       .catch((error: unknown) => {
         options.onProblem?.(`${file}: ${String(error)}`);
       });
-    await current.queue;
-    // chokidar drops a change whose mtime equals the last one (appends within one millisecond):
-    // after a read that found news, look once more shortly after, so the last line is not stranded.
-    if (current.position.offset !== before) {
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        void onFile(file);
-      }, RECHECK_MS);
-      timers.add(timer);
-    }
+    await state.queue;
   };
-
-  watcher.on("add", (file) => void onFile(file));
-  watcher.on("change", (file) => void onFile(file));
-  watcher.on("unlink", (file) => files.delete(file));
-  const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
 
   const addFolder = async (dir: string, ownerOf: (file: string) => ChatOwner | undefined) => {
     if (ownerIn.has(dir)) return;
     // A folder made now is watched from the start, so its first log is seen.
     await makePrivateDir(dir);
     ownerIn.set(dir, ownerOf);
+    // Watched first, listed after: a log made in between is in the listing or comes as news. News
+    // that comes before the listing is done waits for it, so no log is taken as new and replayed.
+    let early: Set<string> | undefined = new Set();
+    const look = (file: string) => (early ? early.add(file) : void onFile(file));
+    const watcher = watchFolder(
+      dir,
+      (name) => {
+        if (name) look(path.join(dir, name));
+        // The platform did not say which: look at every log there.
+        else void listLogs(dir).then((logs) => logs.forEach(look));
+      },
+      { log: (line) => options.onProblem?.(line), onClosed: () => watchers.delete(dir) },
+    );
+    if (watcher) watchers.set(dir, watcher);
+    const logs = await listLogs(dir);
     // Logs there already: only what is appended from now on is news (unless asked to replay).
     if (!options.fromStart) {
-      for (const name of await fs.readdir(dir)) {
-        const file = path.join(dir, name);
+      for (const file of logs) {
         const size = (await fs.stat(file).catch(() => undefined))?.size;
-        if (!name.endsWith(".jsonl") || size === undefined) continue;
+        if (size === undefined) continue;
         const owner = ownerOf(file);
         if (owner) track(file, owner, size);
         else endedAt.set(file, size);
       }
     }
-    watcher.add(dir);
+    // What was appended since the listing (or everything, replaying), and logs made meanwhile.
+    const pending = new Set([...logs, ...early]);
+    early = undefined;
+    await Promise.all([...pending].map((file) => onFile(file)));
   };
   // A project's folder belongs to its Offrun layout (ensureProjectDirs makes it too).
   const addProject = (root: string) =>
@@ -148,11 +157,17 @@ export async function followChats(options: FollowOptions): Promise<ChatFollower>
   return {
     addProject,
     addFolder,
-    ready: options.projects.length === 0 ? Promise.resolve() : ready,
+    ready: Promise.resolve(),
     close: async () => {
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await watcher.close();
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+      await Promise.all([...files.values()].map((state) => state.queue));
     },
   };
+}
+
+/** The chat logs directly in `dir`. */
+async function listLogs(dir: string): Promise<string[]> {
+  const names = await fs.readdir(dir).catch(() => []);
+  return names.filter((name) => name.endsWith(".jsonl")).map((name) => path.join(dir, name));
 }

@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import chokidar from "chokidar";
 import { listHarnesses } from "../../harnesses/registry.js";
 import type { Harness, TranscriptClassifier, TranscriptMoment, TranscriptReader } from "../../harnesses/types.js";
 import { listLogins } from "../logins/store.js";
 import { describeError } from "../foundation/errors.js";
+import { watchFile } from "../foundation/folder-watch.js";
 import { userPaths } from "../foundation/paths.js";
 import { SessionFolders, type FolderSubscriber } from "../foundation/session-folders.js";
 import type { ExternalSignal } from "./external.js";
@@ -239,15 +239,18 @@ export async function watchTranscripts(options: TranscriptWatchOptions): Promise
   };
 
   const ready = watchNewLogins();
-  const loginsWatcher = chokidar.watch(userPaths().accounts, { ignoreInitial: true });
-  loginsWatcher.on("all", () => void watchNewLogins().catch((e) => options.log(`transcripts: ${describeError(e)}`)));
+  const loginsWatcher = watchFile(
+    userPaths().accounts,
+    () => void watchNewLogins().catch((e) => options.log(`transcripts: ${describeError(e)}`)),
+    { log: (line) => options.log(`transcripts: ${line}`) },
+  );
 
   return {
     ready,
     close: async () => {
       closed = true;
       for (const followed of files.values()) if (followed.dueTimer) clearTimeout(followed.dueTimer);
-      await loginsWatcher.close();
+      loginsWatcher?.close();
       if (!options.folders) await folders.close();
       await Promise.allSettled([...files.values()].map((f) => f.queue));
       await saver.flush();

@@ -1,5 +1,5 @@
-import chokidar, { type FSWatcher } from "chokidar";
 import { OffrunError, describeError } from "../foundation/errors.js";
+import { watchFile } from "../foundation/folder-watch.js";
 import type { ProcessRunner } from "../foundation/runner.js";
 import { agentsListedSchema, type AgentsListed } from "../protocol/protocol-views.js";
 import { hostsFile, readHosts, type Host } from "./hosts-file.js";
@@ -19,16 +19,16 @@ export type HostAnswer<T> =
  */
 export class HostLinks {
   private readonly links = new Map<string, HostLink>();
-  private watcher: FSWatcher | undefined;
+  private watcher: { close(): void } | undefined;
   private readonly connectedListeners = new Set<(link: HostLink) => void>();
 
   constructor(private readonly options: { runner: ProcessRunner; version: string; log: (line: string) => void }) {}
 
   async start(): Promise<void> {
     await this.sync();
-    this.watcher = chokidar.watch(hostsFile(), { ignoreInitial: true });
-    const resync = () => void this.sync();
-    this.watcher.on("add", resync).on("change", resync).on("unlink", resync);
+    this.watcher = watchFile(hostsFile(), () => void this.sync(), {
+      log: (line) => this.options.log(`hosts: ${line}`),
+    });
   }
 
   /** Every connection made from now on, of every host (the mirror follows each). */
@@ -130,7 +130,7 @@ export class HostLinks {
   }
 
   async close(): Promise<void> {
-    await this.watcher?.close();
+    this.watcher?.close();
     for (const link of this.links.values()) link.close();
     this.links.clear();
   }
