@@ -6,7 +6,7 @@ import { eventually, makeSandbox, OFFRUN_BIN, PROJECT_ROOT, type Sandbox } from 
 import { recordingNotifySend, withNotifySend } from "../helpers/notify-send.js";
 
 // Pi and Gemini CLI sessions started outside Offrun, told from their session files by a real
-// `offrun companion run`: real chokidar on the Default logins' homes in a temp HOME, real
+// `offrun companion run`: real folder watches on the Default logins' homes in a temp HOME, real
 // node-notifier running a recording notify-send first on PATH. The files are the real CLIs' own
 // (test/fixtures/record-transcripts.ts pi gemini), appended in the batches the CLI wrote them.
 const PI = path.join(PROJECT_ROOT, "test/fixtures/pi/0.73.1");

@@ -6,7 +6,7 @@ import { eventually, makeSandbox, OFFRUN_BIN, PROJECT_ROOT, type Sandbox } from 
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../helpers/notify-send.js";
 
 // Sessions started outside Offrun, told from their transcripts by a real `offrun companion run`:
-// real chokidar on temp homes, real node-notifier running a recording notify-send first on PATH.
+// real folder watches on temp homes, real node-notifier running a recording notify-send first on PATH.
 // The transcripts are the real CLIs' own files (test/fixtures/record-transcripts.ts and
 // record-quota-sessions.ts), appended line by line in the batches the CLI wrote them.
 const CLAUDE = path.join(PROJECT_ROOT, "test/fixtures/claude/2.1.332");

@@ -7,7 +7,7 @@ import { readSnapshot } from "../../../../src/core/companion/snapshot.js";
 import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/companion/snapshot-writer.js";
 import { eventually } from "../../../helpers/offrun.js";
 
-// In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
+// In-process with real folder watches; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
 
 const companion = { pid: 4242, version: "test", startedAt: "2026-11-30T03:00:00.000Z" };
 const noLog = (line: string) => {

@@ -4,7 +4,7 @@ import { userPaths } from "../../../../src/core/foundation/paths.js";
 import { rememberProject } from "../../../../src/core/foundation/project.js";
 import { makeRepo, makeSandbox, useSandboxInProcess, type Sandbox } from "../../../helpers/offrun.js";
 
-// With a known project, chokidar said "ready" while the writer was still making the project's agents
+// Regression: with a known project, chokidar (used before) said "ready" while the writer was still making the project's agents
 // folder, before it listened: `ready` never resolved and the first state.json waited for a change.
 
 let box: Sandbox;

@@ -9,7 +9,7 @@ import { markSignedOut } from "../../../../src/core/logins/sign-in.js";
 import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/companion/snapshot-writer.js";
 import { eventually } from "../../../helpers/offrun.js";
 
-// In-process with real chokidar; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
+// In-process with real folder watches; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
 // Chat lines are copied from a log the stub claude made (see test/integration/core/notify/notifier.test.ts).
 const TURN = [
   '{"type":"user_message","text":"say hi","at":"2026-11-30T03:33:09.518Z","turn":1}',

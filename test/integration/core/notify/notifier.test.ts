@@ -6,7 +6,7 @@ import { eventually, makeSandbox, OFFRUN_BIN, type Sandbox } from "../../../help
 import { recordingNotifySend, withNotifySend, type RecordingNotifySend } from "../../../helpers/notify-send.js";
 
 // Real node-notifier (it runs `notify-send` on Linux) against a recording notify-send first on
-// PATH, and real chokidar on a temp project. Chat lines are copied from a log that a stub claude
+// PATH, and real folder watches on a temp project. Chat lines are copied from a log that a stub claude
 // replaying the 2.1.332 text-reply and live-approve fixtures made.
 const FINISHED_TURN = [
   '{"type":"user_message","text":"say hi","at":"2026-11-30T03:33:09.518Z","turn":1}',
