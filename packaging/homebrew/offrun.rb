@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ab8002c2bfb6ed2b6d9ac1984122b67ecc9a7114b387862da8677c8625536f0b"
+  sha256 "7ac7003236a5292f155a763edeb7c265367b70597940aa111ee886bf3b7e8120"
   license "MIT"
 
   depends_on "node"
