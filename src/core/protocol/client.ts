@@ -2,20 +2,19 @@ import fs from "node:fs/promises";
 import { OffrunError, type ErrorKind, ERROR_KINDS } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
 import { PRIVATE_DIR_MODE } from "../foundation/private-files.js";
-import { spawnDetached, type Command } from "../foundation/process.js";
-import {
-  replies,
-  RPC_OFFRUN_ERROR,
-  rpcErrorDataSchema,
-  type MethodName,
-  type MethodParams,
-  type PingResult,
-  type Reply,
-} from "./protocol.js";
-import { RpcReplyError, type RpcConnection } from "./rpc-connection.js";
+import type { Command } from "../foundation/process.js";
+import type { MethodName, MethodParams, PingResult, Reply } from "./protocol.js";
+import { offrunErrorData, RPC_OFFRUN_ERROR, RpcReplyError, type RpcConnection } from "./rpc-connection.js";
 import { connectCompanionRpc } from "./rpc-socket.js";
 
 const START_TIMEOUT_MS = 10_000;
+
+/**
+ * The reply schemas, loaded once the first request is on its way: building them is the longest
+ * module set-up of a command's start, and the companion's answer takes longer to come.
+ */
+let protocolModule: Promise<typeof import("./protocol.js")> | undefined;
+const protocol = () => (protocolModule ??= import("./protocol.js"));
 
 /** One JSON-RPC connection to the companion. */
 export class CompanionClient {
@@ -34,13 +33,15 @@ export class CompanionClient {
    * shape (a companion of another version, say) is an Offrun error that names the method.
    */
   async call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>> {
+    const request = this.connection.request(method, params);
+    const schemas = protocol();
     let result: unknown;
     try {
-      result = await this.connection.request(method, params);
+      result = await request;
     } catch (error) {
       throw toOffrunError(error);
     }
-    return parseReply(method, result);
+    return parseReply(await schemas, method, result);
   }
 
   /**
@@ -50,7 +51,11 @@ export class CompanionClient {
   on(host: string, timeoutMs?: number): Caller {
     return {
       call: async (method, params) =>
-        parseReply(method, await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) })),
+        parseReply(
+          await protocol(),
+          method,
+          await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) }),
+        ),
     };
   }
 
@@ -68,7 +73,9 @@ export interface Caller {
   call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>>;
 }
 
-function parseReply<M extends MethodName>(method: M, result: unknown): Reply<M> {
+type Protocol = typeof import("./protocol.js");
+
+function parseReply<M extends MethodName>({ replies }: Protocol, method: M, result: unknown): Reply<M> {
   const parsed = replies[method].safeParse(result);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -92,12 +99,10 @@ export interface ResponseErrorLike {
 /** A companion's error reply as an Offrun error of the kind it carried; `from` names another machine's. */
 export function fromResponseError(error: ResponseErrorLike, from?: string): OffrunError {
   const message = from ? `${from}: ${error.message}` : error.message;
-  const data = rpcErrorDataSchema.safeParse(error.data);
+  const data = offrunErrorData(error.data);
   const kind =
-    data.success && (ERROR_KINDS as readonly string[]).includes(data.data.kind)
-      ? (data.data.kind as ErrorKind)
-      : "process_failed";
-  if (error.code === RPC_OFFRUN_ERROR || data.success) return new OffrunError(kind, message);
+    data && (ERROR_KINDS as readonly string[]).includes(data.kind) ? (data.kind as ErrorKind) : "process_failed";
+  if (error.code === RPC_OFFRUN_ERROR || data) return new OffrunError(kind, message);
   return new OffrunError("invalid_input", message);
 }
 
@@ -144,5 +149,7 @@ export async function ensureCompanion(launch: Command): Promise<CompanionClient>
 export async function startCompanionDetached(launch: Command): Promise<void> {
   const paths = userPaths();
   await fs.mkdir(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
+  // Loaded here: only a start that finds no companion spawns one.
+  const { spawnDetached } = await import("../foundation/process.js");
   await spawnDetached({ ...launch, cwd: launch.cwd ?? paths.home });
 }

@@ -227,6 +227,5 @@ type Sent<T> = T extends readonly (infer U)[]
     ? { [K in keyof T as string extends K ? (unknown extends T[K] ? never : K) : K]: Sent<T[K]> }
     : T;
 
-/** Error codes on the wire; `data.kind` carries the OffrunError kind so faces can switch on it. */
-export const RPC_OFFRUN_ERROR = -32001;
-export const rpcErrorDataSchema = z.lazy(() => z.object({ kind: z.string(), details: z.string().optional() }));
+/** The error code of an Offrun error on the wire (rpc-connection.ts, which reads its data). */
+export { RPC_OFFRUN_ERROR } from "./rpc-connection.js";

@@ -15,7 +15,21 @@ export const RpcCodes = {
   InternalError: -32603,
 } as const;
 
-/** An error reply: the other end's own words and code, with its kind in `data` (protocol.ts). */
+/** Error codes on the wire; `data.kind` carries the OffrunError kind so faces can switch on it. */
+export const RPC_OFFRUN_ERROR = -32001;
+
+/**
+ * The data of an Offrun error reply, `{ kind, details? }`, or undefined for data of another shape.
+ * Read by hand, not by a schema: a command's start does not wait for zod to read its errors.
+ */
+export function offrunErrorData(data: unknown): { kind: string; details?: string } | undefined {
+  if (typeof data !== "object" || data === null) return undefined;
+  const { kind, details } = data as { kind?: unknown; details?: unknown };
+  if (typeof kind !== "string" || (details !== undefined && typeof details !== "string")) return undefined;
+  return { kind, ...(details === undefined ? {} : { details }) };
+}
+
+/** An error reply: the other end's own words and code, with its kind in `data` (offrunErrorData). */
 export class RpcReplyError extends Error {
   constructor(
     readonly code: number,
