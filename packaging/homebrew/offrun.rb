@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "7ac7003236a5292f155a763edeb7c265367b70597940aa111ee886bf3b7e8120"
+  sha256 "36eead1603b8176f232329b955b4fd989de38958587391821150eba66505895f"
   license "MIT"
 
   depends_on "node"
