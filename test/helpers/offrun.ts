@@ -167,6 +167,14 @@ export function startOffrun(args: string[], options: OffrunOptions): RunningOffr
   };
 }
 
+/** Waits until `assertion` passes: `eventually` for an expectation (a timeout says what it last threw). */
+export function holds(assertion: () => unknown, timeoutMs = 10_000): Promise<true> {
+  return eventually(async () => {
+    await assertion();
+    return true as const;
+  }, timeoutMs);
+}
+
 /** Polls until `check` returns a value (or the deadline passes). */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,

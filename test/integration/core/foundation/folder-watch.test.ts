@@ -2,14 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { watchFile, watchFolder } from "../../../../src/core/foundation/folder-watch.js";
 import { writeJsonAtomic } from "../../../../src/core/foundation/store.js";
-import { eventually, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
-
-/** Waits until `assertion` passes (a timeout says what it last threw). */
-const holds = (assertion: () => unknown) =>
-  eventually(async () => {
-    await assertion();
-    return true;
-  }, 10_000);
+import { holds, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // Real watches on a temp folder, written the ways Offrun writes: atomic replacement, appends, removal.
 

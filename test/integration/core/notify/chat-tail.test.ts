@@ -1,14 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { followChats, type ChatFollower, type TailedEvent } from "../../../../src/core/notify/chat-tail.js";
-import { eventually, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
-
-/** Waits until `assertion` passes (a timeout says what it last threw). */
-const holds = (assertion: () => unknown) =>
-  eventually(async () => {
-    await assertion();
-    return true;
-  }, 10_000);
+import { holds, makeSandbox, type Sandbox } from "../../../helpers/offrun.js";
 
 // A project's chats/ folder as a long-lived project has it: hundreds of logs, one new agent at a time.
 
