@@ -36,7 +36,7 @@ export function watchFolder(
 }
 
 /** A folder that is not there (any more), or a path through a file. */
-export function isMissing(error: unknown): boolean {
+function isMissing(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "ENOTDIR";
 }

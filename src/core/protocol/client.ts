@@ -13,7 +13,8 @@ const START_TIMEOUT_MS = 10_000;
  * The reply schemas, loaded once the first request is on its way: building them is the longest
  * module set-up of a command's start, and the companion's answer takes longer to come.
  */
-let protocolModule: Promise<typeof import("./protocol.js")> | undefined;
+type Protocol = typeof import("./protocol.js");
+let protocolModule: Promise<Protocol> | undefined;
 const protocol = () => (protocolModule ??= import("./protocol.js"));
 
 /** One JSON-RPC connection to the companion. */
@@ -72,8 +73,6 @@ export class CompanionClient {
 export interface Caller {
   call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>>;
 }
-
-type Protocol = typeof import("./protocol.js");
 
 function parseReply<M extends MethodName>({ replies }: Protocol, method: M, result: unknown): Reply<M> {
   const parsed = replies[method].safeParse(result);
