@@ -51,12 +51,11 @@ export class CompanionClient {
    */
   on(host: string, timeoutMs?: number): Caller {
     return {
-      call: async (method, params) =>
-        parseReply(
-          await protocol(),
-          method,
-          await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) }),
-        ),
+      call: async (method, params) => {
+        // Sent first: the schemas are built while the host answers (call() loads them).
+        const result = await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) });
+        return parseReply(await protocol(), method, result);
+      },
     };
   }
 
