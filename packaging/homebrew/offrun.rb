@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "36eead1603b8176f232329b955b4fd989de38958587391821150eba66505895f"
+  sha256 "b7483bea415047d07dff9f93aefb09f6dcab607bd250bfdb03392a956ba8ce0f"
   license "MIT"
 
   depends_on "node"
