@@ -6,9 +6,9 @@
 // package.json's engines: npm only warns when they are not met, and an older Node fails later with
 // an error that does not say why. 69 is what ~/.offrun/bin/offrun exits with when it finds no Node.
 const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 20 || (major === 20 && minor < 19)) {
+if (major < 22 || (major === 22 && minor < 12)) {
   console.error(
-    `offrun needs Node.js 20.19 or newer, and this is ${process.version} (${process.execPath}). Install a newer one (brew install node, or https://nodejs.org/en/download) and run offrun again.`,
+    `offrun needs Node.js 22.12 or newer, and this is ${process.version} (${process.execPath}). Install a newer one (brew install node, or https://nodejs.org/en/download) and run offrun again.`,
   );
   process.exit(69);
 }

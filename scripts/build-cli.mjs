@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Bundles the offrun CLI (and the benchmarks) into build/. The CLI is a CommonJS file, build/cli.cjs,
 // and the everyday commands alone in build/cli-quick.cjs, half its size; build/boot.cjs starts one
-// of them with V8's code cache (src/cli/boot.ts): Node 20 has no compile cache, and every command
-// pays its start-up on each run. Commands are still loaded
+// of them with V8's code cache (src/cli/boot.ts): Node's own compile cache does not reach code run
+// through vm, and every command pays its start-up on each run. Commands are still loaded
 // lazily: esbuild keeps each `import()`ed module's code in a function that runs on first use.
 // Code imports zod as `import * as z`: with `import { z }` esbuild keeps the whole namespace
 // (every locale), 756 KB instead of 205 KB.
@@ -20,7 +20,7 @@ const shared = {
   bundle: true,
   format: "esm",
   platform: "node",
-  target: "node20",
+  target: "node22",
   sourcemap: true,
   logLevel: "warning",
   // Bundled CommonJS dependencies call require() for Node's built-ins and read __filename.
@@ -109,7 +109,7 @@ function lazyChildProcessForCommander() {
 /**
  * `await import("node:crypto")` loads a Node built-in when first needed: a command that hashes
  * nothing does not pay its 5 ms. Left as it is, esbuild keeps the import(), which the bundle cannot
- * run once it comes from V8's code cache on Node 20 (src/core/foundation/esm-import.ts), and which
+ * run once it comes from V8's code cache (src/core/foundation/esm-import.ts), and which
  * would start Node's ES module loader. Here it becomes a require() of the built-in, on first use.
  */
 function builtinsLoadedOnUse() {

@@ -14,7 +14,7 @@ await build({
   bundle: true,
   format: "esm",
   platform: "node",
-  target: "node20",
+  target: "node22",
   jsx: "automatic",
   sourcemap: true,
   logLevel: "warning",

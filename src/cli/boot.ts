@@ -12,8 +12,8 @@ import { runsQuick } from "./quick-words.js";
  * Starts the CLI (and the companion, which is the CLI too) from a bundle with V8's code cache:
  * build/cli-quick.cjs for the everyday commands (quick-words.ts), build/cli.cjs for the others.
  * Every `offrun` is a new process, and a start pays for the size of the bundle it loads (reading,
- * and the cache's functions) and, without the cache, for compiling it: Node 20 has no compile
- * cache of its own (22's module.enableCompileCache does not reach code run through vm). The cache
+ * and the cache's functions) and, without the cache, for compiling it: Node's own compile cache
+ * (module.enableCompileCache) does not reach code run through vm. The cache
  * holds what a run of one command compiled, so there is one per bundle and command word (`ls`,
  * `start`, `companion`, ...), each under a megabyte, in the user's private ~/.offrun/cache/compile.
  * Its name carries the bundles' sizes and time and the Node version, so a rebuilt CLI or another

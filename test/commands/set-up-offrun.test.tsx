@@ -37,7 +37,18 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
+/**
+ * The user's own Node, where Volta keeps it (one of the launcher's usual places): the login shell's
+ * PATH here has only this machine's Node, which may be older than Offrun needs.
+ */
+async function userNode(home: string): Promise<void> {
+  const bin = path.join(home, ".volta", "bin");
+  await fs.mkdir(bin, { recursive: true });
+  await fs.symlink(process.execPath, path.join(bin, "node"));
+}
+
 test("Set Up Offrun installs the bundled CLI and shows each step", async () => {
+  await userNode(sandbox.box.home);
   const screen = render(<SetUpOffrun />);
   await screen.waitFor(() => expect(screen.findAll("List.Item")).toHaveLength(5), 30_000);
   const titles = screen
@@ -82,7 +93,7 @@ test("without a usable Node it offers Copy Install Command and a help page", asy
   await screen.press(screen.action(node, "Show Help"));
   const help = await screen.waitFor(() => screen.find("Detail"));
   const markdown = String(help.props.markdown);
-  expect(markdown).toContain("Node.js 20.19 or newer");
+  expect(markdown).toContain("Node.js 22.12 or newer");
   expect(markdown).toContain("brew install node");
   expect(markdown).toContain("https://nodejs.org/en/download");
   expect(markdown).toContain("## What is missing");

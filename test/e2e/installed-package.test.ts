@@ -66,6 +66,22 @@ test("the tarball holds the built CLI and nothing of the checkout, and is small"
   expect((await fs.stat(tarball)).size).toBeLessThan(MAX_PACKED_BYTES);
 });
 
+test("the tarball's size the README and docs/development.md give is its size, within 15%", async () => {
+  const kb = (await fs.stat(tarball)).size / 1024;
+  for (const file of ["README.md", "docs/development.md"]) {
+    const text = await fs.readFile(path.join(PROJECT_ROOT, file), "utf8");
+    const said = /offrun-<version>\.tgz` \(about (\d+) KB/.exec(text);
+    expect({ file, said: said !== null }).toEqual({ file, said: true });
+    const ratio = Number(said![1]) / kb;
+    expect({ file, said: Number(said![1]), measured: Math.round(kb), close: ratio > 0.85 && ratio < 1.15 }).toEqual({
+      file,
+      said: Number(said![1]),
+      measured: Math.round(kb),
+      close: true,
+    });
+  }
+});
+
 test("the installed offrun says its version and lists the harnesses", async () => {
   const manifest = JSON.parse(await fs.readFile(path.join(PROJECT_ROOT, "package.json"), "utf8")) as {
     version: string;

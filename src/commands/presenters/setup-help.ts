@@ -1,4 +1,4 @@
-import { NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND, launcherPaths } from "../../core/setup/launcher.js";
+import { MIN_NODE, NODE_DOWNLOAD_URL, NODE_INSTALL_COMMAND, launcherPaths } from "../../core/setup/launcher.js";
 import { CLI_INSTALL_COMMAND, type SetupResult, type SetupStep } from "../../core/setup/set-up.js";
 
 /** The text of Set Up Offrun's views: a step's detail pane, and the help page. */
@@ -28,7 +28,7 @@ export function setupHelpMarkdown(env: NodeJS.ProcessEnv, result?: SetupResult):
     ...(missing.length ? ["## What is missing", "", ...missing.map((s) => `- **${s.title}**: ${s.detail}`), ""] : []),
     "## What it needs",
     "",
-    "**Node.js 20.19 or newer.** Raycast's own Node changes with every Raycast update, so Offrun runs with",
+    `**Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer.** Raycast's own Node changes with every Raycast update, so Offrun runs with`,
     "yours. Install it with Homebrew, or with the installer from nodejs.org, then run Set Up Offrun again:",
     "",
     "```sh",

@@ -4,7 +4,7 @@
  */
 
 /** The oldest Node the CLI runs on (package.json's engines). */
-export const MIN_NODE = { major: 20, minor: 19 } as const;
+export const MIN_NODE = { major: 22, minor: 12 } as const;
 
 /** What a user with no Node installs on macOS; the installer for every system is NODE_DOWNLOAD_URL. */
 export const NODE_INSTALL_COMMAND = "brew install node";

@@ -12,6 +12,7 @@ import { CLI_INSTALL_COMMAND, SANDBOX_RUNTIME } from "../foundation/install-comm
 import { runCommand } from "../foundation/process.js";
 import { CLI_EXTERNAL_PACKAGES, bundledCliVersion, copyBundledCli } from "./bundle.js";
 import {
+  MIN_NODE,
   NODE_DOWNLOAD_URL,
   NODE_INSTALL_COMMAND,
   NODE_PLACES,
@@ -189,7 +190,7 @@ async function nodeStep(launcher: string, env: NodeJS.ProcessEnv): Promise<Setup
     return {
       ...base,
       status: "failed",
-      detail: `${firstLine(run.stderr) || "No Node.js 20.19 or newer was found."} Install it (\`${NODE_INSTALL_COMMAND}\`, or the installer from ${NODE_DOWNLOAD_URL}), then set up again.`,
+      detail: `${firstLine(run.stderr) || `No Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer was found.`} Install it (\`${NODE_INSTALL_COMMAND}\`, or the installer from ${NODE_DOWNLOAD_URL}), then set up again.`,
       fix: NODE_INSTALL_COMMAND,
     };
   }

@@ -62,9 +62,9 @@ export const opencodeHarness: Harness = {
   // `opencode auth login` (alias of `providers login`) picks a provider and signs in interactively.
   loginArgs: ["auth", "login"],
   identity: opencodeIdentity,
-  // OpenCode's usage lives in opencode.db (SQLite, per message tokens and cost), which Node 20
-  // cannot read without a native module, and the providers it fronts report no windows to it: no
-  // quota source yet. Limits still reach the quota ledger as limit_hit events from the stream.
+  // OpenCode's usage lives in opencode.db (SQLite, per message tokens and cost: Node 22's
+  // node:sqlite could read it, still marked experimental there), and the providers it fronts report
+  // no windows to it: tokens are not a %, so no quota source yet. Limits still reach the quota ledger as limit_hit events from the stream.
   quotaSources: [],
   quotaCoverage: "limits",
   sessionRoots: opencodeSessionRoots,

@@ -93,7 +93,7 @@ test("with no Node anywhere the launcher exits non-zero and says what to install
   const result = await runLauncher(launcher, { HOME: box.home, OFFRUN_HOME: box.offrunHome, PATH: empty });
   expect(result.exitCode).toBe(NO_NODE_EXIT);
   expect(result.stdout).toBe("");
-  expect(result.stderr).toContain("offrun needs Node.js 20.19 or newer");
+  expect(result.stderr).toContain("offrun needs Node.js 22.12 or newer");
   expect(result.stderr).toContain("brew install node");
   expect(result.stderr).toContain("https://nodejs.org/en/download");
 });
@@ -171,6 +171,10 @@ test("companion install, run by Raycast's versioned Node, writes a service that 
   // manager runs it (its program, with the environment the file gives it), still starts offrun.
   const runtimes = path.dirname(path.dirname(raycastNode));
   await fs.rename(path.join(runtimes, "22.14.0"), path.join(runtimes, "22.16.0"));
+  // The user's own Node, where Volta keeps it (one of the usual places), is what the service
+  // finds then: this machine's /usr/bin/node may be older than Offrun needs.
+  await fs.mkdir(path.join(box.home, ".volta", "bin"), { recursive: true });
+  await fs.symlink(process.execPath, path.join(box.home, ".volta", "bin", "node"));
   const serviceEnv: NodeJS.ProcessEnv = { HOME: box.home, TMPDIR: box.tmp };
   if (process.platform === "darwin") {
     for (const [, name, value] of text.matchAll(/<key>(\w+)<\/key>\s*<string>([^<]*)<\/string>/g)) {
@@ -201,10 +205,10 @@ test("a CLI installed by Homebrew is named by its opt link, which outlives `brew
   expect(await stablePackageDir(PROJECT_ROOT)).toBe(PROJECT_ROOT);
 });
 
-test("offrun started by a Node older than 20.19 says so and exits as the launcher does without one", async () => {
-  // This machine has no old Node: a preload makes this one report 20.18.0, as Node 20.18 would.
+test("offrun started by a Node older than 22.12 says so and exits as the launcher does without one", async () => {
+  // This machine has no old Node: a preload makes this one report 22.11.0, as Node 22.11 would.
   const preload = path.join(box.dir, "old-node.cjs");
-  await fs.writeFile(preload, "Object.defineProperty(process.versions, 'node', { value: '20.18.0' });\n");
+  await fs.writeFile(preload, "Object.defineProperty(process.versions, 'node', { value: '22.11.0' });\n");
   const result = await execa(process.execPath, ["--require", preload, OFFRUN_BIN, "--version"], {
     env: box.env,
     extendEnv: false,
@@ -212,6 +216,6 @@ test("offrun started by a Node older than 20.19 says so and exits as the launche
   });
   expect(result.exitCode).toBe(NO_NODE_EXIT);
   expect(result.stdout).toBe("");
-  expect(result.stderr).toContain("offrun needs Node.js 20.19 or newer");
+  expect(result.stderr).toContain("offrun needs Node.js 22.12 or newer");
   expect(result.stderr).toContain("brew install node");
 });
