@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
+import { keepGroupsWithThisProcess } from "../foundation/lifeline.js";
 import { loadExeca } from "../foundation/process.js";
 import { describeError, isOffrunError } from "../foundation/errors.js";
 import { userPaths } from "../foundation/paths.js";
@@ -54,6 +55,8 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   // Every agent CLI this companion starts (turns, reviews) runs through this one runner. The
   // companion spawns from its first moment (git, ssh): execa is loaded now, not at the first spawn.
   await loadExeca();
+  // However this process ends, kill -9 included, the CLIs and commands it started end with it.
+  keepGroupsWithThisProcess();
   const runner = localRunner;
   const supervisor = new Supervisor(process.env, runner);
   // Owning the socket makes this the one companion; requests wait until recovery is over, so

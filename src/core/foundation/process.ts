@@ -1,6 +1,7 @@
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { execa as Execa } from "execa";
 import { OffrunError } from "./errors.js";
+import { holdGroup } from "./lifeline.js";
 import { LineSplitter } from "./lines.js";
 import { signalGroup } from "./pids.js";
 import { FORCE_KILL_AFTER_MS, watchdog, type KilledBecause } from "./watchdog.js";
@@ -68,6 +69,7 @@ export async function runCommand(command: Command, options: RunOptions = {}): Pr
     // stdout open, and killing only the command would leave this waiting past its timeout.
     detached: true,
   });
+  const release = holdGroup(child.pid, execa);
   const endGroup = () => {
     signalGroup(child.pid, "SIGTERM");
     setTimeout(() => signalGroup(child.pid, "SIGKILL"), FORCE_KILL_AFTER_MS).unref();
@@ -77,6 +79,7 @@ export async function runCommand(command: Command, options: RunOptions = {}): Pr
   const result = await child.finally(() => {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", endGroup);
+    release();
   });
   if (result.failed && !result.timedOut && result.exitCode === undefined && result.code === "ENOENT") {
     throw new OffrunError("not_installed", `${command.file} was not found.`, { cause: result });
@@ -131,6 +134,7 @@ export async function streamCommand(command: Command, options: StreamOptions): P
     buffer: false,
     forceKillAfterDelay: FORCE_KILL_AFTER_MS,
   });
+  const release = holdGroup(child.pid, execa);
   options.onSpawn?.(child.pid);
   const dog = watchdog(child.pid, options);
   const lines = new LineSplitter(
@@ -150,7 +154,9 @@ export async function streamCommand(command: Command, options: StreamOptions): P
   const result = await child;
   dog.stop();
   lines.end();
-  return ended(child.pid, result, dog, stderrTail());
+  const end = ended(child.pid, result, dog, stderrTail());
+  release();
+  return end;
 }
 
 type Child = ReturnType<typeof Execa>;
@@ -219,6 +225,7 @@ export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLin
     buffer: false,
     forceKillAfterDelay: FORCE_KILL_AFTER_MS,
   });
+  const release = holdGroup(child.pid, loadedExeca);
   options.onSpawn?.(child.pid);
   const dog = watchdog(child.pid, options);
   const stdout = new PassThrough({ objectMode: true });
@@ -235,7 +242,9 @@ export function spawnPiped(command: Command, options: Omit<StreamOptions, "onLin
     dog.stop();
     lines.end();
     stdout.end();
-    return ended(child.pid, result, dog, stderrTail());
+    const end = ended(child.pid, result, dog, stderrTail());
+    release();
+    return end;
   });
   return {
     stdin: child.stdin ?? new PassThrough(),
