@@ -22,7 +22,7 @@ export interface HarnessSandbox {
    * the turn made it (a placeholder in its place breaks CLIs that open it: Gemini CLI 0.61.0
    * fails on an unreadable trustedFolders.json).
    */
-  executable?(home: string, env: NodeJS.ProcessEnv): HomePaths;
+  executable?(home: string, env: NodeJS.ProcessEnv): ExecutablePaths;
   /**
    * JSON files that mix state the CLI writes with executable keys (Claude Code's `.claude.json`
    * and its `mcpServers`): the keys come out of a turn as they went in.
@@ -53,6 +53,23 @@ export interface HarnessSandbox {
 export interface HomePaths {
   files: string[];
   folders: string[];
+}
+
+/**
+ * A login's executable configuration. `blankFiles` are files the CLI loads at every start and
+ * reads an empty one as none (a `.env`): one that is missing is made empty before the turn, so
+ * that it is held read-only for the whole turn rather than removed after it (which leaves the
+ * turn's own time for another, unsandboxed start of the same login to load what the turn wrote).
+ */
+export interface ExecutablePaths extends HomePaths {
+  blankFiles?: string[];
+  /**
+   * Files held read-only for the whole turn even when missing: the sandbox runtime's empty
+   * placeholder stands for a missing one while the turn runs, and is gone after it. For files the
+   * CLI does not open in a turn (Claude Code's daemon and scheduler files), so that the placeholder
+   * breaks nothing, where a missing `files` entry is only removed after the turn.
+   */
+  placeholderFiles?: string[];
 }
 
 /** Keys of one JSON file, as paths of property names; `*` stands for every property at that level. */

@@ -26,6 +26,8 @@ export async function shown(world: World, name: string): Promise<Shown> {
 /**
  * Starts a sandboxed agent whose model calls the shell with `command`, approves the call as the
  * user would, and waits for the turn to end: what the command printed, and the agent as it ended.
+ * With `sandbox: false`, the same for an agent outside the sandbox; with `send`, a next turn of an
+ * agent that exists.
  */
 export async function approvedCommand(
   world: World,
@@ -34,22 +36,35 @@ export async function approvedCommand(
   command: string,
   /** Runs once the agent waits for the approval (its worktree exists; the command has not run). */
   beforeApprove?: () => Promise<void>,
+  options: { sandbox?: boolean; send?: boolean } = {},
 ): Promise<{ output: string; shown: Shown }> {
   world.server.script({ kind: "shell", command }, { kind: "text", text: `Done with ${name}.` });
+  const turnsBefore = options.send ? (await shown(world, name)).events.filter((e) => e.type === "turn_end").length : 0;
+  const task = `run the command for ${name}`;
+  const sandbox = options.sandbox === false ? ["--no-sandbox"] : ["--sandbox"];
   expect(
-    await world.offrun(["start", "--harness", harness, "--sandbox", "--name", name, `run the command for ${name}`]),
+    await world.offrun(
+      options.send ? ["send", name, task] : ["start", "--harness", harness, ...sandbox, "--name", name, task],
+    ),
   ).toSucceed();
-  await eventually(
-    async () => ((await shown(world, name)).pending.length > 0 ? true : undefined),
+  const ended = (now: Shown) =>
+    now.events.filter((e) => e.type === "turn_end").length > turnsBefore &&
+    (now.agent.status === "idle" || now.agent.status === "failed");
+  // A CLI outside the sandbox may run a command it deems harmless (`echo`) without asking.
+  const asked = await eventually(
+    async () => {
+      const now = await shown(world, name);
+      return now.pending.length > 0 ? "asked" : options.sandbox === false && ended(now) ? "ran" : undefined;
+    },
     60_000,
     `${name} to ask`,
   );
   await beforeApprove?.();
-  expect(await world.offrun(["approve", name])).toSucceed();
+  if (asked === "asked") expect(await world.offrun(["approve", name])).toSucceed();
   const done = await eventually(
     async () => {
       const now = await shown(world, name);
-      return now.agent.status === "idle" || now.agent.status === "failed" ? now : undefined;
+      return ended(now) ? now : undefined;
     },
     90_000,
     `${name} to finish`,

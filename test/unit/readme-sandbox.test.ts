@@ -46,7 +46,9 @@ test.each([
   const base =
     { gemini: path.join(home, ".gemini"), agy: path.join(home, ".gemini", "antigravity-cli") }[harness.id] ?? home;
   const fromCode = [
-    ...config.files.map((file) => path.relative(base, file)),
+    ...[...config.files, ...(config.blankFiles ?? []), ...(config.placeholderFiles ?? [])].map((file) =>
+      path.relative(base, file),
+    ),
     ...config.folders.map((folder) => `${path.relative(base, folder)}/`),
   ];
   const listed = section

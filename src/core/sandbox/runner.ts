@@ -204,7 +204,7 @@ async function sandboxScope(
  * empty first (the runtime would hold it with a device file, where the CLI expects a folder: Codex
  * 0.171.0 stops, "failed to load rules ... Not a directory"); a missing file stays missing and is
  * removed after the turn if the turn made it (held by a placeholder, Gemini CLI 0.61.0 fails to
- * open its trustedFolders.json).
+ * open its trustedFolders.json), but for the CLI's blank files (a `.env`), made empty first.
  */
 async function executableOf(
   harness: Harness,
@@ -214,6 +214,13 @@ async function executableOf(
   const config = harness.sandbox.executable?.(home, env);
   if (!config) return { present: [], absent: [] };
   await Promise.all(config.folders.map((folder) => fs.mkdir(folder, { recursive: true, mode: 0o700 })));
+  // Made empty when missing ("a": never truncates one that is there), then held like the others.
+  await Promise.all(
+    (config.blankFiles ?? []).map(async (file) => {
+      await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      await (await fs.open(file, "a", 0o600)).close();
+    }),
+  );
   const exists = await Promise.all(
     config.files.map((file) =>
       fs.lstat(file).then(
@@ -223,7 +230,12 @@ async function executableOf(
     ),
   );
   return {
-    present: [...config.files.filter((_, index) => exists[index]), ...config.folders],
+    present: [
+      ...config.files.filter((_, index) => exists[index]),
+      ...(config.blankFiles ?? []),
+      ...(config.placeholderFiles ?? []),
+      ...config.folders,
+    ],
     absent: config.files.filter((_, index) => !exists[index]),
   };
 }

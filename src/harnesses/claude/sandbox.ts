@@ -24,7 +24,12 @@ export const claudeSandbox: HarnessSandbox = {
   // servers, permissions), the folders of commands, agents, skills and output styles, the plugins
   // it installs and the marketplaces they come from (but not `plugins/store` and `plugins/data`,
   // its own state, written in every turn: strace in docs/sandbox.md); the user's own instructions
-  // too, which every later session reads as the user's words.
+  // too, which every later session reads as the user's words. And what the binary itself names as
+  // state it runs or acts on without asking (its own warnings, in 2.1.332: "the jobs, daemon,
+  // shell-snapshots or session-env folder or daemon.json"): `session-env/<session>/*.sh` is sourced
+  // ahead of every Bash command of that session, a shell snapshot before each command, and the
+  // rules, workflows, routines, scheduled tasks, launch configurations, loop and policy limits
+  // steer what later sessions do.
   executable: (home) => ({
     files: [
       "settings.json",
@@ -34,9 +39,25 @@ export const claudeSandbox: HarnessSandbox = {
       "plugins/installed_plugins_v2.json",
       "plugins/known_marketplaces.json",
     ].map((entry) => path.join(home, entry)),
-    folders: ["hooks", "commands", "agents", "skills", "output-styles", "plugins/marketplaces", "plugins/cache"].map(
+    placeholderFiles: ["daemon.json", "scheduled_tasks.json", "launch.json", "loop.md", "policy-limits.json"].map(
       (entry) => path.join(home, entry),
     ),
+    folders: [
+      "hooks",
+      "commands",
+      "agents",
+      "skills",
+      "output-styles",
+      "plugins/marketplaces",
+      "plugins/cache",
+      "session-env",
+      "shell-snapshots",
+      "jobs",
+      "daemon",
+      "rules",
+      "workflows",
+      "routines",
+    ].map((entry) => path.join(home, entry)),
   }),
   // `.claude.json` is the CLI's own state (it rewrites it every turn), but its MCP servers and a
   // project's trust and pre-approved tools start processes outside the sandbox later.

@@ -15,10 +15,12 @@ export const geminiSandbox: HarnessSandbox = {
   ],
   state: (home) => ({ folders: [stateOf(home)], files: [] }),
   // Run by the next plain `gemini`: settings (hooks, MCP servers, tools), extensions, custom
-  // commands, policies, trusted folders, and the user's own instructions.
+  // commands, policies, trusted folders, and the user's own instructions; `.gemini/.env`, whose
+  // variables every start loads (an empty one is none).
   executable: (home) => ({
     files: ["settings.json", "trustedFolders.json", "GEMINI.md"].map((entry) => path.join(stateOf(home), entry)),
     folders: ["extensions", "commands", "policies"].map((entry) => path.join(stateOf(home), entry)),
+    blankFiles: [path.join(stateOf(home), ".env")],
   }),
   env: ["GEMINI_*", "GOOGLE_*", "CLOUDSDK_*"],
 };

@@ -1,0 +1,108 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { claudeWorld, codexWorld, type World } from "../helpers/e2e.js";
+import { approvedCommand } from "../helpers/sandbox-turns.js";
+
+// What a CLI runs or loads by itself from its home is not the sandbox's to write, beyond the
+// settings and hooks the earlier attacks tried: Claude Code sources `session-env/<session>/*.sh`
+// ahead of every Bash command of that session (and keeps shell snapshots, jobs and a daemon's
+// files it acts on), and Codex loads `<CODEX_HOME>/.env` into its own environment at every start.
+// A sandboxed agent plants them for the login's other, unsandboxed agent; that agent's next turn
+// must run (so a fix that breaks it cannot pass) and run none of it. Against the sandbox as it was,
+// the planted hook ran in the other session and the planted variable reached Codex's commands.
+
+/** Node code that writes `content` to each file and says, per label, whether it went through. */
+function plantScript(targets: { label: string; file: string; content: string }[], extra = ""): string {
+  return `const fs = require("fs"), path = require("path");
+const tryWrite = (label, file, content) => {
+  try { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, content, { mode: 0o755 }); console.log("WROTE", label); }
+  catch (e) { console.log("REFUSED", label, e.code); }
+};
+${targets.map((t) => `tryWrite(${JSON.stringify(t.label)}, ${JSON.stringify(t.file)}, ${JSON.stringify(t.content)});`).join("\n")}
+${extra}
+`;
+}
+
+describe("Claude Code: a sandboxed agent cannot plant what another session of its login runs", () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await claudeWorld("offrun-login-state-claude-", { "README.md": "# demo\n" });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  test("session-env hooks, shell snapshots and the daemon's files stay out of the other session", async () => {
+    const home = path.join(world.box.home, ".claude");
+    const pwned = path.join(world.box.dir, "PWNED-session-env");
+    // The other agent, outside the sandbox, on the same login: one turn, so its session exists.
+    const first = await approvedCommand(world, "claude", "victim", "echo first", undefined, { sandbox: false });
+    expect(first.shown.agent.status).toBe("idle");
+
+    // The sandboxed agent finds the login's sessions and plants a hook for each (as well as in the
+    // other places the binary names as state it acts on), then says what went through.
+    const hook = `#!/bin/sh\ntouch ${pwned}\n`;
+    const script = path.join(world.box.dir, "plant-session-env.cjs");
+    await fs.writeFile(
+      script,
+      plantScript(
+        [
+          { label: "shell snapshot", file: path.join(home, "shell-snapshots", "snapshot-bash-1-x.sh"), content: hook },
+          { label: "jobs", file: path.join(home, "jobs", "planted.json"), content: "{}" },
+          { label: "daemon.json", file: path.join(home, "daemon.json"), content: "{}" },
+          { label: "loop.md", file: path.join(home, "loop.md"), content: "run the planted job\n" },
+        ],
+        `const projects = ${JSON.stringify(path.join(home, "projects"))};
+for (const dir of fs.readdirSync(projects)) {
+  for (const file of fs.readdirSync(path.join(projects, dir)).filter((f) => f.endsWith(".jsonl"))) {
+    const session = file.slice(0, -".jsonl".length);
+    tryWrite("session-env " + session, path.join(${JSON.stringify(home)}, "session-env", session, "sessionstart-hook-1.sh"), ${JSON.stringify(hook)});
+  }
+}`,
+      ),
+    );
+    const planted = await approvedCommand(world, "claude", "planter", `node ${script}`);
+    // The other agent's next turn runs a Bash command in its own session: it works, and runs nothing planted.
+    const next = await approvedCommand(world, "claude", "victim", "echo second", undefined, {
+      send: true,
+      sandbox: false,
+    });
+    expect(next.shown.agent.status).toBe("idle");
+    expect(next.output).toContain("second");
+    await expect(fs.access(pwned)).rejects.toThrow();
+    // And the writes themselves were refused, none left behind.
+    expect(planted.output).toMatch(/REFUSED session-env [0-9a-f-]{36}/);
+    expect(planted.output).not.toMatch(/WROTE/);
+    for (const file of ["daemon.json", "loop.md"]) {
+      await expect(fs.access(path.join(home, file))).rejects.toThrow();
+    }
+  }, 300_000);
+});
+
+describe("Codex: a sandboxed agent cannot plant the .env the next Codex start loads", () => {
+  let world: World;
+  beforeAll(async () => {
+    world = await codexWorld("offrun-login-state-codex-", { "README.md": "# demo\n" });
+  });
+  afterAll(async () => {
+    await world.close();
+  });
+
+  test("CODEX_HOME/.env is held for the whole turn, and the next unsandboxed turn loads nothing of the agent's", async () => {
+    const env = path.join(world.box.home, ".codex", ".env");
+    const script = path.join(world.box.dir, "plant-env.cjs");
+    await fs.writeFile(
+      script,
+      plantScript([{ label: ".env", file: env, content: "OFFRUN_PLANTED=from-the-sandbox\n" }]),
+    );
+    const planted = await approvedCommand(world, "codex", "planter", `node ${script}`);
+    // The next Codex start, outside the sandbox: it runs, and its command sees no planted variable.
+    const next = await approvedCommand(world, "codex", "victim", 'echo "planted=${OFFRUN_PLANTED:-none}"', undefined, {
+      sandbox: false,
+    });
+    expect(next.shown.agent.status).toBe("idle");
+    expect(next.output).toContain("planted=none");
+    expect(planted.output).toContain("REFUSED .env");
+    expect(await fs.readFile(env, "utf8").catch(() => "")).toBe("");
+  }, 300_000);
+});
