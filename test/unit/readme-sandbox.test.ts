@@ -101,13 +101,14 @@ test("the git folder's writable and read-only parts the README lists are the pol
   };
   const write = spans(bulletOf("Write"));
   expect(gitWrites(git).map((entry) => path.relative(common, entry))).toEqual([
-    "objects",
     "refs/heads/offrun",
     "logs/refs/heads/offrun",
     "worktrees/parser",
   ]);
-  for (const named of ["objects/", "refs/heads/", "logs/refs/heads/", "worktrees/<agent>/"])
+  for (const named of ["refs/heads/", "logs/refs/heads/", "worktrees/<agent>/", "worktrees/<agent>/offrun-objects/"])
     expect(write).toContain(named);
+  // The shared object store is named as read-only, never as written.
+  expect(bulletOf("Write")).toMatch(/`objects\/` is read-only/);
   const denied = gitDenies(git).map((entry) => path.basename(entry));
   expect(denied).toEqual(["commondir", "gitdir", "config.worktree"]);
   for (const named of denied) expect(write.join(" ")).toContain(named);

@@ -10,6 +10,7 @@ import { reportStateProblem } from "../foundation/state-problems.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../git/review-scratch.js";
 import { listAgents } from "../records/records.js";
+import { recoverQuarantine } from "../sandbox/runner.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
 import { finishCutBranchActions, type RecoveryWrites } from "./branch-recovery.js";
 
@@ -48,6 +49,10 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
       // system has given to another process since, is left alone.
       if (record.pid !== undefined && isAlive(record.pid) && (await isSameProcess(record.pid, record.pidStartTime))) {
         signalGroup(record.pid, "SIGTERM");
+      }
+      // A sandboxed turn's new git objects wait in quarantine: checked and moved in, or refused.
+      for (const message of await recoverQuarantine(record).catch(() => [])) {
+        await hooks.log(record, record.turns, { type: "notice", level: "warning", message });
       }
       const reason = "The companion stopped during this turn. Send a message to continue the same session.";
       await hooks.log(record, record.turns, { type: "turn_end", outcome: "interrupted", reason });

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { OffrunError } from "../foundation/errors.js";
 import { discoverCheckout } from "./discover.js";
+import { quarantineAlternate } from "./quarantine-path.js";
 import type { runCommand, RunResult } from "../foundation/process.js";
 import { withFileLock } from "../foundation/store.js";
 
@@ -29,6 +30,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
+/** Offrun's worktrees are `<project>/.worktrees/<agent>` (paths.ts). */
+const WORKTREES_PART = `${path.sep}.worktrees${path.sep}`;
+
 /** The process runner (and execa) loads with the first git call: `ls` and `show` in a plain checkout make none. */
 const run: typeof runCommand = async (...args) => (await import("../foundation/process.js")).runCommand(...args);
 
@@ -42,7 +46,9 @@ export const NEUTRAL_GIT = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=
 
 /** Runs git with an argv array; throws OffrunError("git") with git's own words on failure. */
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<RunResult> {
-  const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...options.env });
+  // In an agent's worktree while a sandboxed turn runs, its new objects are still in quarantine.
+  const quarantined = cwd.includes(WORKTREES_PART) ? await quarantineAlternate(cwd) : undefined;
+  const env = cleanEnv({ GIT_TERMINAL_PROMPT: "0", LC_ALL: "C", ...quarantined, ...options.env });
   const result = await run(
     { file: "git", args: [...NEUTRAL_GIT, ...args], cwd, env },
     {

@@ -45,8 +45,9 @@ export interface AllowedHost {
 }
 
 /**
- * The git folder as a commit on the agent's branch needs it, and no more: new objects, the
- * branch's ref and its log, and the worktree's own folder (`HEAD`, `index`, `logs`). The links
+ * The git folder as a commit on the agent's branch needs it, and no more: the branch's ref and
+ * its log, and the worktree's own folder (`HEAD`, `index`, `logs`, and the quarantine its new
+ * objects go to: git/quarantine.ts). The links
  * that tell git where the repository is (`commondir`, `gitdir`, the worktree's `.git` file), its
  * config, `info/`, `modules/`, `packed-refs` and every other branch stay as they are: a command
  * planted there (a `core.fsmonitor`, a filter driver) would run at the user's next `git status`.
@@ -77,10 +78,12 @@ export const PROTECTED_IN_HOME = [
   ".password-store",
 ] as const;
 
-/** The git folder's files, besides the branch's ref, that a turn writes. */
+/**
+ * The git folder's files, besides the branch's ref, that a turn writes. Not `objects/`: new
+ * objects go to the quarantine inside the worktree's own folder (git/quarantine.ts).
+ */
 export function gitWrites(git: GitScope): string[] {
   return [
-    path.join(git.commonDir, "objects"),
     path.dirname(git.branchRef),
     path.join(git.commonDir, "logs", path.relative(git.commonDir, path.dirname(git.branchRef))),
     git.gitDir,

@@ -24,6 +24,8 @@ import {
 import { sandboxCommands, type SandboxedCommands } from "./host.js";
 import { keepAsFound } from "./kept.js";
 import { gitScope, linksOf } from "./git-scope.js";
+import { admitQuarantine, quarantineEnv, quarantineOf } from "../git/quarantine.js";
+import { git } from "../git/repo.js";
 import { sandboxEnvironment } from "./environment.js";
 import { assertSandboxAvailable } from "./support.js";
 
@@ -36,7 +38,7 @@ const NO_PROXY_WITHOUT_LOOPBACK = "169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.1
 
 export interface SandboxRequest {
   /** The agent (or a reviewer standing in for one): its project, name, worktree and mode. */
-  record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode"> & { branch?: string };
+  record: Pick<AgentRecord, "project" | "name" | "worktree" | "mode"> & { branch?: string; base?: string };
   harness: Harness;
   login: Login;
   /** The turn's environment (the login's variables included). */
@@ -86,6 +88,7 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
   for (const { path: entry, why } of refusedWrites) {
     await request.warn(`The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`);
   }
+  const quarantine = scope.git ? await openQuarantine(record, scope.git) : undefined;
   const commands = await sandboxCommands(settings, scope.tmpDir);
   const loopback = reachesLoopback(scope.hosts);
   const wrap = async (command: Command): Promise<Command> => {
@@ -103,7 +106,7 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
       : command;
     const wrapped = await commands.wrap(inner);
     const env = sandboxEnvironment(command.env ?? request.env, variables);
-    return { ...wrapped, env: { ...env, CLAUDE_CODE_TMPDIR: scope.tmpDir } };
+    return { ...wrapped, env: { ...env, CLAUDE_CODE_TMPDIR: scope.tmpDir, ...quarantine?.env } };
   };
   return {
     runner: releasingRunner(wrappedRunner(wrap, request.inner ?? localRunner), commands),
@@ -122,8 +125,102 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
           `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
         ]);
       for (const message of said) await request.warn(message).catch(() => undefined);
+      if (scope.git && quarantine) {
+        for (const message of await closeQuarantine(record, scope.git, quarantine.verified)) {
+          await request.warn(message).catch(() => undefined);
+        }
+      }
     },
   };
+}
+
+/**
+ * The branch's commit that is known whole, kept where the sandbox can neither read nor write it
+ * (beside the turn's policy): the commit a quarantine's check falls back to, after a crash too.
+ */
+const verifiedFile = (record: Pick<AgentRecord, "project" | "name">) =>
+  path.join(sandboxFolder(record), "verified-commit");
+
+/**
+ * Before a sandboxed turn: the quarantine its git writes new objects to, made empty, and the
+ * branch's commit now, which nothing in a sandbox has touched since the last check (the last
+ * turn's close, or the recovery after a crash, checked what one left).
+ */
+async function openQuarantine(
+  record: SandboxRequest["record"],
+  scope: NonNullable<SandboxScope["git"]>,
+): Promise<{ env: Record<string, string>; verified: string }> {
+  const dir = quarantineOf(scope.gitDir);
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
+  const tip = (
+    await git(scope.commonDir, ["rev-parse", "--verify", "-q", `${branchRefName(scope)}^{commit}`], {
+      okExitCodes: [1],
+    })
+  ).stdout.trim();
+  // A branch that is not there yet (it always is, from the start on) falls back to where it began.
+  const verified =
+    tip || record.base || (await git(record.worktree, ["rev-parse", "--verify", "HEAD^{commit}"])).stdout.trim();
+  await fs.writeFile(verifiedFile(record), `${verified}\n`, { mode: 0o600 });
+  return { env: quarantineEnv(scope.commonDir, scope.gitDir), verified };
+}
+
+/** `refs/heads/offrun/<agent>`, from the branch's loose ref file. */
+function branchRefName(scope: NonNullable<SandboxScope["git"]>): string {
+  return path.relative(scope.commonDir, scope.branchRef).split(path.sep).join("/");
+}
+
+/**
+ * After a sandboxed turn (or, after a crash, in the next companion's recovery): the quarantine's
+ * objects checked and moved in, the branch checked; what was refused, said for the turn's log.
+ * Never throws.
+ */
+async function closeQuarantine(
+  record: Pick<AgentRecord, "project" | "name" | "worktree"> & { branch?: string },
+  scope: NonNullable<SandboxScope["git"]>,
+  verified: string,
+): Promise<string[]> {
+  try {
+    const admission = await admitQuarantine({
+      commonDir: scope.commonDir,
+      gitDir: scope.gitDir,
+      worktree: record.worktree,
+      branchRef: branchRefName(scope),
+      verified,
+    });
+    await fs.writeFile(verifiedFile(record), `${admission.tip}\n`, { mode: 0o600 });
+    const said = admission.refused.map(
+      (line) => `The sandbox kept a git object the turn wrote out of the repository: ${line}.`,
+    );
+    if (admission.reset) {
+      said.push(
+        `${record.branch} pointed at ${admission.reset.from.slice(0, 12)}, whose objects are not all in the repository and whole; Offrun set it back to ${admission.reset.to.slice(0, 12)}, its last verified commit. The worktree's files are as the turn left them.`,
+      );
+    }
+    if (admission.indexRebuilt) {
+      said.push(
+        `The worktree's git index named objects Offrun kept out; it was rebuilt from ${admission.tip.slice(0, 12)}, and the files the turn changed show as changes (git status).`,
+      );
+    }
+    return said;
+  } catch (error) {
+    return [
+      `The sandbox could not check the git objects the turn wrote: ${error instanceof Error ? error.message : String(error)}. They wait in ${quarantineOf(scope.gitDir)}; nothing of them is in the repository yet.`,
+    ];
+  }
+}
+
+/**
+ * The next companion's part after a crash during a sandboxed turn: the quarantine it left is checked
+ * and moved in, or refused, against the last verified commit. Says what it did, or nothing.
+ */
+export async function recoverQuarantine(record: AgentRecord): Promise<string[]> {
+  if (!record.sandbox || record.mode === "plan" || !record.branch) return [];
+  const scope = await gitScope(record.worktree, record.branch).catch(() => undefined);
+  if (!scope) return [];
+  const saved = (await fs.readFile(verifiedFile(record), "utf8").catch(() => "")).trim();
+  const verified = /^[0-9a-f]{40,64}$/.test(saved) ? saved : record.base;
+  return closeQuarantine(record, scope, verified);
 }
 
 /**

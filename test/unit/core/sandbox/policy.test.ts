@@ -37,7 +37,6 @@ test("writes go to the worktree, the branch's part of the git folder, memory, th
   const { filesystem } = runtimeSettings(scope).settings;
   expect(filesystem.allowWrite).toEqual([
     scope.worktree,
-    `${common}/objects`,
     `${common}/refs/heads/offrun`,
     `${common}/logs/refs/heads/offrun`,
     `${common}/worktrees/parser`,
@@ -46,8 +45,10 @@ test("writes go to the worktree, the branch's part of the git folder, memory, th
     scope.tmpDir,
     `${home}/.npm`,
   ]);
-  // Not the git folder as a whole: its config, hooks, info/, modules/, packed-refs and other refs stay out.
+  // Not the git folder as a whole: its config, hooks, info/, modules/, packed-refs and other refs stay out,
+  // and so does the shared object store (new objects go to the worktree's quarantine, git/quarantine.ts).
   expect(filesystem.allowWrite).not.toContain(common);
+  expect(filesystem.allowWrite.filter((entry) => entry.startsWith(`${common}/objects`))).toEqual([]);
 });
 
 test("inside what is writable, the git links, other branches and the CLI's executable configuration stay read-only", () => {
