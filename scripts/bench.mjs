@@ -15,6 +15,7 @@ const BENCHES = [
   "failover",
   "remote-ls",
   "ls-trust",
+  "quarantine",
 ];
 // Each is given this long; the slowest (failover, with the real CLIs) takes about a minute here.
 const TIMEOUT_MS = 20 * 60_000;

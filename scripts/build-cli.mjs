@@ -77,6 +77,7 @@ await build({
     "bench/failover.ts",
     "bench/remote-ls.ts",
     "bench/ls-trust.ts",
+    "bench/quarantine.ts",
     // Under build/bench with the benchmarks, so that pack-cli leaves it out of the package too.
     { in: "scripts/dictation-accuracy.ts", out: "bench/dictation-accuracy" },
   ],

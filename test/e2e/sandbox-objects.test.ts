@@ -167,6 +167,7 @@ setTimeout(() => {}, 300000);
 
   const pid = Number((await fs.readFile(path.join(world.box.offrunHome, "run", "companion.pid"), "utf8")).trim());
   process.kill(pid, "SIGKILL");
+  world.server.clearScript(); // the reply the killed turn never asked for
   expect(await world.offrun(["companion", "start"])).toSucceed();
   const after = await eventually(
     async () => {
@@ -189,3 +190,27 @@ setTimeout(() => {}, 300000);
   await expect(fs.readdir(path.join(world.repo, ".git", "worktrees", name, "offrun-objects"))).rejects.toThrow();
   expect(after.events.filter((e) => e.type === "turn_end").at(-1)?.outcome).toBe("interrupted");
 }, 180_000);
+
+test("a branch turned into a link to main is set back, so that no later commit of Offrun's moves main", async () => {
+  const name = "linker";
+  const ref = path.join(world.repo, ".git", "refs", "heads", "offrun", name);
+  const main = (await git(world.repo, world.box.env, ["rev-parse", "main"])).trim();
+  const { output, shown: done } = await approvedCommand(
+    world,
+    "claude",
+    name,
+    `node -e 'require("fs").writeFileSync(${JSON.stringify(ref)}, "ref: refs/heads/main\\n"); console.log("LINKED")'`,
+  );
+  expect(output).toContain("LINKED");
+  expect((await fs.readFile(ref, "utf8")).trim()).toMatch(/^[0-9a-f]{40}$/);
+  expect(done.events.some((e) => e.type === "notice" && /set it back to/.test(e.message ?? ""))).toBe(true);
+  // A plain branch again, and main where it was.
+  const linked = await execa("git", ["symbolic-ref", "-q", `refs/heads/offrun/${name}`], {
+    cwd: world.repo,
+    env: world.box.env,
+    extendEnv: false,
+    reject: false,
+  });
+  expect(linked.exitCode).not.toBe(0);
+  expect((await git(world.repo, world.box.env, ["rev-parse", "main"])).trim()).toBe(main);
+});

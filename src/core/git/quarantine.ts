@@ -73,8 +73,7 @@ export async function admitQuarantine(request: {
   try {
     const entries = await fs.readdir(quarantine, { withFileTypes: true }).catch(() => []);
     if (entries.length > 0) {
-      const format = (await git(commonDir, ["rev-parse", "--show-object-format"])).stdout.trim();
-      const algorithm = format === "sha256" ? "sha256" : "sha1";
+      const algorithm = await objectFormat(commonDir);
       const nameLength = algorithm === "sha256" ? 62 : 38;
       const store = path.join(commonDir, "objects");
       for (const entry of entries) {
@@ -105,8 +104,10 @@ export async function admitQuarantine(request: {
     await fs.rm(quarantine, { recursive: true, force: true });
     const alternate = { GIT_ALTERNATE_OBJECT_DIRECTORIES: alternateEntry(staging) };
 
-    // The branch: every object it gained, read and hashed, with what was staged.
-    const tip = (await git(commonDir, ["rev-parse", "--verify", "-q", branchRef], { okExitCodes: [1] })).stdout.trim();
+    // The branch: every object it gained, read and hashed, with what was staged. Its ref as the turn
+    // left it, read as a file (the commit may be staged only): anything but an object name there (a
+    // symbolic `ref: refs/heads/main`, through which a later commit would move main) is not kept.
+    const tip = await branchTip(commonDir, branchRef);
     let admission: Admission = { admitted: 0, refused, tip: verified };
     let needed: string[] = [];
     if (tip && tip !== verified) {
@@ -122,43 +123,81 @@ export async function admitQuarantine(request: {
         needed = walked.stdout.split("\n").map((line) => line.split(" ")[0]!);
         admission.tip = tip;
       } else {
-        await git(commonDir, ["update-ref", "-m", "offrun: back to the last verified commit", branchRef, verified]);
+        await git(commonDir, [
+          "update-ref",
+          "--no-deref",
+          "-m",
+          "offrun: back to the last verified commit",
+          branchRef,
+          verified,
+        ]);
         admission = { ...admission, reset: { from: tip, to: verified } };
       }
     } else if (!tip) {
-      await git(commonDir, ["update-ref", "-m", "offrun: back to the last verified commit", branchRef, verified]);
+      await git(commonDir, [
+        "update-ref",
+        "--no-deref",
+        "-m",
+        "offrun: back to the last verified commit",
+        branchRef,
+        verified,
+      ]);
       admission = { ...admission, reset: { from: "(none)", to: verified } };
     }
 
-    // The index: blobs it names that were staged go in with the branch's; one it names that was refused, or
-    // any after a reset, and it is rebuilt from the branch.
-    if (staged.size > 0 || refusedIds.size > 0 || admission.reset) {
+    // The index: staged blobs it names go in with the branch's (what `git add` staged and no commit
+    // holds); one it names that was refused, or any after a reset, and it is rebuilt from the branch.
+    // Read only when a staged object is not the branch's or something was refused: a 20,000-file
+    // index is not listed at the end of every turn that committed.
+    const wanted = new Set(needed);
+    const unclaimed = [...staged.keys()].some((id) => !wanted.has(id));
+    let badIndex = admission.reset !== undefined;
+    if (unclaimed || refusedIds.size > 0 || badIndex) {
       const index = (await git(worktree, ["ls-files", "-s", "-z"], { maxBuffer: 200_000_000 })).stdout
         .split("\0")
         .map((line) => /^\d+ ([0-9a-f]+) /.exec(line)?.[1])
         .filter((id): id is string => id !== undefined);
-      const badIndex = admission.reset !== undefined || index.some((id) => refusedIds.has(id));
+      badIndex ||= index.some((id) => refusedIds.has(id));
       if (!badIndex) needed.push(...index.filter((id) => staged.has(id)));
-      if (!admission.reset) admission.admitted += await moveIn(commonDir, staged, needed, stagedPacks);
-      if (badIndex) {
-        await git(worktree, ["reset", "-q", "--mixed", admission.tip]);
-        admission.indexRebuilt = true;
-      }
-      if (admission.reset) {
-        // The reflogs of the branch and of the worktree's HEAD still name the commits kept out: `git
-        // fsck` calls such an entry invalid. Only those go (--stale-fix), none for their age.
-        const expire = ["reflog", "expire", "--stale-fix", "--expire=never", "--expire-unreachable=never"];
-        await git(commonDir, [...expire, branchRef]);
-        await git(worktree, [...expire, "HEAD"]);
-      }
-    } else if (stagedPacks.length > 0 && !admission.reset) {
-      admission.admitted += await moveIn(commonDir, staged, needed, stagedPacks);
+    }
+    if (!admission.reset) admission.admitted += await moveIn(commonDir, staged, needed, stagedPacks);
+    if (badIndex) {
+      await git(worktree, ["reset", "-q", "--mixed", admission.tip]);
+      admission.indexRebuilt = true;
+    }
+    if (admission.reset) {
+      // The reflogs of the branch and of the worktree's HEAD still name the commits kept out: `git
+      // fsck` calls such an entry invalid. Only those go (--stale-fix), none for their age.
+      const expire = ["reflog", "expire", "--stale-fix", "--expire=never", "--expire-unreachable=never"];
+      await git(commonDir, [...expire, branchRef]);
+      await git(worktree, [...expire, "HEAD"]);
     }
     return admission;
   } finally {
     await fs.rm(quarantine, { recursive: true, force: true });
     await fs.rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * The branch's commit as its ref says: the loose ref file when there is one (a sandboxed turn can
+ * write only that one; an object name, or "" when it holds anything else), else git's answer
+ * (packed-refs, which no turn writes).
+ */
+async function branchTip(commonDir: string, branchRef: string): Promise<string> {
+  const file = path.join(commonDir, ...branchRef.split("/"));
+  const stat = await fs.lstat(file).catch(() => undefined);
+  if (stat) {
+    const text = stat.isFile() ? (await fs.readFile(file, "utf8").catch(() => "")).trim() : "";
+    return /^([0-9a-f]{40}|[0-9a-f]{64})$/.test(text) ? text : "";
+  }
+  return (await git(commonDir, ["rev-parse", "--verify", "-q", branchRef], { okExitCodes: [1] })).stdout.trim();
+}
+
+/** sha1, or sha256 for a repository made with `--object-format=sha256` (its config's extensions.objectformat). */
+async function objectFormat(commonDir: string): Promise<"sha1" | "sha256"> {
+  const config = await fs.readFile(path.join(commonDir, "config"), "utf8").catch(() => "");
+  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
 }
 
 const exists = (file: string) =>
