@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "b7483bea415047d07dff9f93aefb09f6dcab607bd250bfdb03392a956ba8ce0f"
+  sha256 "9691752a3bd975d1878aadeb933ee24f8756a941c08ef4974c568ab90a05fa4b"
   license "MIT"
 
   depends_on "node"

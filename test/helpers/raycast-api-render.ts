@@ -29,6 +29,12 @@ export class Screen {
   views: UiNode[][] = [];
   /** Values typed into uncontrolled form fields, by id. */
   readonly fieldValues = new Map<string, unknown>();
+  /**
+   * The top view as each commit left it, oldest first (the last 2,000): a state a user saw for a
+   * moment (a list busy while a request is out) can be asserted after the fact, however briefly it
+   * lasted, where polling `top` may miss it on a busy machine.
+   */
+  readonly seen: UiNode[][] = [];
 
   constructor(element: ReactNode) {
     this.stack = [element];
@@ -82,6 +88,8 @@ export class Screen {
 
   private committed(): void {
     this.views = this.root.children.map((view) => snapshot(view.children));
+    this.seen.push(this.top);
+    if (this.seen.length > 2_000) this.seen.shift();
     if (++this.commits === MAX_COMMITS) {
       this.failure ??= new Error(`the command re-rendered more than ${MAX_COMMITS} times: a render loop?`);
       queueMicrotask(() => this.unmount());
