@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "9691752a3bd975d1878aadeb933ee24f8756a941c08ef4974c568ab90a05fa4b"
+  sha256 "248c51a8ab0ca896b7d0659fb3363c4359a4f95847543b83de74df4777866c13"
   license "MIT"
 
   depends_on "node"

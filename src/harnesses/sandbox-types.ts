@@ -22,7 +22,7 @@ export interface HarnessSandbox {
    * the turn made it (a placeholder in its place breaks CLIs that open it: Gemini CLI 0.61.0
    * fails on an unreadable trustedFolders.json).
    */
-  executable?(home: string, env: NodeJS.ProcessEnv): ExecutablePaths;
+  executable?(home: string, env: NodeJS.ProcessEnv, turn?: TurnPlace): ExecutablePaths;
   /**
    * JSON files that mix state the CLI writes with executable keys (Claude Code's `.claude.json`
    * and its `mcpServers`): the keys come out of a turn as they went in.
@@ -47,6 +47,12 @@ export interface HarnessSandbox {
    * variable and the common ones (policy.ts), the only ones that enter a sandboxed turn.
    */
   readonly env?: readonly string[];
+}
+
+/** Where a turn runs: its project's main checkout and the agent's worktree. */
+export interface TurnPlace {
+  project: string;
+  worktree: string;
 }
 
 /** Files and folders of a login's home, absolute. */

@@ -12,6 +12,7 @@ export type {
   GuardedJsonKeys,
   HarnessSandbox,
   HomePaths,
+  TurnPlace,
   LoginConfiguration,
 } from "./sandbox-types.js";
 

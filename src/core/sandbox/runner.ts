@@ -258,7 +258,7 @@ async function sandboxScope(
     knownProjects().catch(() => []),
     harness.sandbox.configured?.(login.home, env, record.worktree).catch(() => undefined),
     loginStateOf(harness, login.home, env),
-    executableOf(harness, login.home, env),
+    executableOf(harness, login.home, env, { project: record.project, worktree: record.worktree }),
   ]);
   const expand = (entry: string) =>
     entry.startsWith("~/") ? path.join(userHome, entry.slice(2)) : path.resolve(record.worktree, entry);
@@ -307,8 +307,9 @@ async function executableOf(
   harness: Harness,
   home: string,
   env: NodeJS.ProcessEnv,
+  turn: { project: string; worktree: string },
 ): Promise<{ present: string[]; absent: string[] }> {
-  const config = harness.sandbox.executable?.(home, env);
+  const config = harness.sandbox.executable?.(home, env, turn);
   if (!config) return { present: [], absent: [] };
   await Promise.all(config.folders.map((folder) => fs.mkdir(folder, { recursive: true, mode: 0o700 })));
   // Made empty when missing ("a": never truncates one that is there), then held like the others.

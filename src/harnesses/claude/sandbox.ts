@@ -1,6 +1,8 @@
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { HarnessSandbox } from "../types.js";
+import type { HarnessSandbox, TurnPlace } from "../types.js";
+import { claudeProjectFolder } from "./session-files.js";
 import { claudeConfiguration } from "./config-hosts.js";
 
 const defaultHome = (env: NodeJS.ProcessEnv) => env.CLAUDE_CONFIG_DIR || path.join(env.HOME || os.homedir(), ".claude");
@@ -14,6 +16,27 @@ export const claudeStateFile = (home: string, env: NodeJS.ProcessEnv) =>
   isDefault(home, env) && !env.CLAUDE_CONFIG_DIR
     ? path.join(path.dirname(home), ".claude.json")
     : path.join(home, ".claude.json");
+
+/**
+ * Claude Code's auto memory, `projects/<project>/memory/*.md`: every later session of that project
+ * (an agent's worktree counts as its main checkout) reads it into its context as its own notes, so
+ * what a sandboxed turn wrote there reached the login's unsandboxed sessions as instructions
+ * (test/e2e/sandbox-class.test.ts). Every project's of the login, this turn's made if missing.
+ */
+function autoMemoryFolders(home: string, turn: TurnPlace | undefined): string[] {
+  const projects = path.join(home, "projects");
+  let known: string[] = [];
+  try {
+    known = fs
+      .readdirSync(projects, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    // no sessions yet
+  }
+  const own = turn ? [claudeProjectFolder(turn.project), claudeProjectFolder(turn.worktree)] : [];
+  return [...new Set([...known, ...own])].map((folder) => path.join(projects, folder, "memory"));
+}
 
 /** Claude Code 2.1.332 in a sandboxed turn (what it writes: docs/sandbox.md). */
 export const claudeSandbox: HarnessSandbox = {
@@ -30,7 +53,7 @@ export const claudeSandbox: HarnessSandbox = {
   // ahead of every Bash command of that session, a shell snapshot before each command, and the
   // rules, workflows, routines, scheduled tasks, launch configurations, loop and policy limits
   // steer what later sessions do.
-  executable: (home) => ({
+  executable: (home, _env, turn) => ({
     files: [
       "settings.json",
       "settings.local.json",
@@ -57,7 +80,9 @@ export const claudeSandbox: HarnessSandbox = {
       "rules",
       "workflows",
       "routines",
-    ].map((entry) => path.join(home, entry)),
+    ]
+      .map((entry) => path.join(home, entry))
+      .concat(autoMemoryFolders(home, turn)),
   }),
   // `.claude.json` is the CLI's own state (it rewrites it every turn), but its MCP servers and a
   // project's trust and pre-approved tools start processes outside the sandbox later.
