@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "248c51a8ab0ca896b7d0659fb3363c4359a4f95847543b83de74df4777866c13"
+  sha256 "d4779205f3b7da6fe23bcf7183bec691580d965044ff2bf0057b9f4fb6a0329f"
   license "MIT"
 
   depends_on "node"

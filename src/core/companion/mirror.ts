@@ -79,6 +79,7 @@ export class ChatMirror {
   private forwarded = 0;
   /** What each copied log says (last words, what waits), kept as lines are copied: state.json reads no log. */
   private readonly facts = new ChatFactsBook();
+  private readonly overBudgetSaid = new Map<string, string>();
 
   constructor(
     private readonly link: HostLink,
@@ -219,8 +220,20 @@ export class ChatMirror {
     const file = mirrorFile(this.link.host.name, project, agent);
     const key = factsKey(project, agent);
     let size = await sizeOf(file);
+    if (!Number.isSafeInteger(remoteSize) || remoteSize < 0) return false;
+    if (remoteSize > MAX_COPY_BYTES) {
+      // A host's word is input: a log it says is larger than any real one is not copied past the budget.
+      this.overBudget(
+        key,
+        `${agent} in ${project}: its log is ${remoteSize} bytes, over the ${MAX_COPY_BYTES} a copy may hold`,
+      );
+      remoteSize = MAX_COPY_BYTES;
+      if (size >= remoteSize) return false;
+    }
     if (remoteSize < size) {
       // The host's log is shorter than the copy: it was replaced (a discard, a new agent of the same name).
+      // One copy set aside per agent: the one before it goes, so a host that says so every round fills nothing.
+      for (const old of await setAside(file)) await fs.rm(old, { force: true });
       await fs.rename(file, `${file}.replaced-${Date.now()}`);
       this.facts.forget(key);
       size = 0;
@@ -235,8 +248,17 @@ export class ChatMirror {
         await this.link.call("chat.read", { project, name: agent, offset: size }),
       );
       if (read.next <= size) break; // a line still being written: next round
+      // The copy advances by what arrived, and only up to the size the host itself stated: a reply
+      // whose offset does not match its lines, or that goes past that size, ends the round.
+      const text = read.lines.map((line) => `${line}\n`).join("");
+      const bytes = Buffer.byteLength(text);
+      if (read.next !== size + bytes || read.next > remoteSize) {
+        throw new Error(
+          `${agent} in ${project}: chat.read from offset ${size} answered ${bytes} bytes and next ${read.next}, with the log at ${remoteSize} bytes; not copied`,
+        );
+      }
       await makePrivateDir(path.dirname(file));
-      await fs.appendFile(file, read.lines.map((line) => `${line}\n`).join(""), { mode: PRIVATE_FILE_MODE });
+      await fs.appendFile(file, text, { mode: PRIVATE_FILE_MODE });
       size = read.next;
       for (const line of read.lines) {
         const event = parseEventLine(line);
@@ -248,6 +270,13 @@ export class ChatMirror {
     return size !== start;
   }
 
+  /** Said once per agent and size in the companion's log. */
+  private overBudget(key: string, why: string): void {
+    if (this.overBudgetSaid.get(key) === why) return;
+    this.overBudgetSaid.set(key, why);
+    this.options.log(`host ${this.link.host.name}: ${why}`);
+  }
+
   private async followingSince(): Promise<string> {
     if (this.since) return this.since;
     const file = path.join(hostDir(this.link.host.name), "follow.json");
@@ -256,6 +285,19 @@ export class ChatMirror {
     if (!state) await writeJsonAtomic(file, { followingSince: this.since });
     return this.since;
   }
+}
+
+/**
+ * The most of one agent's log a copy holds (256 MB; OFFRUN_HOST_COPY_MB to change it): a host that
+ * claims more is copied up to it and said to be over it in the companion's log.
+ */
+const MAX_COPY_BYTES = Number(process.env.OFFRUN_HOST_COPY_MB ?? 256) * 1024 * 1024;
+
+/** The copies of `file` set aside before (`<file>.replaced-<ms>`). */
+async function setAside(file: string): Promise<string[]> {
+  const prefix = `${path.basename(file)}.replaced-`;
+  const names = await fs.readdir(path.dirname(file)).catch(() => []);
+  return names.filter((name) => name.startsWith(prefix)).map((name) => path.join(path.dirname(file), name));
 }
 
 /** A copy cut short by a crash mid-append ends in half a line: it is trimmed to the last whole one. */

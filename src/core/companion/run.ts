@@ -27,6 +27,9 @@ import { onStateProblem, stateProblems, type StateProblem } from "../foundation/
 import { keepStateProblem } from "../foundation/problem-register.js";
 import { visible } from "../foundation/visible.js";
 
+/** The most the companion's log holds before it is rotated (OFFRUN_COMPANION_LOG_MB to change it). */
+const COMPANION_LOG_BYTES = Number(process.env.OFFRUN_COMPANION_LOG_MB ?? 10) * 1024 * 1024;
+
 /**
  * The companion's main loop: recover agents left working by a companion that died, serve the
  * socket, and stop cleanly on SIGTERM/SIGINT or a `shutdown` request.
@@ -35,10 +38,23 @@ export async function runCompanion(options: { version: string; echo?: boolean })
   const startedAt = new Date().toISOString();
   const paths = userPaths();
   fs.mkdirSync(paths.home, { recursive: true, mode: PRIVATE_DIR_MODE });
+  // The log is bounded: past COMPANION_LOG_BYTES it becomes companion.log.1 (the one before it is
+  // dropped, and the new log says how much), so nothing a host or an agent makes it write fills the disk.
+  let logBytes = fs.statSync(paths.companionLog, { throwIfNoEntry: false })?.size ?? 0;
+  const rotate = () => {
+    const older = `${paths.companionLog}.1`;
+    const dropped = fs.statSync(older, { throwIfNoEntry: false })?.size ?? 0;
+    fs.renameSync(paths.companionLog, older);
+    const note = `${new Date().toISOString()} [${process.pid}] the log went on past ${COMPANION_LOG_BYTES / 1024 / 1024} MB: what came before is in ${older}${dropped ? `, and ${Math.round(dropped / 1024)} KB older than that were dropped` : ""}\n`;
+    fs.appendFileSync(paths.companionLog, note, { mode: PRIVATE_FILE_MODE });
+    logBytes = Buffer.byteLength(note);
+  };
   const log = (line: string) => {
     // Lines quote agents and hosts; someone reads this log with `tail -f` in a terminal.
     const text = `${new Date().toISOString()} [${process.pid}] ${visible(line)}\n`;
     try {
+      if (logBytes + text.length > COMPANION_LOG_BYTES) rotate();
+      logBytes += Buffer.byteLength(text);
       fs.appendFileSync(paths.companionLog, text, { mode: PRIVATE_FILE_MODE });
     } catch (error) {
       // A full disk must not take the companion down; say it where someone may see it.

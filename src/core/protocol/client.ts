@@ -8,6 +8,10 @@ import { offrunErrorData, RPC_OFFRUN_ERROR, RpcReplyError, type RpcConnection } 
 import { connectCompanionRpc } from "./rpc-socket.js";
 
 const START_TIMEOUT_MS = 10_000;
+/** What the companion gives a host to answer a forwarded request when the face names no time (remote/link.ts). */
+const HOST_CALL_MS = 30_000;
+/** Beyond the host's time: the companion's own part, an SSH connection being made included. */
+const HOST_CALL_MARGIN_MS = 25_000;
 
 /**
  * The reply schemas, loaded once the first request is on its way: building them is the longest
@@ -33,8 +37,19 @@ export class CompanionClient {
    * Sends one request and parses the reply with its schema in protocol.ts: a reply of another
    * shape (a companion of another version, say) is an Offrun error that names the method.
    */
-  async call<M extends MethodName>(method: M, params: MethodParams<M>): Promise<Reply<M>> {
-    const request = this.connection.request(method, params);
+  async call<M extends MethodName>(
+    method: M,
+    params: MethodParams<M>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Reply<M>> {
+    const request = this.connection.request(method, params, {
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      onTimeout: () =>
+        new OffrunError(
+          "timed_out",
+          `The companion did not answer ${method} within ${(options.timeoutMs ?? 0) / 1000} s.`,
+        ),
+    });
     const schemas = protocol();
     let result: unknown;
     try {
@@ -53,7 +68,13 @@ export class CompanionClient {
     return {
       call: async (method, params) => {
         // Sent first: the schemas are built while the host answers (call() loads them).
-        const result = await this.call("host.call", { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) });
+        // The companion gives the host `timeoutMs` (30 s unless said): a reply that never comes back
+        // from the companion either (a host's answer it cannot forward) ends this wait too.
+        const result = await this.call(
+          "host.call",
+          { host, method, params, ...(timeoutMs ? { timeoutMs } : {}) },
+          { timeoutMs: (timeoutMs ?? HOST_CALL_MS) + HOST_CALL_MARGIN_MS },
+        );
         return parseReply(await protocol(), method, result);
       },
     };

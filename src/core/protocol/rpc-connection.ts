@@ -63,10 +63,15 @@ export class RpcConnection {
   private ended?: Error;
   private readonly closeListeners: ((why: Error) => void)[] = [];
 
-  /** Without `handler` this end only asks: a request that reaches it is refused as an unknown method. */
+  /**
+   * Without `handler` this end only asks: a request that reaches it is refused as an unknown method,
+   * or, with `onRequest`, not answered at all and handed to it (a link to a host, which has no
+   * business asking this machine anything and must not make it write answers nobody reads).
+   */
   constructor(
     private readonly channel: RpcChannel,
     private readonly handler?: RequestHandler,
+    private readonly onRequest?: (method: string) => void,
   ) {}
 
   get isEnded(): boolean {
@@ -106,6 +111,7 @@ export class RpcConnection {
     if (typeof message.method === "string") {
       // A notification (no id) asks nothing back: `$/cancelRequest` from the previous version's link included.
       if (message.id === undefined || message.id === null) return;
+      if (!this.handler && this.onRequest) return this.onRequest(message.method);
       void this.answer(message.id, message.method, message.params);
       return;
     }
@@ -155,6 +161,18 @@ export class RpcConnection {
       const body = { code: refusal.code, message: refusal.message };
       reply = { jsonrpc: "2.0", id, error: refusal.data === undefined ? body : { ...body, data: refusal.data } };
     }
-    if (!this.ended) this.channel.send(reply);
+    if (this.ended) return;
+    try {
+      this.channel.send(reply);
+    } catch (error) {
+      // An answer that cannot be encoded (a host's reply nested too deep for JSON.stringify) is an
+      // error reply, never silence: the asker would wait for it for ever.
+      const message = `The answer to ${method} could not be sent: ${error instanceof Error ? error.message : String(error)}`;
+      try {
+        this.channel.send({ jsonrpc: "2.0", id, error: { code: RpcCodes.InternalError, message } });
+      } catch {
+        // The channel itself is gone: its close ends the other side's wait.
+      }
+    }
   }
 }

@@ -20,6 +20,16 @@ const HEARTBEAT_MS = 15_000;
 const IDLE_MS = 60_000;
 /** A connection is recycled once a day (the runner's whole-run limit); nothing is lost, it catches up. */
 const LIFETIME_MS = 24 * 60 * 60_000;
+/**
+ * What a host may send that is not the protocol (a login script's banner before the bridge speaks):
+ * the first few lines are logged, the rest counted; past the limit the connection is closed.
+ */
+export const JUNK_LOGGED = 5;
+export const JUNK_LIMIT = 200;
+/** Requests from a host are never answered (this machine serves it nothing); past this many, the connection is closed. */
+export const HOST_REQUEST_LIMIT = 100;
+/** What may wait to be written to a host that does not read: past it, the connection is closed. */
+export const UNREAD_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export type LinkState = "connecting" | "connected" | "down";
 
@@ -140,20 +150,45 @@ export class HostLink {
     );
     this.process = child;
     // A line per message each way, as every version's `companion stdio` speaks (protocol/rpc-framing.ts).
-    const connection = new RpcConnection({
-      send: (message) => {
-        if (child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`);
+    // What the host sends is input: lines that are not the protocol, requests, and a host that never
+    // reads what is written to it are each bounded, and past the bound the connection is closed.
+    const refuse = (why: string) => {
+      if (refused) return;
+      refused = why;
+      this.options.log(`host ${this.host.name}: ${why}; closing the connection`);
+      child.kill();
+    };
+    let refused: string | undefined;
+    let junk = 0;
+    let requests = 0;
+    const connection = new RpcConnection(
+      {
+        send: (message) => {
+          if (!child.stdin.writable) return;
+          if (child.stdin.writableLength > UNREAD_LIMIT_BYTES) {
+            return refuse(`it read none of the last ${Math.round(child.stdin.writableLength / 1024)} KB sent to it`);
+          }
+          child.stdin.write(`${JSON.stringify(message)}\n`);
+        },
+        close: () => child.kill(),
       },
-      close: () => child.kill(),
-    });
+      undefined,
+      (method) => {
+        requests += 1;
+        if (requests > HOST_REQUEST_LIMIT) refuse(`it sent ${requests} requests (${method} last); a host asks nothing`);
+      },
+    );
     this.connection = connection;
     child.stdout.on("data", (line: unknown) => {
+      if (refused) return;
       try {
         const message = parseLine(String(line));
         if (message) connection.receive(message);
       } catch (error) {
         // Not the bridge's (a login script that prints, say): skipped, as it always was; the bridge's lines follow.
-        this.options.log(`host ${this.host.name}: ${describeError(error)}`);
+        junk += 1;
+        if (junk <= JUNK_LOGGED) this.options.log(`host ${this.host.name}: ${describeError(error)}`);
+        if (junk > JUNK_LIMIT) refuse(`it sent ${junk} lines that are not Offrun's protocol`);
       }
     });
     let said = false;
@@ -173,8 +208,9 @@ export class HostLink {
     this.process = undefined;
     clearInterval(this.heartbeat);
     if (this.closed) return;
-    const failure =
-      helloError instanceof OffrunError && helloError.kind === "conflict"
+    const failure = refused
+      ? new OffrunError("conflict", `${this.host.name} was disconnected: ${refused}.`)
+      : helloError instanceof OffrunError && helloError.kind === "conflict"
         ? helloError
         : sshFailure(this.host.name, ended);
     if (said) this.failures = 0;
