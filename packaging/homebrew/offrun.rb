@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "d4779205f3b7da6fe23bcf7183bec691580d965044ff2bf0057b9f4fb6a0329f"
+  sha256 "4f04e7c54e615fdf6cb5ee60febeb458b222c61e053b55c28ae6795f264263c5"
   license "MIT"
 
   depends_on "node"

@@ -150,7 +150,7 @@ export class BranchTakenError extends OffrunError {
   constructor(readonly branch: string) {
     super(
       "invalid_input",
-      `Branch ${branch} already exists. Pick another agent name, or delete the branch (\`git branch -D ${branch}\`).`,
+      `Branch ${branch} already exists, and may hold someone's unmerged work: start the agent under another name (\`--name\`), or look at what the branch holds first (\`git log --oneline -5 ${branch}\`).`,
     );
   }
 }

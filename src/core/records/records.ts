@@ -9,10 +9,17 @@ import { appendJsonLine, readJsonFile, readJsonl, writeJsonAtomic, type JsonlRea
 import { isTracked, trackedStateFiles } from "../git/tracked-state.js";
 import { byCodeUnits } from "../foundation/text-order.js";
 
+/**
+ * What to do with an agent record that does not read: fix it where it is. Moved aside, the agent
+ * would be lost to Offrun (its record is the only one), its worktree and branch left to nobody.
+ */
+const RECORD_FIX = (name: string) =>
+  `Fix the field named above in the file. Do not move it aside: it is agent ${name}'s only record, and without it Offrun no longer knows the agent, its worktree or its branch.`;
+
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {
   const file = projectPaths(root).agent(name);
-  const record = await readJsonFile(file, agentRecordSchema);
+  const record = await readJsonFile(file, agentRecordSchema, RECORD_FIX(name));
   if (!record || foreignRecord(root, name, record) || isTracked(await trackedStateFiles(root), root, file)) {
     const names = (await listAgents(root)).map((a) => a.name);
     const hint = names.length > 0 ? `Agents here: ${names.join(", ")}.` : "This project has no agents yet.";
@@ -46,7 +53,11 @@ export async function listAgentsDetailed(root: string): Promise<AgentListing> {
   // Read all at once, then judged in order: one after another, thirty records cost `offrun ls`
   // thirty waits on the disk.
   const reads = await Promise.allSettled(
-    files.map((file) => (committed(`${dir}/${file}`) ? undefined : readJsonFile(`${dir}/${file}`, agentRecordSchema))),
+    files.map((file) =>
+      committed(`${dir}/${file}`)
+        ? undefined
+        : readJsonFile(`${dir}/${file}`, agentRecordSchema, RECORD_FIX(file.replace(/\.json$/, ""))),
+    ),
   );
   for (const [i, file] of files.entries()) {
     const full = `${dir}/${file}`;
