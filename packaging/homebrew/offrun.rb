@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "4f04e7c54e615fdf6cb5ee60febeb458b222c61e053b55c28ae6795f264263c5"
+  sha256 "2ff587b6bbb413e6fe539c00b66d7ac3dc7b9f6927b2f13aa748667d5567f283"
   license "MIT"
 
   depends_on "node"

@@ -63,3 +63,12 @@ test("a corrupt agent record says to fix it in place, and fixing the field it na
   expect(fixed).toSucceed();
   expect(fixed.stdout).toContain('"broken"');
 });
+
+test("offrun trust in a repository without settings says there is nothing to trust, and advises nothing", async () => {
+  const plain = await makeRepo(path.join(box.dir, "plain"), box.env);
+  const said = await runOffrun(["trust"], { env, cwd: plain });
+  expect(said).toSucceed();
+  expect(said.stdout).toContain("has no .offrun/config.json: there is nothing to trust");
+  expect(said.stdout).not.toContain("Not trusted yet");
+  expect(said.stdout).not.toContain("offrun trust --yes");
+});
