@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "2ff587b6bbb413e6fe539c00b66d7ac3dc7b9f6927b2f13aa748667d5567f283"
+  sha256 "542944e576c55f78d40323518735c8c20c4290e6b0991d1bdc164d20c4ab26bd"
   license "MIT"
 
   depends_on "node"

@@ -72,3 +72,21 @@ test("offrun trust in a repository without settings says there is nothing to tru
   expect(said.stdout).not.toContain("Not trusted yet");
   expect(said.stdout).not.toContain("offrun trust --yes");
 });
+
+test("a login named for another CLI says whose it is and names the flags that pick it", async () => {
+  const codex = await writeStubCli(path.join(box.dir, "stub", "codex"), {
+    replay: fixture("codex", "0.171.0", "text-reply"),
+  });
+  const withCodex = { ...env, OFFRUN_CODEX_BIN: codex };
+  const add = await runOffrun(["logins", "add", "codex", "main"], { env: withCodex, cwd: repo });
+  expect(add).toSucceed();
+  const wrong = await runOffrun(["start", "--login", "main", "--name", "wrong-cli", "a task"], {
+    env: withCodex,
+    cwd: repo,
+  });
+  expect(wrong.exitCode).not.toBe(0);
+  expect(wrong.stderr).toContain("'main' is a login of Codex, not of Claude Code");
+  expect(wrong.stderr).not.toContain("offrun logins add claude main");
+  const advised = /`(--harness codex --login main)`/.exec(wrong.stderr)?.[1];
+  expect(advised).toBe("--harness codex --login main");
+});

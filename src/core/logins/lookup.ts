@@ -55,6 +55,25 @@ export async function findLogin(
   const logins = await listLogins(harness, env);
   const found = logins.find((login) => login.label === label);
   if (found) return found;
+  // A login of that name that is another CLI's: the user named the login and meant that CLI.
+  const { accounts } = await readLoginsFile(env).catch(() => ({
+    accounts: [] as { harness: string; label: string }[],
+  }));
+  const elsewhere = accounts.filter((entry) => entry.label === label && entry.harness !== harness.id);
+  if (elsewhere.length > 0) {
+    const owners = await Promise.all(
+      elsewhere.map(async (entry) => ({
+        id: entry.harness,
+        name: (await findHarness(entry.harness, { env }).catch(() => undefined))?.displayName ?? entry.harness,
+      })),
+    );
+    const first = owners[0]!;
+    throw new OffrunError(
+      "not_found",
+      `'${label}' is a login of ${owners.map((o) => o.name).join(" and ")}, not of ${harness.displayName}. ` +
+        `Name the CLI with it: \`--harness ${first.id} --login ${label}\`.`,
+    );
+  }
   throw noSuchLogin(harness, label, logins);
 }
 
