@@ -75,7 +75,7 @@ test("offrun trust in a repository without settings says there is nothing to tru
 
 test("a login named for another CLI says whose it is and names the flags that pick it", async () => {
   const codex = await writeStubCli(path.join(box.dir, "stub", "codex"), {
-    replay: fixture("codex", "0.171.0", "text-reply"),
+    replay: fixture("codex", "0.171.0", "text"),
   });
   const withCodex = { ...env, OFFRUN_CODEX_BIN: codex };
   const add = await runOffrun(["logins", "add", "codex", "main"], { env: withCodex, cwd: repo });
