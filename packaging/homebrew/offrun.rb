@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "542944e576c55f78d40323518735c8c20c4290e6b0991d1bdc164d20c4ab26bd"
+  sha256 "740d6af242a1b6c56f0e41b3cde061f410b20c1a1180b5e10e9999d74a0aafac"
   license "MIT"
 
   depends_on "node"

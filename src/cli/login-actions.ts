@@ -125,6 +125,8 @@ export async function add(harnessId: string, label: string, options: AddOptions)
 export async function login(harnessId: string, label: string, options: GlobalOptions): Promise<void> {
   const login = await findLogin(harnessId, label);
   const result = await openLogin(login);
+  // Nothing to sign in with: an error, not a success that says so.
+  if (result.notInstalled) throw new OffrunError("not_installed", result.message);
   output(options, { account: login, login: result }, () => result.message);
 }
 

@@ -32,6 +32,8 @@ interface LoginResult {
   /** True when the sign-in ran: in this terminal, or in a Terminal window opened for it (macOS). */
   opened: boolean;
   message: string;
+  /** The CLI is not installed: nothing could be opened. */
+  notInstalled?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function openLogin(login: Login): Promise<LoginResult> {
     return {
       command,
       opened: false,
+      notInstalled: true,
       message: `${harness.displayName} is not installed (${harness.installHint}). Then sign in to ${who} with:\n  ${command}`,
     };
   }

@@ -90,3 +90,16 @@ test("a login named for another CLI says whose it is and names the flags that pi
   const advised = /`(--harness codex --login main)`/.exec(wrong.stderr)?.[1];
   expect(advised).toBe("--harness codex --login main");
 });
+
+test("a CLI that is not installed is said to be so first, and its sign-in advice fails rather than succeeds", async () => {
+  // Twice: the first start's sign-in check marks the login signed out, which the second one read first.
+  await offrun("start", "--harness", "gemini", "--name", "no-gemini", "a task");
+  const started = await offrun("start", "--harness", "gemini", "--name", "no-gemini", "a task");
+  expect(started.exitCode).not.toBe(0);
+  expect(started.stderr).toContain("Gemini CLI (`gemini`) is not installed");
+  expect(started.stderr).toContain("npm install -g @google/gemini-cli");
+  expect(started.stderr).not.toContain("no Gemini CLI login");
+  const signIn = await offrun("logins", "login", "gemini", "default");
+  expect(signIn.exitCode).not.toBe(0);
+  expect(signIn.stderr).toContain("Gemini CLI is not installed");
+});

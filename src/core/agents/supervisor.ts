@@ -64,9 +64,15 @@ export class Supervisor {
     // Independent file reads, a PATH search and git's answers (the commit to start from, the
     // branches taken): done together, since each start pays for them.
     // Known before its record exists: recovery finds agents via projects.json (a kill mid-start left one working).
+    const binaryFound = this.requireBinary(harness);
     const [binary, pick, ground] = await Promise.all([
-      this.requireBinary(harness),
-      this.logins.choose(harness, { label: request.account, force: request.force }),
+      binaryFound,
+      // Not installed is the cause before any sign-in (a CLI that is not there reads as signed out):
+      // the pick's refusal waits for the binary's answer, which wins when it is a refusal too.
+      this.logins.choose(harness, { label: request.account, force: request.force }).catch(async (error: unknown) => {
+        await binaryFound;
+        throw error;
+      }),
       lookBeforeStart(root, request.base, config.branchPrefix),
       ensureProjectDirs(root),
       rememberProject(root),
