@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "740d6af242a1b6c56f0e41b3cde061f410b20c1a1180b5e10e9999d74a0aafac"
+  sha256 "1609838b950e3592fb3bc9fd43d0c58c56dde5e876b3fc8f9df356e36961f4a9"
   license "MIT"
 
   depends_on "node"

@@ -39,11 +39,18 @@ export async function runProgram(argv: string[], known: Commands): Promise<void>
       else program.help();
     });
 
-  for (const define of commandsFor(argv, known)) define(program);
-
+  // Before the commands are defined: each copies it when made, so that a usage error in any of
+  // them (an unknown flag, a missing argument) exits 2, "a command to fix" (docs/cli.md), not 1.
   program.exitOverride((error: CommanderError) => {
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
+  for (const define of commandsFor(argv, known)) define(program);
+  // A usage error in a command points at that command's own help.
+  const pointAtHelp = (command: Command, words: string) => {
+    command.showHelpAfterError(`(run \`offrun ${words} --help\` for its usage)`);
+    for (const sub of command.commands) pointAtHelp(sub, `${words} ${sub.name()}`);
+  };
+  for (const command of program.commands) pointAtHelp(command, command.name());
   try {
     await program.parseAsync(argv);
   } finally {
