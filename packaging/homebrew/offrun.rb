@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "1609838b950e3592fb3bc9fd43d0c58c56dde5e876b3fc8f9df356e36961f4a9"
+  sha256 "ee48cc0b16a5634c4ba89ea90732552dfb98724f119474cca20b83fd4cfb8f5a"
   license "MIT"
 
   depends_on "node"

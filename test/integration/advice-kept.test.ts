@@ -103,3 +103,20 @@ test("a CLI that is not installed is said to be so first, and its sign-in advice
   expect(signIn.exitCode).not.toBe(0);
   expect(signIn.stderr).toContain("Gemini CLI is not installed");
 });
+
+test("a --login while accounts.json does not read says to fix the file, not to add a login that cannot be added", async () => {
+  const accounts = path.join(box.offrunHome, "accounts.json");
+  const before = await fs.readFile(accounts, "utf8").catch(() => undefined);
+  await fs.writeFile(accounts, '{"version": 1, "accounts": [');
+  try {
+    const started = await offrun("start", "--login", "work", "--name", "on-work", "a task");
+    expect(started.exitCode).not.toBe(0);
+    expect(started.stderr).toContain("has no login 'work' that Offrun can read");
+    expect(started.stderr).toContain("is not valid JSON");
+    expect(started.stderr).not.toContain("offrun logins add claude work");
+    expect(started.stderr).not.toContain("field");
+  } finally {
+    if (before === undefined) await fs.rm(accounts, { force: true });
+    else await fs.writeFile(accounts, before);
+  }
+});

@@ -9,7 +9,8 @@ import { readJsonFile, writeJsonAtomic, writeTextAtomic } from "./store.js";
 import { repositoryTrust, withoutUntrusted, type RepositoryTrust } from "./trust.js";
 import * as z from "zod";
 
-const CONFIG_FIX = "Fix the field named above (see README: Project settings), or delete the file to use the defaults.";
+const CONFIG_FIX =
+  "Fix it where the error above says (see README: Project settings), or move the file aside to use the defaults.";
 const rawConfigSchema = z.record(z.string(), z.unknown());
 
 /**

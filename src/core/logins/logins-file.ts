@@ -10,7 +10,7 @@ import { readJsonFile, withFileLock, writeJsonAtomic } from "../foundation/store
 const FILE_MODE = 0o600;
 
 const FIX =
-  "Fix that field, or move the file aside and add the logins again with `offrun logins add <harness> <label>`.";
+  "Fix it where the error above says, or move the file aside and add the logins again with `offrun logins add <harness> <label>` (each takes up the home it had, sign-in and sessions kept).";
 
 /** Where Offrun creates the homes of the logins it adds. */
 export function loginsRoot(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,8 +1,8 @@
 import { findHarness, listHarnesses } from "../../harnesses/registry.js";
 import type { Harness } from "../../harnesses/types.js";
 import { DEFAULT_LOGIN, type Login } from "../foundation/login-model.js";
-import { readLoginsFile, toLogin } from "./logins-file.js";
-import { OffrunError } from "../foundation/errors.js";
+import { readLoginsFile, readLoginsStrictly, toLogin } from "./logins-file.js";
+import { isOffrunError, OffrunError } from "../foundation/errors.js";
 
 /** Finding logins: the Default one of each harness (the CLI's own home) and the added ones. */
 
@@ -55,6 +55,17 @@ export async function findLogin(
   const logins = await listLogins(harness, env);
   const found = logins.find((login) => login.label === label);
   if (found) return found;
+  // The logins file does not read: the login may be in it, and no `logins add` works until it is fixed.
+  const unreadable = await readLoginsStrictly(env).then(
+    () => undefined,
+    (error: unknown) => (isOffrunError(error, "invalid_file") ? error : undefined),
+  );
+  if (unreadable) {
+    throw new OffrunError(
+      "invalid_file",
+      `${harness.displayName} has no login '${label}' that Offrun can read: ${unreadable.message}`,
+    );
+  }
   // A login of that name that is another CLI's: the user named the login and meant that CLI.
   const { accounts } = await readLoginsFile(env).catch(() => ({
     accounts: [] as { harness: string; label: string }[],

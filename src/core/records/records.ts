@@ -14,7 +14,7 @@ import { byCodeUnits } from "../foundation/text-order.js";
  * would be lost to Offrun (its record is the only one), its worktree and branch left to nobody.
  */
 const RECORD_FIX = (name: string) =>
-  `Fix the field named above in the file. Do not move it aside: it is agent ${name}'s only record, and without it Offrun no longer knows the agent, its worktree or its branch.`;
+  `Fix it where it is (the error above says where). Do not move it aside: it is agent ${name}'s only record, and without it Offrun no longer knows the agent, its worktree or its branch.`;
 
 /** Reads one agent record; throws not_found with the names that do exist. */
 export async function readAgent(root: string, name: string): Promise<AgentRecord> {

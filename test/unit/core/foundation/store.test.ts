@@ -32,7 +32,7 @@ test("an invalid project config names the file, every bad field and the fix", as
   expect(message).toContain("branchPrefix");
   expect(message).toContain("setup.0.1");
   expect(message).toContain("idleTimeoutMinutes");
-  expect(message).toContain("delete the file to use the defaults");
+  expect(message).toContain("move the file aside to use the defaults");
 });
 
 test("a project config that is not JSON says so", async () => {
