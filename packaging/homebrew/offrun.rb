@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ee48cc0b16a5634c4ba89ea90732552dfb98724f119474cca20b83fd4cfb8f5a"
+  sha256 "cae0bae007015b390be60053c76d2c291275441ce5a1e7c7c418a09dc2abb1da"
   license "MIT"
 
   depends_on "node"

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { locateBinary } from "../core/foundation/binaries.js";
 import { listLogins } from "../core/logins/store.js";
 import { isOffrunError, OffrunError } from "../core/foundation/errors.js";
 import { hookHarnesses, hookStatus, installHook, uninstallHook } from "../core/hooks/install.js";
@@ -24,7 +25,20 @@ function hookArgv(): string[] {
 }
 
 export async function install(options: HooksOptions): Promise<void> {
+  const installed = new Map<string, boolean>();
   const rows = await forEachTarget(options, async ({ harness, login }) => {
+    // No settings written for a CLI that is not installed: its folder would be made for nothing.
+    if (!installed.has(harness.id)) {
+      installed.set(harness.id, (await locateBinary(harness.id, harness.binaryName)) !== undefined);
+    }
+    if (!installed.get(harness.id)) {
+      return {
+        harness: harness.id,
+        account: login.label,
+        outcome: "skipped",
+        error: `${harness.displayName} is not installed (${harness.installHint})`,
+      };
+    }
     const { file, outcome } = await installHook({ harness, login, hookArgv: hookArgv() });
     return { harness: harness.id, account: login.label, file, outcome };
   });
@@ -34,10 +48,17 @@ export async function install(options: HooksOptions): Promise<void> {
 export async function uninstall(options: HooksOptions): Promise<void> {
   const rows = await forEachTarget(options, async ({ harness, login }) => {
     const result = await uninstallHook({ harness, login, force: options.force });
-    return { harness: harness.id, account: login.label, ...result };
+    return { harness: harness.id, account: login.label, ...result, outcome: UNINSTALLED[result.outcome] };
   });
   report(options, rows);
 }
+
+/** What an uninstall did, in words. */
+const UNINSTALLED = {
+  restored: "removed (the settings are as they were before)",
+  deleted: "removed (Offrun had made the file, and deleted it)",
+  not_installed: "not installed: nothing to remove",
+} as const;
 
 export async function status(options: HooksOptions): Promise<void> {
   const rows = await forEachTarget(options, async ({ harness, login }) => {

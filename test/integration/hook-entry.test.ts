@@ -66,7 +66,11 @@ it("`offrun hooks install` then `uninstall` through the CLI leaves settings.json
   await fs.mkdir(claudeHome);
   const original = '{\n   "model": "opus"\n}';
   await fs.writeFile(path.join(claudeHome, "settings.json"), original);
-  const install = await runOffrun(["hooks", "install", "--harness", "claude"], { env: sandbox.env });
+  // Claude Code installed (a stand-in binary): hooks go only into the settings of a CLI that is there.
+  const claude = path.join(sandbox.dir, "claude");
+  await fs.writeFile(claude, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const env = { ...sandbox.env, OFFRUN_CLAUDE_BIN: claude };
+  const install = await runOffrun(["hooks", "install", "--harness", "claude"], { env });
   expect(install.stderr).toBe("");
   expect(install).toSucceed();
   const settings = await fs.readFile(path.join(claudeHome, "settings.json"), "utf8");
@@ -75,5 +79,16 @@ it("`offrun hooks install` then `uninstall` through the CLI leaves settings.json
   expect(JSON.parse(status.stdout)).toEqual([expect.objectContaining({ account: "default", present: true })]);
   const uninstall = await runOffrun(["hooks", "uninstall", "--harness", "claude"], { env: sandbox.env });
   expect(uninstall).toSucceed();
+  expect(uninstall.stdout).toContain("removed (the settings are as they were before)");
   await expect(fs.readFile(path.join(claudeHome, "settings.json"), "utf8")).resolves.toBe(original);
+  const again = await runOffrun(["hooks", "uninstall", "--harness", "claude"], { env: sandbox.env });
+  expect(again.stdout).toContain("not installed: nothing to remove");
+  expect(again.stdout).not.toContain("not_installed");
+});
+
+it("`offrun hooks install` writes no settings for a CLI that is not installed, and says so", async () => {
+  const install = await runOffrun(["hooks", "install", "--harness", "gemini"], { env: sandbox.env });
+  expect(install).toSucceed();
+  expect(install.stdout).toContain("gemini default: skipped: Gemini CLI is not installed");
+  await expect(fs.access(path.join(sandbox.home, ".gemini"))).rejects.toThrow();
 });
