@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "cae0bae007015b390be60053c76d2c291275441ce5a1e7c7c418a09dc2abb1da"
+  sha256 "9b4018661d77c414e254d755b6ab513753f1d54462cc17061977ae56fcdcda9e"
   license "MIT"
 
   depends_on "node"

@@ -1,7 +1,7 @@
 import { listAgents } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
 import type { EventDraft } from "../foundation/events.js";
-import { ensureMemory, isOwnMemoryFile, memoryBriefing, ownerOf } from "./files.js";
+import { ensureMemory, isOwnMemoryFile, memoryBriefing, ownerOf, starterText } from "./files.js";
 import { unifiedDiff } from "./diff.js";
 import {
   excludeSnapshots,
@@ -138,16 +138,32 @@ async function recordChanges(
     .filter((f) => baseline[f] !== now[f])
     .sort();
   if (touched.length === 0) return [];
-  const running = new Set(
+  // Another agent that ran at any moment of this turn (still running, started meanwhile, or
+  // finished meanwhile): what changed in its own files is its doing, recorded by its own turn, and
+  // never this turn's to undo. Only another agent idle all along leaves its files to this turn.
+  const since = Date.parse(takenAt);
+  const active = new Set(
     (await listAgents(root))
-      .filter((a) => a.name !== record.name && (a.status === "working" || a.status === "needs-you"))
+      .filter(
+        (a) =>
+          a.name !== record.name &&
+          (a.status === "working" || a.status === "needs-you" || Date.parse(a.updatedAt) >= since),
+      )
       .map((a) => a.name),
   );
   return updateRecorded(root, async (recorded) => {
     const changes: MemoryChangeDraft[] = [];
     for (const rel of touched) {
       const owner = ownerOf(rel, record.name);
-      if (owner.who === "other_agent" && running.has(owner.owner)) continue;
+      if (owner.who === "other_agent" && active.has(owner.owner)) continue;
+      // A file Offrun itself made during the turn (its starter text, for an agent that started meanwhile).
+      if (
+        baseline[rel] === undefined &&
+        now[rel] !== undefined &&
+        (await Promise.resolve(readBlob(now[rel]!)).catch(() => undefined)) === starterText(rel)
+      ) {
+        continue;
+      }
       const last = recorded[rel];
       const beforeSha = last && last.at > takenAt ? (last.sha ?? undefined) : baseline[rel];
       const afterSha = now[rel];
