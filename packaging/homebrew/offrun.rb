@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "9b4018661d77c414e254d755b6ab513753f1d54462cc17061977ae56fcdcda9e"
+  sha256 "aa4c202003a399ceeccbe19be43572b80d530832c1a3c86da55656228b8af551"
   license "MIT"
 
   depends_on "node"

@@ -118,6 +118,7 @@ export const COMMANDS: Record<string, Define> = {
       .argument("<harness>")
       .argument("<label>")
       .option("--purge", "also delete its home, if Offrun created it")
+      .option("--force", "remove it although agents use it (they wait for a login until switched)")
       .action(lazy(() => import("./login-actions.js"), "rm"));
   },
   trust: (program) => {

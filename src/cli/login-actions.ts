@@ -133,12 +133,12 @@ export async function login(harnessId: string, label: string, options: GlobalOpt
 export async function rm(
   harnessId: string,
   label: string,
-  options: GlobalOptions & { purge?: boolean },
+  options: GlobalOptions & { purge?: boolean; force?: boolean },
 ): Promise<void> {
-  const request = { harness: harnessId, label, purge: options.purge === true };
+  const request = { harness: harnessId, label, purge: options.purge === true, force: options.force === true };
   const result = await throughCompanion<{
     account: { home: string };
-    keptBecause?: "not-purged" | "adopted" | "outside-offrun";
+    keptBecause?: "not-purged" | "adopted" | "outside-offrun" | "in-use";
   }>(
     (client) => client.call("login.remove", request),
     () => removeLogin(request),
@@ -154,6 +154,8 @@ export async function rm(
         return `${head} Its home ${home} is kept, with its sign-in and sessions: \`offrun logins add ${harnessId} ${label}\` takes it up again. Delete the folder yourself if you no longer need it.`;
       case "adopted":
         return `${head} Its home ${home} was adopted (it was yours before Offrun), so Offrun leaves it in place, even with --purge.`;
+      case "in-use":
+        return `${head} Its home ${home} is kept, even with --purge: agents on it need their sessions, which \`offrun switch <agent> --login <label>\` takes to another login.`;
       case "outside-offrun":
         return `${head} Its home ${home} is not inside ${loginsRoot()}, so Offrun leaves it in place, even with --purge.`;
     }

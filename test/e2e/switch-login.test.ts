@@ -1,3 +1,4 @@
+import fs from "node:fs/promises";
 import path from "node:path";
 import { anthropicProtocol } from "../fake-server/anthropic.js";
 import { startFakeServer, type FakeServer } from "../fake-server/server.js";
@@ -88,5 +89,34 @@ describe("offrun switch with the real Claude Code", () => {
     const unknown = await offrun("switch", "mover", "--login", "nobody");
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("no login 'nobody'");
+  });
+
+  // Removing a login in use stranded its agents: `rm` succeeded silently, then `send` and the
+  // documented `switch` both failed with "no login", and --purge deleted the sessions they needed.
+  test("a login in use is not removed without naming its agents; with --force its home stays and switch moves them on", async () => {
+    servers.personal!.script({ kind: "text", text: "The word is AMBER." });
+    expect(
+      await offrun("start", "--wait", "--login", "personal", "--name", "stranded", "remember the word"),
+    ).toSucceed();
+    const home = path.join(box.offrunHome, "accounts", "claude", "personal");
+
+    const refused = await offrun("logins", "rm", "claude", "personal", "--purge");
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr).toContain("is used by agent stranded");
+    expect(refused.stderr).toContain("offrun switch stranded --login <label>");
+    expect(refused.stderr).toContain("--force");
+
+    const forced = await offrun("logins", "rm", "claude", "personal", "--purge", "--force");
+    expect(forced).toSucceed();
+    expect(forced.stdout).toContain("is kept, even with --purge");
+    await fs.access(home);
+
+    // The advice, followed: the agent moves on with its session.
+    expect(await offrun("switch", "stranded", "--login", "work")).toSucceed();
+    servers.work!.script({ kind: "text", text: "Still AMBER, on work." });
+    const before = servers.work!.turnRequests().length;
+    const sent = await offrun("send", "--wait", "stranded", "what was the word?");
+    expect(sent).toSucceed();
+    expect(JSON.stringify(servers.work!.turnRequests().slice(before)[0]!.body)).toContain("AMBER");
   });
 });

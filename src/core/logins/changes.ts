@@ -10,6 +10,7 @@ import { describeError, OffrunError } from "../foundation/errors.js";
 import { injectFault } from "../foundation/fault-points.js";
 import { beginLoginChange, refuseForRoom, type Pending } from "./pending.js";
 import { homeSettled } from "./home-use.js";
+import { agentsOnLogin } from "./agents-on-login.js";
 
 /** Changing the logins: add, remove, rename, and the one Start Agent preselects. */
 
@@ -142,7 +143,7 @@ export interface RemoveLoginResult {
   /** True when the home was deleted (--purge on a home Offrun made). */
   deletedHome: boolean;
   /** Why the home is still there, when it is. */
-  keptBecause?: "not-purged" | "adopted" | "outside-offrun";
+  keptBecause?: "not-purged" | "adopted" | "outside-offrun" | "in-use";
 }
 
 /** Forgets a login. Its home is deleted only with `purge`, and only if Offrun made it. */
@@ -150,6 +151,8 @@ export async function removeLogin(request: {
   harness: string;
   label: string;
   purge?: boolean;
+  /** Remove it although agents use it: they wait for a login until switched (`offrun switch`). */
+  force?: boolean;
   processEnv?: NodeJS.ProcessEnv;
 }): Promise<RemoveLoginResult> {
   const harness = await findHarness(request.harness, { env: request.processEnv ?? process.env });
@@ -158,6 +161,17 @@ export async function removeLogin(request: {
     throw new OffrunError(
       "invalid_input",
       `The Default login of ${harness.displayName} is the CLI's own home (${harness.defaultHome(processEnv)}); Offrun does not remove it. Sign out with the CLI itself.`,
+    );
+  }
+  // Agents on it would be stranded: every message to them would fail. Named, with what moves them.
+  const users = (await agentsOnLogin(harness.id, request.label)).filter((record) => record.status !== "done");
+  if (users.length > 0 && !request.force) {
+    const names = users.map((record) => record.name);
+    throw new OffrunError(
+      "conflict",
+      `Login '${request.label}' of ${harness.displayName} is used by ${names.length === 1 ? "agent" : "agents"} ${names.join(", ")}. ` +
+        `Move ${names.length === 1 ? "it" : "them"} to another login first (\`offrun switch ${names[0]} --login <label>\`), ` +
+        `or remove it anyway with --force: ${names.length === 1 ? "it then waits" : "they then wait"} for a login until you switch ${names.length === 1 ? "it" : "them"}, and its home with their sessions is kept, even with --purge.`,
     );
   }
   // A home to delete is written down before accounts.json drops the login: cut short between the
@@ -193,6 +207,8 @@ export async function removeLogin(request: {
     return refuseForRoom(processEnv, `Could not remove login '${request.label}'`)(error);
   });
   if (!request.purge) return { account: login, deletedHome: false, keptBecause: "not-purged" };
+  // Their sessions are in it: `offrun switch` copies them to the next login from there.
+  if (users.length > 0) return { account: login, deletedHome: false, keptBecause: "in-use" };
   if (login.adopted) return { account: login, deletedHome: false, keptBecause: "adopted" };
   // A hand-edited file could point an Offrun-made login anywhere: delete only inside our own folder.
   if (!path.resolve(login.home).startsWith(root)) {

@@ -1,10 +1,8 @@
 import fs from "node:fs/promises";
 import type { Login } from "../foundation/login-model.js";
 import { renameLoginEntry } from "./store.js";
-import { listAgents, writeAgent } from "../records/records.js";
+import { writeAgent } from "../records/records.js";
 import { OffrunError } from "../foundation/errors.js";
-import type { AgentRecord } from "../foundation/model.js";
-import { knownProjects } from "../foundation/project.js";
 import { renameLedgerEntry } from "../quota/ledger.js";
 import { moveSignIn } from "./sign-in.js";
 import { beginLoginChange, leftPending, refuseForRoom } from "./pending.js";
@@ -12,6 +10,9 @@ import { causeOf } from "../foundation/disk-full.js";
 import { injectFault } from "../foundation/fault-points.js";
 import { offrunHome } from "../foundation/paths.js";
 import { findLogin } from "./lookup.js";
+import { agentsOnLogin } from "./agents-on-login.js";
+
+export { agentsOnLogin } from "./agents-on-login.js";
 
 /**
  * Renames a login everywhere Offrun names it: accounts.json (and its default entry), then the
@@ -75,17 +76,6 @@ export async function carryRename(harness: string, from: string, to: string): Pr
   await renameLedgerEntry(harness, from, to);
   await moveSignIn(harness, from, to);
   return onLogin.map((r) => r.name);
-}
-
-/** The records of every agent, in every known project, that runs on this login. */
-export async function agentsOnLogin(harness: string, label: string): Promise<AgentRecord[]> {
-  const onLogin: AgentRecord[] = [];
-  for (const root of await knownProjects()) {
-    for (const record of await listAgents(root).catch(() => [])) {
-      if (record.harness === harness && record.account === label) onLogin.push(record);
-    }
-  }
-  return onLogin;
 }
 
 /**

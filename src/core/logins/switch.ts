@@ -1,12 +1,33 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import { findHarness } from "../../harnesses/registry.js";
 import { findLogin } from "./store.js";
 import { appendChat, readAgent, writeAgent } from "../records/records.js";
-import { describeError, OffrunError } from "../foundation/errors.js";
+import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
+import type { Login } from "../foundation/login-model.js";
+import { loginsRoot } from "./logins-file.js";
 import { findRepoRoot } from "../git/repo.js";
 import { LoginPicker } from "./picker.js";
 import { isAlive } from "../foundation/pids.js";
 import type { AgentRecord } from "../foundation/model.js";
 import type { SwitchRequest, Switched } from "../protocol/switch-request.js";
+
+/**
+ * The login an agent was on, removed since (`offrun logins rm --force`): its home, where Offrun
+ * made it, is kept for its agents' sessions, and a switch copies them from there. Else the error.
+ */
+async function removedLogin(error: unknown, harness: string, label: string, env: NodeJS.ProcessEnv): Promise<Login> {
+  if (!isOffrunError(error, "not_found")) throw error;
+  const home = path.join(loginsRoot(env), harness, label);
+  if (
+    !(await fs.stat(home).then(
+      (stat) => stat.isDirectory(),
+      () => false,
+    ))
+  )
+    throw error;
+  return { harness, label, home, isDefault: false, adopted: false, env: {} };
+}
 
 /**
  * Moves an agent to another login of the same CLI, as failover does but because the user asked:
@@ -20,7 +41,9 @@ export async function switchLogin(request: SwitchRequest, env: NodeJS.ProcessEnv
   const record = await readAgent(root, request.name);
   refuseUnlessIdle(record);
   const harness = await findHarness(record.harness, { project: root, env });
-  const from = await findLogin(harness, record.account, env);
+  const from = await findLogin(harness, record.account, env).catch((error: unknown) =>
+    removedLogin(error, harness.id, record.account, env),
+  );
   const to = (await new LoginPicker(env).choose(harness, { label: request.account, force: request.force })).login;
   if (to.label === from.label) {
     throw new OffrunError(

@@ -65,7 +65,12 @@ export const methods = joinTables(
       }),
     /** Forgets a login (deleting its home with purge) while none of its agents is in a turn. */
     "login.remove": () =>
-      z.object({ harness: z.string().min(1), label: z.string().min(1), purge: z.boolean().default(false) }),
+      z.object({
+        harness: z.string().min(1),
+        label: z.string().min(1),
+        purge: z.boolean().default(false),
+        force: z.boolean().default(false),
+      }),
     /** Adds a login (its own new home, or an existing folder adopted) while no agent naming it is in a turn. */
     "login.add": () =>
       z.object({
@@ -182,7 +187,7 @@ export const replies = joinTables(
         // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
         account: z.looseObject({ harness: z.string(), label: z.string(), home: z.string() }),
         deletedHome: z.boolean(),
-        keptBecause: z.enum(["not-purged", "adopted", "outside-offrun"]).optional(),
+        keptBecause: z.enum(["not-purged", "adopted", "outside-offrun", "in-use"]).optional(),
       }),
     "login.add": () => loginSchema,
     // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
