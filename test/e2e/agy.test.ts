@@ -160,7 +160,8 @@ test("a sandboxed agy turn runs inside the sandbox, writing only its state folde
   expect(policy.filesystem.allowWrite).not.toContain(home);
   expect(policy.filesystem.denyWrite).toContain(path.join(state, ".agents"));
   // The failover test below moves from alpha to beta: no third login to pick instead.
-  expect(await offrun("logins", "rm", "agy", "boxed")).toSucceed();
+  // Its agent "boxed" is done with it: removed anyway (--force), its home kept for that agent.
+  expect(await offrun("logins", "rm", "agy", "boxed", "--force")).toSucceed();
 });
 
 test("send resumes the same agy conversation, which holds the first message", async () => {

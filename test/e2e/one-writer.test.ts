@@ -84,7 +84,8 @@ test("a login is not removed, nor its home deleted, while a turn runs on it", as
   expect((await fs.stat(home)).isDirectory()).toBe(true);
 
   expect(await world.offrun(["stop", "onside"])).toSucceed();
-  expect(await world.offrun(["logins", "rm", "claude", "side"])).toSucceed();
+  // Its agent is stopped but still on it: removing it needs --force (its home stays for the agent).
+  expect(await world.offrun(["logins", "rm", "claude", "side", "--force"])).toSucceed();
   const listed = JSON.parse((await world.offrun(["logins", "--json"])).stdout) as { accounts: { label: string }[] };
   expect(listed.accounts.map((a) => a.label)).not.toContain("side");
 }, 120_000);
