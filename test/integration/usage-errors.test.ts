@@ -1,4 +1,4 @@
-import { makeSandbox, runOffrun, type Sandbox } from "../../helpers/offrun.js";
+import { makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
 
 // Every `offrun` command, found from the help itself (so a new one cannot be missed): its `--help`
 // exits 0 with its usage; a flag it does not have, and a required argument left out, exit 2, "a
