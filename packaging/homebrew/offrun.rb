@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "aa4c202003a399ceeccbe19be43572b80d530832c1a3c86da55656228b8af551"
+  sha256 "98da80aaf19e70425395063be3215c536d64c1e38b0b2144c26ac1df6c44a10a"
   license "MIT"
 
   depends_on "node"

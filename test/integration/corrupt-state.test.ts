@@ -30,6 +30,8 @@ test("a corrupt projects.json does not stop the companion: it is kept aside, reb
   // Cut short as a crash of an older writer would leave it: both roots still named, not JSON.
   const cut = whole.slice(0, whole.lastIndexOf('"lastUsedAt"'));
   await fs.writeFile(file, cut);
+  const aMinuteAgo = new Date(Date.now() - 60_000);
+  await fs.utimes(file, aMinuteAgo, aMinuteAgo);
 
   const dashboard = await runOffrun(["--json"], { env, cwd: box.dir });
   expect(dashboard.exitCode).toBe(0);
@@ -43,6 +45,7 @@ test("a corrupt projects.json does not stop the companion: it is kept aside, reb
 
   // Corrupt again, then the companion starts: it runs, and its log names the file.
   await fs.writeFile(file, cut);
+  await fs.utimes(file, aMinuteAgo, aMinuteAgo);
   expect(await runOffrun(["companion", "start"], { env })).toSucceed();
   const log = path.join(box.offrunHome, "companion.log");
   await eventually(
@@ -55,6 +58,40 @@ test("a corrupt projects.json does not stop the companion: it is kept aside, reb
     expect(await runOffrun(["send", "--wait", `agent-${i}`, "again"], { env, cwd: repo })).toSucceed();
   }
 }, 90_000);
+
+test("a projects.json caught half-written is read from its text and left to its writer", async () => {
+  // Broke: the companion watches the file, read it between an editor's truncate and its write,
+  // took it for corrupt and replaced it with the projects it could still see (none): the write
+  // that finished a moment later went to the replaced file, and every project was forgotten.
+  const oh = path.join(box.dir, "oh-half");
+  const env = { ...box.env, OFFRUN_HOME: oh };
+  const roots = await Promise.all(["half-a", "half-b"].map((name) => makeRepo(path.join(box.dir, name), box.env)));
+  await fs.mkdir(oh, { recursive: true });
+  const file = path.join(oh, "projects.json");
+  const whole = JSON.stringify({
+    version: 1,
+    projects: roots.map((root) => ({ root, lastUsedAt: "2026-12-01T00:00:00.000Z" })),
+  });
+  const half = whole.slice(0, whole.indexOf(roots[1]!) + roots[1]!.length + 1);
+  const writer = await fs.open(file, "w");
+  try {
+    await writer.write(half);
+    const during = await runOffrun(["--json"], { env, cwd: box.dir });
+    expect(during.exitCode).toBe(0);
+    expect(during.stderr).toContain(`${file} is not valid JSON`);
+    expect(during.stderr).toContain("may still be being written");
+    expect((JSON.parse(during.stdout) as { projects: { root: string }[] }).projects.map((p) => p.root).sort()).toEqual(
+      [...roots].sort(),
+    );
+    await writer.write(whole.slice(half.length));
+  } finally {
+    await writer.close();
+  }
+  expect(await fs.readFile(file, "utf8")).toBe(whole);
+  expect((await fs.readdir(oh)).filter((name) => name.startsWith("projects.json.corrupt-"))).toEqual([]);
+  const after = await runOffrun(["--json"], { env, cwd: box.dir });
+  expect(after.stderr).not.toContain(file);
+}, 60_000);
 
 test("a corrupt agent record, quota cache and harnesses.json are named, and the other agents go on", async () => {
   // Broke: the record was skipped in silence, and the damaged quota cache was replaced unsaid.

@@ -68,17 +68,35 @@ async function readKnownProjectsFile(): Promise<ProjectsFile | undefined> {
  * companion at start. It is kept as it was (`projects.json.corrupt-<time>`) and rebuilt from the
  * project folders its text still names, so every other project goes on working; the problem is
  * reported (state-problems.ts) for the faces to say.
+ *
+ * Offrun writes the file atomically, but an editor or a script may truncate it and then write:
+ * the companion watches it and can read it in between. A file changed in the last
+ * `SETTLING_MS` is read from its text and left alone (rewriting it would throw away the write
+ * still under way); the repair waits for a read after it has settled.
  */
 async function rebuildKnownProjects(file: string, problem: string): Promise<ProjectsFile> {
-  const text = await fs.readFile(file, "utf8").catch(() => "");
+  const [text, stat] = await Promise.all([
+    fs.readFile(file, "utf8").catch(() => ""),
+    fs.stat(file).catch(() => undefined),
+  ]);
   const roots = new Set<string>();
   for (const match of text.matchAll(/"root"\s*:\s*("(?:[^"\\\n]|\\.)*")/g)) {
     const root = parseJsonString(match[1]!);
     if (root !== undefined && path.isAbsolute(root)) roots.add(root);
   }
-  const now = new Date().toISOString();
-  const rebuilt: ProjectsFile = { version: 1, projects: [...roots].map((root) => ({ root, lastUsedAt: now })) };
-  const aside = `${file}.corrupt-${now.replace(/[:.]/g, "-")}`;
+  const now = new Date();
+  const rebuilt: ProjectsFile = {
+    version: 1,
+    projects: [...roots].map((root) => ({ root, lastUsedAt: now.toISOString() })),
+  };
+  if (stat && now.getTime() - stat.mtimeMs < SETTLING_MS) {
+    reportStateProblem({
+      file,
+      message: `${problem.split("\n")[0]} It changed in the last ${SETTLING_MS / 1000} s, so it may still be being written: Offrun goes on with the ${roots.size} project(s) it names and repairs it if it stays like this.`,
+    });
+    return rebuilt;
+  }
+  const aside = `${file}.corrupt-${now.toISOString().replace(/[:.]/g, "-")}`;
   let did: string;
   let repaired = false;
   try {
@@ -96,6 +114,9 @@ async function rebuildKnownProjects(file: string, problem: string): Promise<Proj
   });
   return rebuilt;
 }
+
+/** How long after its last change an unreadable projects.json is taken for a write under way. */
+const SETTLING_MS = 2000;
 
 function parseJsonString(quoted: string): string | undefined {
   try {
