@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "98da80aaf19e70425395063be3215c536d64c1e38b0b2144c26ac1df6c44a10a"
+  sha256 "9109bcecfe420d836f81829720bd4d4139e9a6366b8e6a0f27e2b4aaeff86098"
   license "MIT"
 
   depends_on "node"

@@ -1,10 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { geminiProtocol } from "../fake-server/gemini.js";
 import type { Step } from "../fake-server/script.js";
-import { startFakeServer } from "../fake-server/server.js";
-import { GEMINI_BIN, geminiTestEnv, prepareGeminiHome } from "../helpers/gemini-env.js";
-import { makeRepo, makeSandbox, runOffrun } from "../helpers/offrun.js";
+import { geminiDefaultWorld } from "../helpers/gemini-env.js";
 import { opencodeDirs, opencodeWorld } from "../helpers/opencode-env.js";
 import { piWorld } from "../helpers/pi-env.js";
 import { shown } from "../helpers/sandbox-turns.js";
@@ -29,53 +26,23 @@ interface Case {
   usedBefore?: boolean;
 }
 
-async function geminiDefaultWorld(): Promise<World> {
-  const server = await startFakeServer([geminiProtocol]);
-  const box = await makeSandbox("offrun-sbx-gemini-");
-  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, { "README.md": "# demo\n" });
-  // The Default login: GEMINI_CLI_HOME unset, so its home is HOME and its state ~/.gemini.
-  await prepareGeminiHome({ geminiHome: box.home });
-  const env: NodeJS.ProcessEnv = {
-    ...geminiTestEnv({ serverUrl: server.url, home: box.home, tmp: box.tmp, geminiHome: box.home }),
-    OFFRUN_GEMINI_BIN: GEMINI_BIN,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-  delete env.GEMINI_CLI_HOME;
-  // Gemini CLI runs only in a folder it trusts: the user trusted this repository in Offrun.
-  expect(await runOffrun(["trust", "--yes"], { env, cwd: repo })).toSucceed();
-  return {
-    server,
-    box,
-    repo,
-    env,
-    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
-    close: async () => {
-      await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
-      await box.cleanup();
-      await server.close();
-    },
-  };
-}
-
 const cases: Case[] = [
   {
     label: "Gemini CLI (Default login, home = HOME)",
     harness: "gemini",
-    world: geminiDefaultWorld,
+    world: () => geminiDefaultWorld("offrun-sbx-gemini-", { "README.md": "# demo\n" }),
     config: (world) => path.join(world.box.home, ".gemini", "settings.json"),
   },
   {
     label: "Pi",
     harness: "pi",
-    world: async () => ({ ...(await piWorld("offrun-sbx-pi-", { "README.md": "# demo\n" })) }) as World,
+    world: () => piWorld("offrun-sbx-pi-", { "README.md": "# demo\n" }),
     config: (world) => path.join(world.box.home, ".pi", "agent", "models.json"),
   },
   {
     label: "OpenCode",
     harness: "opencode",
-    world: async () => ({ ...(await opencodeWorld("offrun-sbx-opencode-", { "README.md": "# demo\n" })) }) as World,
+    world: () => opencodeWorld("offrun-sbx-opencode-", { "README.md": "# demo\n" }),
     config: (world) => path.join(opencodeDirs(world.box.home).configHome, "opencode", "opencode.json"),
     viaShell: true,
     usedBefore: true,
@@ -131,7 +98,7 @@ describe.each(cases)("$label in the sandbox", ({ harness, world: makeWorld, conf
 describe("OpenCode's first run in the sandbox", () => {
   let world: World;
   beforeAll(async () => {
-    world = (await opencodeWorld("offrun-sbx-opencode-first-", { "README.md": "# demo\n" })) as World;
+    world = await opencodeWorld("offrun-sbx-opencode-first-", { "README.md": "# demo\n" });
   });
   afterAll(async () => {
     await world.close();

@@ -214,3 +214,49 @@ test("a branch turned into a link to main is set back, so that no later commit o
   expect(linked.exitCode).not.toBe(0);
   expect((await git(world.repo, world.box.env, ["rev-parse", "main"])).trim()).toBe(main);
 });
+
+test("another agent's packed branch cannot be replaced from the sandbox, and refs made beside the turn's own are removed", async () => {
+  // Broke: after `git pack-refs` (a `git gc` does it) another agent's branch had no loose file to
+  // hold read-only, and a loose one the turn wrote under its name took its place; other files the
+  // turn made beside its own ref stayed, each read by git as a branch.
+  world.server.script({ kind: "text", text: "The victim's turn." });
+  expect(await world.offrun(["start", "--no-sandbox", "--wait", "--name", "packed-victim", "hi"])).toSucceed();
+  const victimTip = (await git(world.repo, world.box.env, ["rev-parse", "offrun/packed-victim"])).trim();
+  await git(world.repo, world.box.env, ["pack-refs", "--all"]);
+  const heads = path.join(world.repo, ".git", "refs", "heads", "offrun");
+  await expect(fs.access(path.join(heads, "packed-victim"))).rejects.toThrow();
+
+  const script = path.join(world.box.dir, "write-refs.cjs");
+  await fs.writeFile(
+    script,
+    `const fs = require("fs"), path = require("path"), { execFileSync } = require("child_process");
+const run = (...args) => execFileSync("git", args).toString().trim();
+run("-c", "user.name=Agent", "-c", "user.email=agent@example.com", "commit", "--allow-empty", "-qm", "mine");
+const mine = run("rev-parse", "HEAD");
+const heads = ${JSON.stringify(heads)};
+for (const name of ["packed-victim", "next-agent", "planted.sh"]) {
+  try { fs.writeFileSync(path.join(heads, name), mine + "\\n"); console.log("WROTE", name); }
+  catch (e) { console.log("REFUSED", name, e.code); }
+}
+`,
+  );
+  const { output, shown: done } = await approvedCommand(world, "claude", "ref-writer", `node ${script}`);
+  expect(done.agent.status).toBe("idle");
+  expect(output).toMatch(/REFUSED packed-victim/);
+  expect((await git(world.repo, world.box.env, ["rev-parse", "offrun/packed-victim"])).trim()).toBe(victimTip);
+  // What the turn made beside its own ref is gone, and said.
+  expect(output).toMatch(/WROTE next-agent/);
+  await expect(fs.access(path.join(heads, "next-agent"))).rejects.toThrow();
+  await expect(fs.access(path.join(heads, "planted.sh"))).rejects.toThrow();
+  const notices = done.events.filter((e) => e.type === "notice").map((e) => e.message ?? "");
+  expect(notices.join("\n")).toContain(
+    "refs/heads/offrun/next-agent in the git folder, beside its branch's ref; Offrun removed it",
+  );
+  // The follow-up: an agent of that name starts on main, and the victim goes on.
+  world.server.script({ kind: "text", text: "Next." });
+  expect(await world.offrun(["start", "--no-sandbox", "--wait", "--name", "next-agent", "hi"])).toSucceed();
+  const main = (await git(world.repo, world.box.env, ["rev-parse", "main"])).trim();
+  expect((await git(world.repo, world.box.env, ["rev-parse", "offrun/next-agent"])).trim()).toBe(main);
+  world.server.script({ kind: "text", text: "Victim again." });
+  expect(await world.offrun(["send", "--wait", "packed-victim", "again"])).toSucceed();
+});

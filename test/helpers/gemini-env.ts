@@ -1,6 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { geminiProtocol } from "../fake-server/gemini.js";
+import { startFakeServer } from "../fake-server/server.js";
+import { makeRepo, makeSandbox, runOffrun } from "./offrun.js";
+import type { World } from "./e2e.js";
 
 /** The pinned Gemini CLI (0.61.0) that scripts/install-test-clis.mjs puts in .test-clis. */
 export const GEMINI_BIN = path.resolve(
@@ -49,5 +53,39 @@ export function geminiTestEnv(opts: {
     ...(opts.loggedIn === false ? {} : { GEMINI_API_KEY: "test" }),
     LANG: "C.UTF-8",
     NO_COLOR: "1",
+  };
+}
+
+/**
+ * One end-to-end setting for Gemini CLI on its Default login (GEMINI_CLI_HOME unset, so its home
+ * is HOME and its state ~/.gemini), in a repository the user trusted in Offrun (Gemini CLI runs
+ * only in a folder it trusts).
+ */
+export async function geminiDefaultWorld(prefix: string, files?: Record<string, string>): Promise<World> {
+  const server = await startFakeServer([geminiProtocol]);
+  const box = await makeSandbox(prefix);
+  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, files);
+  await prepareGeminiHome({ geminiHome: box.home });
+  const env: NodeJS.ProcessEnv = {
+    ...geminiTestEnv({ serverUrl: server.url, home: box.home, tmp: box.tmp, geminiHome: box.home }),
+    OFFRUN_GEMINI_BIN: GEMINI_BIN,
+    OFFRUN_HOME: box.offrunHome,
+    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+  delete env.GEMINI_CLI_HOME;
+  const trusted = await runOffrun(["trust", "--yes"], { env, cwd: repo });
+  if (trusted.exitCode !== 0) throw new Error(`offrun trust failed: ${trusted.stderr}`);
+  return {
+    server,
+    box,
+    repo,
+    env,
+    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
+    close: async () => {
+      await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
+      await box.cleanup();
+      await server.close();
+    },
   };
 }

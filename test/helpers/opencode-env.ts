@@ -72,7 +72,7 @@ export interface OpencodeWorld {
   box: Sandbox;
   repo: string;
   env: NodeJS.ProcessEnv;
-  offrun(args: string[]): Promise<OffrunResult>;
+  offrun(args: string[], options?: { env?: NodeJS.ProcessEnv; cwd?: string }): Promise<OffrunResult>;
   close(): Promise<void>;
 }
 
@@ -93,7 +93,7 @@ export async function opencodeWorld(prefix: string, files?: Record<string, strin
     box,
     repo,
     env,
-    offrun: (args) => runOffrun(args, { env, cwd: repo }),
+    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
     close: async () => {
       await box.cleanup();
       await server.close();

@@ -58,7 +58,7 @@ export interface PiWorld {
   box: Sandbox;
   repo: string;
   env: NodeJS.ProcessEnv;
-  offrun(args: string[]): Promise<OffrunResult>;
+  offrun(args: string[], options?: { env?: NodeJS.ProcessEnv; cwd?: string }): Promise<OffrunResult>;
   close(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ export async function piWorld(prefix: string, files?: Record<string, string>): P
     box,
     repo,
     env,
-    offrun: (args) => runOffrun(args, { env, cwd: repo }),
+    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
     close: async () => {
       await box.cleanup();
       await server.close();

@@ -50,11 +50,13 @@ export async function approvedCommand(
   const ended = (now: Shown) =>
     now.events.filter((e) => e.type === "turn_end").length > turnsBefore &&
     (now.agent.status === "idle" || now.agent.status === "failed");
-  // A CLI outside the sandbox may run a command it deems harmless (`echo`) without asking.
+  // A CLI outside the sandbox may run a command it deems harmless (`echo`) without asking, and
+  // Pi and OpenCode never ask; with `beforeApprove` the CLI must ask, so that it runs in time.
+  const mayRunUnasked = options.sandbox === false || beforeApprove === undefined;
   const asked = await eventually(
     async () => {
       const now = await shown(world, name);
-      return now.pending.length > 0 ? "asked" : options.sandbox === false && ended(now) ? "ran" : undefined;
+      return now.pending.length > 0 ? "asked" : mayRunUnasked && ended(now) ? "ran" : undefined;
     },
     60_000,
     `${name} to ask`,

@@ -10,7 +10,7 @@ import { reportStateProblem } from "../foundation/state-problems.js";
 import { git } from "../git/repo.js";
 import { removeScratch } from "../git/review-scratch.js";
 import { listAgents } from "../records/records.js";
-import { recoverQuarantine } from "../sandbox/runner.js";
+import { recoverGitTurn } from "../sandbox/git-turn.js";
 import { isUnfinishedStart, undoUnfinishedStart } from "./start-undo.js";
 import { finishCutBranchActions, type RecoveryWrites } from "./branch-recovery.js";
 
@@ -51,7 +51,7 @@ export async function recoverAgents(hooks: RecoveryHooks): Promise<string[]> {
         signalGroup(record.pid, "SIGTERM");
       }
       // A sandboxed turn's new git objects wait in quarantine: checked and moved in, or refused.
-      for (const message of await recoverQuarantine(record).catch(() => [])) {
+      for (const message of await recoverGitTurn(record).catch(() => [])) {
         await hooks.log(record, record.turns, { type: "notice", level: "warning", message });
       }
       const reason = "The companion stopped during this turn. Send a message to continue the same session.";

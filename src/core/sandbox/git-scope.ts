@@ -29,14 +29,53 @@ export async function gitScope(worktree: string, branch: string | undefined): Pr
       `The sandbox needs the agent's branch, and ${JSON.stringify(branch)} is not one.`,
     );
   }
-  const refFolder = path.dirname(branchRef);
-  const logFolder = path.join(commonDir, "logs", path.relative(commonDir, refFolder));
+  const [refFolder, logFolder] = refFolders({ commonDir, branchRef });
   await Promise.all([fs.mkdir(refFolder, { recursive: true }), fs.mkdir(logFolder, { recursive: true })]);
+  await unpackOtherRefs(commonDir, refFolder, branchRef);
   const own = new Set([branchRef, path.join(logFolder, path.basename(branchRef))]);
   const others = [...(await filesUnder(refFolder)), ...(await filesUnder(logFolder))].filter((file) => !own.has(file));
   return { commonDir, gitDir, branchRef, otherRefs: others };
 }
 
+/** The folder of the branch's loose ref, and of its log: the turn writes there (policy.ts `gitWrites`). */
+export function refFolders(scope: Pick<GitScope, "commonDir" | "branchRef">): [string, string] {
+  const refFolder = path.dirname(scope.branchRef);
+  return [refFolder, path.join(scope.commonDir, "logs", path.relative(scope.commonDir, refFolder))];
+}
+
+/**
+ * Another agent's branch that lives only in `packed-refs` (after a `git gc`, a `git pack-refs`)
+ * has no loose file to hold read-only, and a loose file the turn made under its name would take
+ * its place: git reads a loose ref before the packed one. Each gets a loose file with the same
+ * commit, which the policy then holds like the others. Written as git writes a ref, through its
+ * `.lock` (`git update-ref` writes nothing when the value does not change); a ref being written
+ * (its lock there) is left to its writer.
+ */
+async function unpackOtherRefs(commonDir: string, refFolder: string, branchRef: string): Promise<void> {
+  const packed = await fs.readFile(path.join(commonDir, "packed-refs"), "utf8").catch(() => "");
+  const prefix = `${path.relative(commonDir, refFolder).split(path.sep).join("/")}/`;
+  for (const match of packed.matchAll(/^([0-9a-f]{40,64}) (\S+)$/gm)) {
+    const [, id, ref] = match as unknown as [string, string, string];
+    const file = path.join(commonDir, ...ref.split("/"));
+    if (!ref.startsWith(prefix) || file === branchRef || !isInside(file, refFolder)) continue;
+    if (
+      await fs.lstat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const lock = await fs.open(`${file}.lock`, "wx").catch(() => undefined);
+    if (!lock) continue;
+    try {
+      await lock.writeFile(`${id}\n`);
+    } finally {
+      await lock.close();
+    }
+    await fs.rename(`${file}.lock`, file);
+  }
+}
 /** The files that tell git where a worktree's repository is, and the object store's alternates. */
 export function linksOf(scope: GitScope, worktree: string): string[] {
   return [

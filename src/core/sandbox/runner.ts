@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -24,8 +23,7 @@ import {
 import { sandboxCommands, type SandboxedCommands } from "./host.js";
 import { keepAsFound } from "./kept.js";
 import { gitScope, linksOf } from "./git-scope.js";
-import { admitQuarantine, quarantineEnv, quarantineOf } from "../git/quarantine.js";
-import { git } from "../git/repo.js";
+import { closeGitTurn, openGitTurn, sandboxFolder } from "./git-turn.js";
 import { sandboxEnvironment } from "./environment.js";
 import { assertSandboxAvailable } from "./support.js";
 
@@ -88,7 +86,8 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
   for (const { path: entry, why } of refusedWrites) {
     await request.warn(`The sandbox did not open ${entry} for writing: ${why}. The turn runs without it.`);
   }
-  const quarantine = scope.git ? await openQuarantine(record, scope.git) : undefined;
+  const quarantine = scope.git ? await openGitTurn(record, scope.git) : undefined;
+  for (const message of quarantine?.said ?? []) await request.warn(message);
   const commands = await sandboxCommands(settings, scope.tmpDir);
   const loopback = reachesLoopback(scope.hosts);
   const wrap = async (command: Command): Promise<Command> => {
@@ -126,101 +125,12 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
         ]);
       for (const message of said) await request.warn(message).catch(() => undefined);
       if (scope.git && quarantine) {
-        for (const message of await closeQuarantine(record, scope.git, quarantine.verified)) {
+        for (const message of await closeGitTurn(record, scope.git, quarantine.verified)) {
           await request.warn(message).catch(() => undefined);
         }
       }
     },
   };
-}
-
-/**
- * The branch's commit that is known whole, kept where the sandbox can neither read nor write it
- * (beside the turn's policy): the commit a quarantine's check falls back to, after a crash too.
- */
-const verifiedFile = (record: Pick<AgentRecord, "project" | "name">) =>
-  path.join(sandboxFolder(record), "verified-commit");
-
-/**
- * Before a sandboxed turn: the quarantine its git writes new objects to, made empty, and the
- * branch's commit now, which nothing in a sandbox has touched since the last check (the last
- * turn's close, or the recovery after a crash, checked what one left).
- */
-async function openQuarantine(
-  record: SandboxRequest["record"],
-  scope: NonNullable<SandboxScope["git"]>,
-): Promise<{ env: Record<string, string>; verified: string }> {
-  const dir = quarantineOf(scope.gitDir);
-  await fs.rm(dir, { recursive: true, force: true });
-  await fs.mkdir(dir, { recursive: true });
-  const tip = (
-    await git(scope.commonDir, ["rev-parse", "--verify", "-q", `${branchRefName(scope)}^{commit}`], {
-      okExitCodes: [1],
-    })
-  ).stdout.trim();
-  // A branch that is not there yet (it always is, from the start on) falls back to where it began.
-  const verified =
-    tip || record.base || (await git(record.worktree, ["rev-parse", "--verify", "HEAD^{commit}"])).stdout.trim();
-  await fs.writeFile(verifiedFile(record), `${verified}\n`, { mode: 0o600 });
-  return { env: quarantineEnv(scope.commonDir, scope.gitDir), verified };
-}
-
-/** `refs/heads/offrun/<agent>`, from the branch's loose ref file. */
-function branchRefName(scope: NonNullable<SandboxScope["git"]>): string {
-  return path.relative(scope.commonDir, scope.branchRef).split(path.sep).join("/");
-}
-
-/**
- * After a sandboxed turn (or, after a crash, in the next companion's recovery): the quarantine's
- * objects checked and moved in, the branch checked; what was refused, said for the turn's log.
- * Never throws.
- */
-async function closeQuarantine(
-  record: Pick<AgentRecord, "project" | "name" | "worktree"> & { branch?: string },
-  scope: NonNullable<SandboxScope["git"]>,
-  verified: string,
-): Promise<string[]> {
-  try {
-    const admission = await admitQuarantine({
-      commonDir: scope.commonDir,
-      gitDir: scope.gitDir,
-      worktree: record.worktree,
-      branchRef: branchRefName(scope),
-      verified,
-    });
-    await fs.writeFile(verifiedFile(record), `${admission.tip}\n`, { mode: 0o600 });
-    const said = admission.refused.map(
-      (line) => `The sandbox kept a git object the turn wrote out of the repository: ${line}.`,
-    );
-    if (admission.reset) {
-      said.push(
-        `${record.branch} pointed at ${admission.reset.from.slice(0, 12)}, whose objects are not all in the repository and whole; Offrun set it back to ${admission.reset.to.slice(0, 12)}, its last verified commit. The worktree's files are as the turn left them.`,
-      );
-    }
-    if (admission.indexRebuilt) {
-      said.push(
-        `The worktree's git index named objects Offrun kept out; it was rebuilt from ${admission.tip.slice(0, 12)}, and the files the turn changed show as changes (git status).`,
-      );
-    }
-    return said;
-  } catch (error) {
-    return [
-      `The sandbox could not check the git objects the turn wrote: ${error instanceof Error ? error.message : String(error)}. They wait in ${quarantineOf(scope.gitDir)}; nothing of them is in the repository yet.`,
-    ];
-  }
-}
-
-/**
- * The next companion's part after a crash during a sandboxed turn: the quarantine it left is checked
- * and moved in, or refused, against the last verified commit. Says what it did, or nothing.
- */
-export async function recoverQuarantine(record: AgentRecord): Promise<string[]> {
-  if (!record.sandbox || record.mode === "plan" || !record.branch) return [];
-  const scope = await gitScope(record.worktree, record.branch).catch(() => undefined);
-  if (!scope) return [];
-  const saved = (await fs.readFile(verifiedFile(record), "utf8").catch(() => "")).trim();
-  const verified = /^[0-9a-f]{40,64}$/.test(saved) ? saved : record.base;
-  return closeQuarantine(record, scope, verified);
 }
 
 /**
@@ -239,12 +149,6 @@ function releasingRunner(runner: ProcessRunner, commands: SandboxedCommands): Pr
       return process;
     },
   };
-}
-
-/** `~/.offrun/sandbox/<project>-<hash>/<agent>`: the policy and the agent's temp folder, outside its reach. */
-export function sandboxFolder(record: Pick<AgentRecord, "project" | "name">): string {
-  const hash = createHash("sha256").update(record.project).digest("hex").slice(0, 10);
-  return path.join(userPaths().home, "sandbox", `${path.basename(record.project)}-${hash}`, record.name);
 }
 
 async function sandboxScope(
