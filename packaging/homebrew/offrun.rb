@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "9109bcecfe420d836f81829720bd4d4139e9a6366b8e6a0f27e2b4aaeff86098"
+  sha256 "0d35375855cf6279f950f590cf7899365a7d9b0c216f284b6a0c0fcb19eb3260"
   license "MIT"
 
   depends_on "node"

@@ -66,7 +66,18 @@ test("OpenCode writes only its own folder of the data home, so its config stays 
     "/home/ada/.cache/opencode",
     "/home/ada/.local/state/opencode",
   ]);
-  expect(opencodeHarness.sandbox.executable).toBeUndefined();
+  // Inside what it writes, what the README names: its cache's bin/ and models.json (and the other
+  // worktrees' snapshot repositories, of which this home has none).
+  const held = opencodeHarness.sandbox.executable!("/home/ada/.local/share", { HOME: "/home/ada" });
+  expect(held).toEqual({
+    files: ["/home/ada/.cache/opencode/models.json"],
+    folders: ["/home/ada/.cache/opencode/bin"],
+  });
+  const listed = section.slice(
+    section.indexOf("  - OpenCode:"),
+    section.indexOf("\n\n", section.indexOf("  - OpenCode:")),
+  );
+  for (const entry of ["bin/", "models.json"]) expect(spans(listed)).toContain(entry);
 });
 
 test("the protected files the README lists are the ones no read reaches", () => {

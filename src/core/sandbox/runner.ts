@@ -261,7 +261,8 @@ async function stateOfOtherLogins(own: Login, env: NodeJS.ProcessEnv): Promise<s
     for (const home of [harness.defaultHome(env), ...logins.map((login) => login.home)]) {
       if (path.resolve(home) === path.resolve(own.home)) continue;
       const { folders, files } = stateOf(harness, home, env);
-      states.push(...folders, ...files);
+      // A CLI that writes nothing of its home (a custom agent that declares no state) is closed whole.
+      states.push(...(folders.length + files.length > 0 ? [...folders, ...files] : [home]));
     }
   }
   return [...new Set(states)];

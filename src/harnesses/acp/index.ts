@@ -66,16 +66,12 @@ export function createAcpHarness(definition: AcpAgentDefinition): Harness {
     sandbox: {
       hosts: definition.hosts ?? [],
       env: Object.keys(definition.env),
-      // Declared: those folders of the login's home. Not declared: the home itself, which for an
-      // agent whose home is the user's own the sandbox refuses (and says so in the turn's log).
-      ...(definition.stateFolders
-        ? {
-            state: (home: string) => ({
-              folders: definition.stateFolders!.map((folder) => path.join(home, folder.slice(2))),
-              files: [],
-            }),
-          }
-        : {}),
+      // Those folders of the login's home it declares as state, and nothing else of it: Offrun does
+      // not know which of the rest the agent executes or obeys at its next start.
+      state: (home: string) => ({
+        folders: (definition.stateFolders ?? []).map((folder) => path.join(home, folder.slice(2))),
+        files: [],
+      }),
     },
     approvals: "interactive over ACP: each permission request is asked (allow once, always, or reject)",
   };

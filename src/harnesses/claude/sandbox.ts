@@ -52,7 +52,8 @@ export const claudeSandbox: HarnessSandbox = {
   // shell-snapshots or session-env folder or daemon.json"): `session-env/<session>/*.sh` is sourced
   // ahead of every Bash command of that session, a shell snapshot before each command, and the
   // rules, workflows, routines, scheduled tasks, launch configurations, loop and policy limits
-  // steer what later sessions do.
+  // steer what later sessions do. The rest were found by the class check's trace of what an
+  // unsandboxed turn looks for (test/e2e/sandbox-class.test.ts).
   executable: (home, _env, turn) => ({
     files: [
       "settings.json",
@@ -61,6 +62,13 @@ export const claudeSandbox: HarnessSandbox = {
       "plugins/installed_plugins.json",
       "plugins/installed_plugins_v2.json",
       "plugins/known_marketplaces.json",
+      "plugins/known_marketplaces_claudeai.json",
+      "plugins/plugin-directory-marketplace.json",
+      "plugins/plugin-directory-cache.json",
+      "plugins/plugin-directory-cache-v2.json",
+      "plugins/flagged-plugins.json",
+      // Its global config before `.claude.json` (2.1.332 reads it first when it is there).
+      ".config.json",
     ].map((entry) => path.join(home, entry)),
     placeholderFiles: ["daemon.json", "scheduled_tasks.json", "launch.json", "loop.md", "policy-limits.json"].map(
       (entry) => path.join(home, entry),
@@ -80,6 +88,12 @@ export const claudeSandbox: HarnessSandbox = {
       "rules",
       "workflows",
       "routines",
+      // The binary's own list of what a command must not write names the whole `state/` folder
+      // (consents, an organization's cached settings, reviewed settings); plugins in a `dev-mods`
+      // folder load as the user's own.
+      "state",
+      "dev-mods",
+      "themes",
     ]
       .map((entry) => path.join(home, entry))
       .concat(autoMemoryFolders(home, turn)),

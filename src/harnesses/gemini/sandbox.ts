@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { HarnessSandbox } from "../types.js";
 
@@ -17,10 +18,29 @@ export const geminiSandbox: HarnessSandbox = {
   // Run by the next plain `gemini`: settings (hooks, MCP servers, tools), extensions, custom
   // commands, policies, trusted folders, and the user's own instructions; `.gemini/.env`, whose
   // variables every start loads (an empty one is none).
+  // Also its agents and skills, and each project's memory (`tmp/<project>/memory/`, whose
+  // GEMINI.md and MEMORY.md every later session of that project reads as its own notes): found by
+  // the class check's trace of what an unsandboxed turn looks for (test/e2e/sandbox-class.test.ts).
   executable: (home) => ({
     files: ["settings.json", "trustedFolders.json", "GEMINI.md"].map((entry) => path.join(stateOf(home), entry)),
-    folders: ["extensions", "commands", "policies"].map((entry) => path.join(stateOf(home), entry)),
+    folders: [
+      ...["extensions", "commands", "policies", "agents", "skills"].map((entry) => path.join(stateOf(home), entry)),
+      ...projectMemoryFolders(stateOf(home)),
+    ],
     blankFiles: [path.join(stateOf(home), ".env")],
   }),
   env: ["GEMINI_*", "GOOGLE_*", "CLOUDSDK_*"],
 };
+
+/** `tmp/<project>/memory` of every project the login has run in (a project's folder exists from its first session). */
+function projectMemoryFolders(state: string): string[] {
+  const tmp = path.join(state, "tmp");
+  try {
+    return fs
+      .readdirSync(tmp, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !/^[0-9a-f]{64}$/.test(entry.name) && entry.name !== "bin")
+      .map((entry) => path.join(tmp, entry.name, "memory"));
+  } catch {
+    return [];
+  }
+}

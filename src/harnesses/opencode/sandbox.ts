@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -30,6 +32,19 @@ export const opencodeSandbox: HarnessSandbox = {
       files: [],
     };
   },
+  // In its cache: `bin/`, where it looks for the tools it runs (an `az` there would run at the next
+  // start), and `models.json`, whose provider URLs the next turn sends its key to. Its snapshot
+  // repositories (`<data>/opencode/snapshot/<project>/<sha1 of the worktree>`, a git folder it runs
+  // git on): every other worktree's is read-only (a `core.fsmonitor` in its config would run
+  // outside the sandbox, objects written there would come back at a revert). Found by the class
+  // check's trace (test/e2e/sandbox-class.test.ts).
+  executable: (home, env, turn) => {
+    const cache = path.join(env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), ".cache"), "opencode");
+    return {
+      files: [path.join(cache, "models.json")],
+      folders: [path.join(cache, "bin"), ...otherSnapshots(path.join(home, "opencode", "snapshot"), turn?.worktree)],
+    };
+  },
   // A provider's baseURL in the login's config (a gateway, a local model server) is opened too.
   configured: (home, env) => opencodeConfiguration(home, env),
   env: ["OPENCODE_*", ...PROVIDER_VARIABLES],
@@ -55,4 +70,21 @@ async function firstRunDone(folder: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The snapshot repositories of every worktree but `worktree` (1.18.33 names each by the sha1 of its worktree's path). */
+function otherSnapshots(root: string, worktree: string | undefined): string[] {
+  const own = worktree ? createHash("sha1").update(worktree).digest("hex") : undefined;
+  const folders = (dir: string) => {
+    try {
+      return readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(dir, entry.name));
+    } catch {
+      return [];
+    }
+  };
+  return folders(root)
+    .flatMap(folders)
+    .filter((folder) => path.basename(folder) !== own);
 }

@@ -149,6 +149,10 @@ test("an agent's state folders are what its sandboxed turn writes of its login's
     await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli", stateFolders: [outside] }] });
     expect(await failure()).toMatch(/stateFolders\.0: must be a folder inside the login's home/);
   }
+  // Undeclared, nothing of the home: it holds what the agent runs at its next start, unsandboxed.
+  await write(userFile(), { harnesses: [{ id: "kiro", command: "kiro-cli" }] });
+  const undeclared = await findHarness("kiro", { project, env });
+  expect(undeclared.sandbox.state?.("/home/ada/.offrun/logins/kiro/work", env)).toEqual({ folders: [], files: [] });
 });
 
 // A repository's agents are commands it would run as "the agent".
