@@ -16,7 +16,8 @@ export interface World {
   close(): Promise<void>;
 }
 
-async function makeWorld(
+/** A world for one CLI: `harnessEnv` prepares the CLI's home in the sandbox and gives its environment. */
+export async function makeWorld(
   prefix: string,
   files: Record<string, string> | undefined,
   server: FakeServer,

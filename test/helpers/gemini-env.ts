@@ -3,8 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { geminiProtocol } from "../fake-server/gemini.js";
 import { startFakeServer } from "../fake-server/server.js";
-import { makeRepo, makeSandbox, runOffrun } from "./offrun.js";
-import type { World } from "./e2e.js";
+import { makeWorld, type World } from "./e2e.js";
 
 /** The pinned Gemini CLI (0.61.0) that scripts/install-test-clis.mjs puts in .test-clis. */
 export const GEMINI_BIN = path.resolve(
@@ -62,30 +61,19 @@ export function geminiTestEnv(opts: {
  * only in a folder it trusts).
  */
 export async function geminiDefaultWorld(prefix: string, files?: Record<string, string>): Promise<World> {
-  const server = await startFakeServer([geminiProtocol]);
-  const box = await makeSandbox(prefix);
-  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, files);
-  await prepareGeminiHome({ geminiHome: box.home });
-  const env: NodeJS.ProcessEnv = {
-    ...geminiTestEnv({ serverUrl: server.url, home: box.home, tmp: box.tmp, geminiHome: box.home }),
-    OFFRUN_GEMINI_BIN: GEMINI_BIN,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-  delete env.GEMINI_CLI_HOME;
-  const trusted = await runOffrun(["trust", "--yes"], { env, cwd: repo });
+  const world = await makeWorld(prefix, files, await startFakeServer([geminiProtocol]), async (server, box) => {
+    await prepareGeminiHome({ geminiHome: box.home });
+    const env = geminiTestEnv({ serverUrl: server.url, home: box.home, tmp: box.tmp, geminiHome: box.home });
+    delete env.GEMINI_CLI_HOME;
+    return { ...env, OFFRUN_GEMINI_BIN: GEMINI_BIN };
+  });
+  const trusted = await world.offrun(["trust", "--yes"]);
   if (trusted.exitCode !== 0) throw new Error(`offrun trust failed: ${trusted.stderr}`);
   return {
-    server,
-    box,
-    repo,
-    env,
-    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
+    ...world,
     close: async () => {
-      await runOffrun(["companion", "stop"], { env }).catch(() => undefined);
-      await box.cleanup();
-      await server.close();
+      await world.offrun(["companion", "stop"]).catch(() => undefined);
+      await world.close();
     },
   };
 }

@@ -2,8 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chatCompletionsProtocol, FAKE_MODEL } from "../fake-server/chat-completions.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { makeRepo, makeSandbox, runOffrun, type OffrunResult, type Sandbox } from "./offrun.js";
+import { startFakeServer } from "../fake-server/server.js";
+import { makeWorld, type World } from "./e2e.js";
 
 /** The pinned OpenCode (1.18.33) that scripts/install-test-clis.mjs puts in .test-clis. */
 export const OPENCODE_BIN = path.resolve(
@@ -67,36 +67,11 @@ export function opencodeTestEnv(opts: { home: string; tmp: string }): NodeJS.Pro
 }
 
 /** One end-to-end setting for OpenCode: fake server, sandbox, repository, env with OFFRUN_OPENCODE_BIN. */
-export interface OpencodeWorld {
-  server: FakeServer;
-  box: Sandbox;
-  repo: string;
-  env: NodeJS.ProcessEnv;
-  offrun(args: string[], options?: { env?: NodeJS.ProcessEnv; cwd?: string }): Promise<OffrunResult>;
-  close(): Promise<void>;
-}
+export type OpencodeWorld = World;
 
 export async function opencodeWorld(prefix: string, files?: Record<string, string>): Promise<OpencodeWorld> {
-  const server = await startFakeServer([chatCompletionsProtocol]);
-  const box = await makeSandbox(prefix);
-  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, files);
-  await prepareOpencodeHome({ serverUrl: server.url, configHome: opencodeDirs(box.home).configHome });
-  const env: NodeJS.ProcessEnv = {
-    ...opencodeTestEnv({ home: box.home, tmp: box.tmp }),
-    OFFRUN_OPENCODE_BIN: OPENCODE_BIN,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-  return {
-    server,
-    box,
-    repo,
-    env,
-    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
-    close: async () => {
-      await box.cleanup();
-      await server.close();
-    },
-  };
+  return makeWorld(prefix, files, await startFakeServer([chatCompletionsProtocol]), async (server, box) => {
+    await prepareOpencodeHome({ serverUrl: server.url, configHome: opencodeDirs(box.home).configHome });
+    return { ...opencodeTestEnv({ home: box.home, tmp: box.tmp }), OFFRUN_OPENCODE_BIN: OPENCODE_BIN };
+  });
 }

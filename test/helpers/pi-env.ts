@@ -2,8 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chatCompletionsProtocol, FAKE_MODEL } from "../fake-server/chat-completions.js";
-import { startFakeServer, type FakeServer } from "../fake-server/server.js";
-import { makeRepo, makeSandbox, runOffrun, type OffrunResult, type Sandbox } from "./offrun.js";
+import { startFakeServer } from "../fake-server/server.js";
+import { makeWorld, type World } from "./e2e.js";
 
 /** The pinned Pi (0.73.1) that scripts/install-test-clis.mjs puts in .test-clis. */
 export const PI_BIN = path.resolve(
@@ -53,37 +53,12 @@ export function piTestEnv(opts: { home: string; tmp: string; agentDir: string })
 }
 
 /** One end-to-end setting for Pi: fake server, sandbox, repository, env with OFFRUN_PI_BIN. */
-export interface PiWorld {
-  server: FakeServer;
-  box: Sandbox;
-  repo: string;
-  env: NodeJS.ProcessEnv;
-  offrun(args: string[], options?: { env?: NodeJS.ProcessEnv; cwd?: string }): Promise<OffrunResult>;
-  close(): Promise<void>;
-}
+export type PiWorld = World;
 
 export async function piWorld(prefix: string, files?: Record<string, string>): Promise<PiWorld> {
-  const server = await startFakeServer([chatCompletionsProtocol]);
-  const box = await makeSandbox(prefix);
-  const repo = await makeRepo(path.join(box.dir, "repo"), box.env, files);
-  const agentDir = path.join(box.home, ".pi", "agent");
-  await preparePiHome({ serverUrl: server.url, agentDir });
-  const env: NodeJS.ProcessEnv = {
-    ...piTestEnv({ home: box.home, tmp: box.tmp, agentDir }),
-    OFFRUN_PI_BIN: PI_BIN,
-    OFFRUN_HOME: box.offrunHome,
-    GIT_CONFIG_GLOBAL: box.env.GIT_CONFIG_GLOBAL,
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
-  return {
-    server,
-    box,
-    repo,
-    env,
-    offrun: (args, options = {}) => runOffrun(args, { env: { ...env, ...options.env }, cwd: options.cwd ?? repo }),
-    close: async () => {
-      await box.cleanup();
-      await server.close();
-    },
-  };
+  return makeWorld(prefix, files, await startFakeServer([chatCompletionsProtocol]), async (server, box) => {
+    const agentDir = path.join(box.home, ".pi", "agent");
+    await preparePiHome({ serverUrl: server.url, agentDir });
+    return { ...piTestEnv({ home: box.home, tmp: box.tmp, agentDir }), OFFRUN_PI_BIN: PI_BIN };
+  });
 }
