@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { admitQuarantine, quarantineEnv, quarantineOf } from "../src/core/git/quarantine.js";
+import { generateRepo, median, stats } from "./big-repo.js";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -118,31 +119,6 @@ async function turnWork(worktree: string, turn: number): Promise<void> {
     await fs.appendFile(file, `// turn ${turn}\n`);
   }
   await fs.writeFile(path.join(worktree, `added-${turn}.ts`), `export const turn = ${turn};\n`);
-}
-
-async function generateRepo(repo: string, count: number) {
-  const perDir = 100;
-  for (let d = 0; d * perDir < count; d++) {
-    const folder = path.join(repo, "src", `module-${d}`);
-    await fs.mkdir(folder, { recursive: true });
-    const writes: Promise<void>[] = [];
-    for (let f = 0; f < perDir && d * perDir + f < count; f++) {
-      writes.push(fs.writeFile(path.join(folder, `file-${f}.ts`), `export const value${f} = ${d * perDir + f};\n`));
-    }
-    await Promise.all(writes);
-  }
-}
-
-/** min, median and max, each right-aligned in 8 columns. */
-function stats(values: readonly number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [sorted[0]!, median(sorted), sorted.at(-1)!].map((v) => v.toFixed(0).padStart(8)).join("");
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 await main();

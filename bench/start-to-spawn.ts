@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, execaSync } from "execa";
+import { generateRepo, median, stats } from "./big-repo.js";
 
 const FILES = Number(process.env.BENCH_FILES ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
@@ -212,31 +213,6 @@ async function main() {
   // The turns just stopped may still be exiting and writing into the repositories: retry a folder they refill.
   await fs.rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   await fs.rm(outside, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-}
-
-/** min, median and max, each right-aligned in 8 columns. */
-function stats(values: readonly number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return [sorted[0]!, median(sorted), sorted.at(-1)!].map((v) => v.toFixed(0).padStart(8)).join("");
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-async function generateRepo(repo: string, count: number) {
-  const perDir = 100;
-  for (let d = 0; d * perDir < count; d++) {
-    const folder = path.join(repo, "src", `module-${d}`);
-    await fs.mkdir(folder, { recursive: true });
-    const writes: Promise<void>[] = [];
-    for (let f = 0; f < perDir && d * perDir + f < count; f++) {
-      writes.push(fs.writeFile(path.join(folder, `file-${f}.ts`), `export const value${f} = ${d * perDir + f};\n`));
-    }
-    await Promise.all(writes);
-  }
 }
 
 await main();

@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "0d35375855cf6279f950f590cf7899365a7d9b0c216f284b6a0c0fcb19eb3260"
+  sha256 "2d9de1ca173d32fe2760e6ddbc38e8ee6ceb8592f32163d1d92eecced9745fc4"
   license "MIT"
 
   depends_on "node"

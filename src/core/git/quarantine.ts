@@ -122,18 +122,9 @@ export async function admitQuarantine(request: {
       if (walked) {
         needed = walked.stdout.split("\n").map((line) => line.split(" ")[0]!);
         admission.tip = tip;
-      } else {
-        await git(commonDir, [
-          "update-ref",
-          "--no-deref",
-          "-m",
-          "offrun: back to the last verified commit",
-          branchRef,
-          verified,
-        ]);
-        admission = { ...admission, reset: { from: tip, to: verified } };
       }
-    } else if (!tip) {
+    }
+    if (!tip || (tip !== verified && admission.tip !== tip)) {
       await git(commonDir, [
         "update-ref",
         "--no-deref",
@@ -142,7 +133,7 @@ export async function admitQuarantine(request: {
         branchRef,
         verified,
       ]);
-      admission = { ...admission, reset: { from: "(none)", to: verified } };
+      admission = { ...admission, reset: { from: tip || "(none)", to: verified } };
     }
 
     // The index: staged blobs it names go in with the branch's (what `git add` staged and no commit
