@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "2d9de1ca173d32fe2760e6ddbc38e8ee6ceb8592f32163d1d92eecced9745fc4"
+  sha256 "c397787339d908f3f5c94031e000259095e91420bcfd0bbbd7043235929db042"
   license "MIT"
 
   depends_on "node"

@@ -48,13 +48,17 @@ function handle({ id, method, params }) {
   if (method === "changes.wait") return setTimeout(() => reply(id, { token: "t" + ++round }), 200);
   if (method === "agents.list") {
     const chatBytes = mode === "replaced" ? (round % 2 ? 2 * 1024 * 1024 : 0) : 4096;
-    return reply(id, { hostname: "evil", projects: [{ root: "${PROJECT}", agents: [{ record, chatBytes }], unreadable: [] }] });
+    const listed = mode === "control" ? { ...record, worktree: record.worktree + "\\necho pwned" } : record;
+    return reply(id, { hostname: "evil", projects: [{ root: "${PROJECT}", agents: [{ record: listed, chatBytes }], unreadable: [] }] });
   }
   if (method === "chat.read") {
     if (mode === "offsets") return reply(id, { lines: Array(10000).fill(line), next: params.offset + 1, size: 4096 });
     // Honest lines, as many as fill the size it said.
     const lines = Array(Math.ceil((2 * 1024 * 1024 - params.offset) / (line.length + 1))).fill(line);
     return reply(id, { lines, next: params.offset + lines.length * (line.length + 1), size: 2 * 1024 * 1024 });
+  }
+  if (method === "agent.show" && mode === "control") {
+    return reply(id, { agent: { ...record, worktree: record.worktree + "\\necho pwned" }, pending: [], events: [], corruptLines: 0 });
   }
   if (method === "agent.show" && mode === "deep") {
     return process.stdout.write('{"jsonrpc":"2.0","id":' + id + ',"result":{"agent":' + "[".repeat(100000) + "]".repeat(100000) + "}}\\n");
@@ -140,7 +144,8 @@ test("a reply too deep to pass on is an error the face gets, not a wait for ever
   const shown = await offrun("show", `${host}:a1`);
   expect(shown.exitCode).not.toBe(0);
   expect(Date.now() - started).toBeLessThan(60_000);
-  expect(shown.stderr).toMatch(/could not be sent|Maximum call stack/);
+  // Checked against the protocol before it is passed on (host-handlers.ts), it is refused at once.
+  expect(shown.stderr).toMatch(/could not be sent|Maximum call stack|does not pass on: agent /);
   await remove(host);
 }, 90_000);
 
@@ -166,5 +171,29 @@ test("a host that floods requests and reads nothing is cut off; the companion's 
   }
   expect(peak).toBeLessThan(400 * 1024); // KB
   expect(await companionLog()).toMatch(/requests .*a host asks nothing; closing the connection|read none of the last/);
+  await remove(host);
+}, 60_000);
+
+test("a host's record whose path holds a control character is refused and named, never shown or copied", async () => {
+  // Broke: the worktree came through as sent, so a face's "Copy Worktree Path" put a line that
+  // runs when pasted into a terminal.
+  const host = await follow("control");
+  const shown = await offrun("show", `${host}:a1`);
+  expect(shown.exitCode).not.toBe(0);
+  expect(shown.stdout).not.toContain("echo pwned");
+  // `show` asks for the host's listing first: that answer is the one refused.
+  expect(shown.stderr).toMatch(
+    new RegExp(
+      `${host} answered agents?\\.(list|show) with what Offrun does not pass on: \\S*worktree holds a control character`,
+    ),
+  );
+  expect(shown.stderr).toContain(`offrun hosts doctor ${host}`);
+  const listed = await offrun("ls", "--json");
+  expect(listed.stdout).not.toContain("echo pwned");
+  await eventually(
+    async () => ((await companionLog()).includes("holds a control character") ? true : undefined),
+    20_000,
+    "the companion's log to name the refused record",
+  );
   await remove(host);
 }, 60_000);

@@ -20,7 +20,7 @@ export function hostHandlers(
       // It may change the host: until the mirror has looked again, a listing asks the host.
       const ended = following.current?.forwarding(link);
       try {
-        return await link.call(p.method, p.params ?? {}, p.timeoutMs);
+        return checkedReply(p.host, p.method, await link.call(p.method, p.params ?? {}, p.timeoutMs));
       } finally {
         ended?.();
       }
@@ -40,3 +40,21 @@ export function hostHandlers(
     },
   };
 }
+
+/**
+ * A host's answer to a view request, checked as the protocol says before any face gets it (a
+ * record's paths without control characters, among the rest): a face copies and shows it.
+ */
+function checkedReply(host: string, method: string, answer: unknown): unknown {
+  if (!Object.hasOwn(viewReplies, method)) return answer;
+  const schema = (viewReplies as unknown as Record<string, { safeParse(value: unknown): SafeParse }>)[method]!;
+  const checked = schema.safeParse(answer);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0];
+  throw new Error(
+    `${host} answered ${method} with what Offrun does not pass on: ${issue?.path.join(".") || "the reply"} ${issue?.message ?? "is not as the protocol says"}. Check that host's Offrun (offrun hosts doctor ${host}).`,
+  );
+}
+
+type SafeParse =
+  { success: true; data: unknown } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };

@@ -61,8 +61,19 @@ export const viewMethods = lazyTable({
     z.object({ after: z.string().optional(), timeoutMs: z.number().int().positive().max(60_000).default(25_000) }),
 });
 
+/**
+ * A path a peer names (its project, an agent's worktree): shown, copied and pasted into a terminal
+ * here, so without control characters (a newline in a copied path runs a line when pasted), as a
+ * record's branch already is.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const shownPath = () => z.string().refine((p) => !CONTROL.test(p), "holds a control character");
+/** An agent's record from a peer: its paths as `shownPath`. */
+const peerRecordSchema = () => agentRecordSchema.extend({ project: shownPath(), worktree: shownPath() });
+
 /** One agent as a listing shows it, with the size of its chat log (what a follower has to read). */
-const listedAgentSchema = () => z.object({ record: agentRecordSchema, chatBytes: z.number().int().nonnegative() });
+const listedAgentSchema = () => z.object({ record: peerRecordSchema(), chatBytes: z.number().int().nonnegative() });
 export type ListedAgent = z.infer<ReturnType<typeof listedAgentSchema>>;
 
 export const agentsListedSchema = z.lazy(() =>
@@ -70,7 +81,7 @@ export const agentsListedSchema = z.lazy(() =>
     hostname: z.string(),
     projects: z.array(
       z.object({
-        root: z.string(),
+        root: shownPath(),
         agents: z.array(listedAgentSchema()),
         unreadable: z.array(z.object({ file: z.string(), problem: z.string() })),
       }),
@@ -81,7 +92,7 @@ export type AgentsListed = z.infer<typeof agentsListedSchema>;
 
 const agentShownSchema = () =>
   z.object({
-    agent: agentRecordSchema,
+    agent: peerRecordSchema(),
     pending: z.array(agentEventSchema),
     events: z.array(agentEventSchema),
     corruptLines: z.number().int().nonnegative(),
