@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "c397787339d908f3f5c94031e000259095e91420bcfd0bbbd7043235929db042"
+  sha256 "78cddaba8c9444e3906e1264deaa5335e41b6741fc419ba9d3eb2a3dc37dda82"
   license "MIT"
 
   depends_on "node"

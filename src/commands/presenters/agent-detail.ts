@@ -3,6 +3,7 @@ import type { ChangedFile } from "../../core/git/diff.js";
 import type { AgentEvent } from "../../core/foundation/events.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { visible } from "../../core/foundation/visible.js";
+import { inertMarkdown } from "./inert-markdown.js";
 
 /** The Agents view's detail: the conversation as markdown, the diff with line numbers, the preview. */
 
@@ -110,7 +111,8 @@ export function conversationMarkdown(record: AgentRecord, events: AgentEvent[], 
   if (record.lastError) head.push("", `⚠ ${record.lastError}`);
   // What the agent sent is what the user reads, here as in the terminal: a bidi override or a
   // control character in its text must not reorder or hide the rest.
-  return visible([...head, "", ...shown.flatMap((b) => [b, ""])].join("\n").trimEnd());
+  // Nor may an image in it be fetched as the conversation is shown (inert-markdown.ts).
+  return inertMarkdown(visible([...head, "", ...shown.flatMap((b) => [b, ""])].join("\n").trimEnd()));
 }
 
 /**
@@ -232,7 +234,7 @@ export function previewFiles(worktree: string, files: ChangedFile[]): PreviewFil
 export function filePreviewMarkdown(file: PreviewFile, content: string | undefined, host?: string): string {
   switch (file.kind) {
     case "markdown":
-      return content === undefined ? `*${file.path} could not be read.*` : visible(clip(content));
+      return content === undefined ? `*${file.path} could not be read.*` : inertMarkdown(visible(clip(content)));
     case "image":
       if (host) return `**${file.path}** is an image on ${host}: open it there.`;
       return `![${file.path}](${encodeURI(`file://${file.absolute}`)})`;
