@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "78cddaba8c9444e3906e1264deaa5335e41b6741fc419ba9d3eb2a3dc37dda82"
+  sha256 "44ab391019755a47f49e2aa21f7a59e50839b54957051d49cca1798d6f8945d6"
   license "MIT"
 
   depends_on "node"

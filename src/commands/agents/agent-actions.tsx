@@ -151,15 +151,18 @@ export function AgentActions({
           </ActionPanel.Submenu>
         ) : null}
       </ActionPanel.Section>
-      {row.ssh ? (
-        // The worktree is on the host: reach it there.
+      {row.host || row.ssh ? (
+        // The worktree is on the host: reach it there, never with this Mac's apps on a path that
+        // is the host's (a host row without its ssh entry gets no local action either).
         <ActionPanel.Section>
-          <Action.CopyToClipboard
-            title="Copy SSH Command"
-            content={row.ssh}
-            icon={Icon.Terminal}
-            shortcut={{ modifiers: ["cmd"], key: "t" }}
-          />
+          {row.ssh ? (
+            <Action.CopyToClipboard
+              title="Copy SSH Command"
+              content={row.ssh}
+              icon={Icon.Terminal}
+              shortcut={{ modifiers: ["cmd"], key: "t" }}
+            />
+          ) : null}
           <Action.CopyToClipboard title="Copy Worktree Path" content={record.worktree} />
           {copyBranch}
         </ActionPanel.Section>
