@@ -76,6 +76,7 @@ async function unpackOtherRefs(commonDir: string, refFolder: string, branchRef: 
     await fs.rename(`${file}.lock`, file);
   }
 }
+
 /** The files that tell git where a worktree's repository is, and the object store's alternates. */
 export function linksOf(scope: GitScope, worktree: string): string[] {
   return [
