@@ -21,7 +21,9 @@ import type { HarnessSandbox } from "../../src/harnesses/types.js";
 // `.env`) into every folder, three levels down, of every root its policy lets it write. Then, outside
 // the sandbox and under `strace -f`, the login's other agent runs a turn of the real CLI in its own
 // worktree, and the user runs the git commands that come next in the main checkout. None of them
-// may execute, source or load (open for reading) a file the sandboxed turn made. Linux only (strace).
+// may execute, source or load (open for reading) a file the sandboxed turn made; and nothing the
+// other agent's turn looked for and did not find may be where the sandboxed turn could have made
+// it, unless DATA below names it, with why. Linux only (strace).
 
 const TOKEN = "offrun-planted-3e7c";
 const STRACE = [
