@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "44ab391019755a47f49e2aa21f7a59e50839b54957051d49cca1798d6f8945d6"
+  sha256 "ac70ccc9ec6f12638989a9e4c09b87b716b4101309beced5a6cdc31b1f850f1e"
   license "MIT"
 
   depends_on "node"
