@@ -21,6 +21,11 @@ export const CODE_FOLDERS = ["Developer", "code", "src", "projects", "work"] as 
 const MAX_DEPTH = 2;
 /** A scan stops here and keeps what it found: a network home or a huge folder never stalls the form. */
 const SCAN_BUDGET_MS = 500;
+/**
+ * A scan nobody waits for (behind a stale or cut-short answer) may take this long: on a busy
+ * machine the half-second one finds little, and its answer would otherwise stand for `FRESH_MS`.
+ */
+const BACKGROUND_BUDGET_MS = 10_000;
 /** A cache this young is used as it is; an older one is used and refreshed behind it. */
 const FRESH_MS = 10 * 60_000;
 
@@ -34,6 +39,8 @@ export interface FoundRepository {
 const cacheSchema = z.object({
   version: z.literal(1),
   scannedAt: z.number(),
+  /** False when the scan ran out of time: the next open scans again instead of trusting it. */
+  complete: z.boolean().default(true),
   repositories: z.array(z.object({ root: z.string(), name: z.string(), modifiedMs: z.number() })),
 });
 
@@ -45,6 +52,15 @@ export function repositoryCacheFile(): string {
 export async function scanRepositories(
   options: { home?: string; budgetMs?: number; now?: () => number } = {},
 ): Promise<FoundRepository[]> {
+  return (await scanWithin(options)).repositories;
+}
+
+/** The scan, and whether it searched everything before its budget ran out. */
+async function scanWithin(options: {
+  home?: string;
+  budgetMs?: number;
+  now?: () => number;
+}): Promise<{ repositories: FoundRepository[]; complete: boolean }> {
   const home = options.home ?? (process.env.HOME || os.homedir());
   const now = options.now ?? Date.now;
   const deadline = now() + (options.budgetMs ?? SCAN_BUDGET_MS);
@@ -52,8 +68,13 @@ export async function scanRepositories(
   // A symlink may lead back up (a loop) or to a folder reached another way: each real folder is searched once.
   const searched = new Set<string>();
 
+  let cutShort = false;
+
   async function search(dir: string, depth: number): Promise<void> {
-    if (now() > deadline) return;
+    if (now() > deadline) {
+      cutShort = true;
+      return;
+    }
     const real = await fs.realpath(dir).catch(() => undefined);
     if (real === undefined || searched.has(real)) return;
     searched.add(real);
@@ -81,12 +102,18 @@ export async function scanRepositories(
   // The deadline stops new work; this stops the wait, for a folder whose stat never answers (a dead network mount).
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, options.budgetMs ?? SCAN_BUDGET_MS);
+    timer = setTimeout(() => {
+      cutShort = true;
+      resolve();
+    }, options.budgetMs ?? SCAN_BUDGET_MS);
     timer.unref();
   });
   await Promise.race([Promise.all(CODE_FOLDERS.map((name) => search(path.join(home, name), 1))), timedOut]);
   clearTimeout(timer);
-  return [...found.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || byCodeUnits(a.root, b.root));
+  const repositories = [...found.values()].sort(
+    (a, b) => b.modifiedMs - a.modifiedMs || byCodeUnits(a.root, b.root),
+  );
+  return { repositories, complete: !cutShort };
 }
 
 /** When `folder` holding `.git` last changed; undefined when it is no repository. */
@@ -102,6 +129,8 @@ async function repositoryModified(folder: string): Promise<number | undefined> {
 /**
  * The repositories found under HOME, from the cache when there is one: a missing cache is made
  * now (the first open waits for one scan), a stale one is answered from and rescanned behind it.
+ * A scan cut short by its budget (a busy machine, a slow disk) is answered with what it found and
+ * finished behind it with a longer budget, so a half-second's luck does not stand for ten minutes.
  * Repositories gone since the scan are left out. `refreshed` settles when the cache is current.
  */
 export async function foundRepositories(
@@ -111,23 +140,23 @@ export async function foundRepositories(
   const file = repositoryCacheFile();
   // A cache that cannot be read is rebuilt, as a missing one.
   const cached = await readJsonFile(file, cacheSchema).catch(() => undefined);
-  const rescan = async () => {
-    const repositories = await scanRepositories(options);
-    await writeJsonAtomic(file, { version: 1, scannedAt: now(), repositories }, { fsync: false });
-    return repositories;
+  const rescan = async (budgetMs: number) => {
+    const scan = await scanWithin({ ...options, budgetMs });
+    await writeJsonAtomic(file, { version: 1, scannedAt: now(), ...scan }, { fsync: false });
+    return scan;
   };
-  if (!cached) {
-    const repositories = await rescan();
-    return { repositories, refreshed: Promise.resolve() };
-  }
-  const stale = now() - cached.scannedAt > FRESH_MS || cached.scannedAt > now();
   // A failed background scan keeps the cache it had; the next open tries again.
-  const refreshed = stale
-    ? rescan().then(
-        () => undefined,
-        () => undefined,
-      )
-    : Promise.resolve();
+  const behind = () =>
+    rescan(BACKGROUND_BUDGET_MS).then(
+      () => undefined,
+      () => undefined,
+    );
+  if (!cached) {
+    const scan = await rescan(SCAN_BUDGET_MS);
+    return { repositories: scan.repositories, refreshed: scan.complete ? Promise.resolve() : behind() };
+  }
+  const stale = !cached.complete || now() - cached.scannedAt > FRESH_MS || cached.scannedAt > now();
+  const refreshed = stale ? behind() : Promise.resolve();
   const present = await Promise.all(
     cached.repositories.map(async (r) => (await repositoryModified(r.root)) !== undefined),
   );

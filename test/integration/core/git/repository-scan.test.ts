@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { foundRepositories, repositoryCacheFile, scanRepositories } from "../../../../src/core/git/repository-scan.js";
@@ -103,5 +104,33 @@ test("an unreadable cache is rebuilt by a scan", async () => {
   const app = await repo("code/app");
   await fs.mkdir(path.dirname(repositoryCacheFile()), { recursive: true });
   await fs.writeFile(repositoryCacheFile(), "{ not json");
+  // On a busy machine the first half-second may find nothing; the scan behind it finishes.
+  await (await foundRepositories()).refreshed;
+  expect(roots((await foundRepositories()).repositories)).toEqual([app]);
+});
+
+test("a scan cut short by its budget answers with what it found and is finished behind it", async () => {
+  const app = await repo("code/app");
+  // Time runs fast (a second per look at the clock) until the first answer is written: a loaded machine.
+  let clock = Date.now();
+  const now = () => (existsSync(repositoryCacheFile()) ? clock : (clock += 1000));
+  const first = await foundRepositories({ now });
+  expect(first.repositories).toEqual([]);
+  expect(JSON.parse(await fs.readFile(repositoryCacheFile(), "utf8")).complete).toBe(false);
+  await first.refreshed;
+  expect(roots((await foundRepositories({ now })).repositories)).toEqual([app]);
+  expect(JSON.parse(await fs.readFile(repositoryCacheFile(), "utf8")).complete).toBe(true);
+});
+
+test("a fresh cache from a scan that was cut short is scanned again, not trusted for ten minutes", async () => {
+  const app = await repo("code/app");
+  await fs.mkdir(path.dirname(repositoryCacheFile()), { recursive: true });
+  await fs.writeFile(
+    repositoryCacheFile(),
+    JSON.stringify({ version: 1, scannedAt: Date.now(), complete: false, repositories: [] }),
+  );
+  const answer = await foundRepositories();
+  expect(answer.repositories).toEqual([]);
+  await answer.refreshed;
   expect(roots((await foundRepositories()).repositories)).toEqual([app]);
 });
