@@ -110,9 +110,7 @@ async function scanWithin(options: {
   });
   await Promise.race([Promise.all(CODE_FOLDERS.map((name) => search(path.join(home, name), 1))), timedOut]);
   clearTimeout(timer);
-  const repositories = [...found.values()].sort(
-    (a, b) => b.modifiedMs - a.modifiedMs || byCodeUnits(a.root, b.root),
-  );
+  const repositories = [...found.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || byCodeUnits(a.root, b.root));
   return { repositories, complete: !cutShort };
 }
 

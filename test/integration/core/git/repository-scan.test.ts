@@ -105,7 +105,9 @@ test("an unreadable cache is rebuilt by a scan", async () => {
   await fs.mkdir(path.dirname(repositoryCacheFile()), { recursive: true });
   await fs.writeFile(repositoryCacheFile(), "{ not json");
   // On a busy machine the first half-second may find nothing; the scan behind it finishes.
-  await (await foundRepositories()).refreshed;
+  await (
+    await foundRepositories()
+  ).refreshed;
   expect(roots((await foundRepositories()).repositories)).toEqual([app]);
 });
 
