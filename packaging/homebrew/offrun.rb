@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ac70ccc9ec6f12638989a9e4c09b87b716b4101309beced5a6cdc31b1f850f1e"
+  sha256 "fdc21df0a339bf3d505d981353693eff8b12545360ba326de9cd228c0fd23061"
   license "MIT"
 
   depends_on "node"

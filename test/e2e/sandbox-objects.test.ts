@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
+import { isAlive } from "../../src/core/foundation/pids.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, git } from "../helpers/offrun.js";
 import { approvedCommand, shown } from "../helpers/sandbox-turns.js";
@@ -166,8 +167,12 @@ setTimeout(() => {}, 300000);
   expect(diff.stdout).toContain("crashed.txt");
 
   const pid = Number((await fs.readFile(path.join(world.box.offrunHome, "run", "companion.pid"), "utf8")).trim());
+  // The sandbox runtime's socat bridges are the companion's children; they go with it (they stayed, for good).
+  const bridges = await childrenNamed(pid, "socat");
+  expect(bridges.length).toBeGreaterThan(0);
   process.kill(pid, "SIGKILL");
   world.server.clearScript(); // the reply the killed turn never asked for
+  await eventually(async () => (bridges.some(isAlive) ? undefined : true), 5_000, "the bridges to end");
   expect(await world.offrun(["companion", "start"])).toSucceed();
   const after = await eventually(
     async () => {
@@ -260,3 +265,17 @@ for (const name of ["packed-victim", "next-agent", "planted.sh"]) {
   world.server.script({ kind: "text", text: "Victim again." });
   expect(await world.offrun(["send", "--wait", "packed-victim", "again"])).toSucceed();
 });
+
+/** The processes whose parent is `parent` and whose program is `name` (Linux's /proc). */
+async function childrenNamed(parent: number, name: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await fs.readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state === "Z" || Number(ppid) !== parent) continue;
+    const argv0 = (await fs.readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")).split("\0")[0] ?? "";
+    if (path.basename(argv0) === name) found.push(Number(entry));
+  }
+  return found;
+}

@@ -8,7 +8,7 @@ import type { execa as Execa } from "execa";
  *
  * The lifeline is one small Node process per companion, in a session of its own, that knows the
  * process groups the companion holds (one line each on its stdin: `+<pgid>` when one starts,
- * `-<pgid>` when it has ended). Its stdin is the companion's end of a pipe: however the companion
+ * `-<pgid>` when it has ended; `+=<pid>` and `-=<pid>` for a single process). Its stdin is the companion's end of a pipe: however the companion
  * ends, kill -9 included, the kernel closes that pipe, and the lifeline then sends SIGTERM to
  * every group it still holds, SIGKILL after LIFELINE_GRACE_MS to what is left, and exits. It works
  * the same on macOS and Linux (Linux's PR_SET_PDEATHSIG has no macOS twin, and a group leader's
@@ -36,15 +36,17 @@ process.stdin.on("data", (chunk) => {
   while ((end = pending.indexOf("\\n")) >= 0) {
     const line = pending.slice(0, end);
     pending = pending.slice(end + 1);
-    const pgid = Number(line.slice(1));
-    if (!Number.isInteger(pgid) || pgid <= 1) continue;
-    if (line[0] === "+") groups.add(pgid);
-    else if (line[0] === "-") groups.delete(pgid);
+    const single = line[1] === "=";
+    const id = Number(line.slice(single ? 2 : 1));
+    if (!Number.isInteger(id) || id <= 1) continue;
+    const target = single ? id : -id;
+    if (line[0] === "+") groups.add(target);
+    else if (line[0] === "-") groups.delete(target);
   }
 });
 const signal = (name) => {
-  for (const pgid of groups) {
-    try { process.kill(-pgid, name); } catch { groups.delete(pgid); }
+  for (const target of groups) {
+    try { process.kill(target, name); } catch { groups.delete(target); }
   }
 };
 const endAll = () => {
@@ -69,7 +71,8 @@ interface Keeper {
 
 let enabled = false;
 let keeper: Keeper | undefined;
-const held = new Set<number>();
+/** What the lifeline holds, as the lines that hand it over: `<pgid>` for a group, `=<pid>` for one process. */
+const held = new Set<string>();
 
 /** The companion, at its start: from now on the groups it spawns end when it does. */
 export function keepGroupsWithThisProcess(): void {
@@ -81,14 +84,27 @@ export function keepGroupsWithThisProcess(): void {
  * has ended. Does nothing outside the companion, or for a spawn that failed (no pid).
  */
 export function holdGroup(pgid: number | undefined, execa: typeof Execa): () => void {
-  if (!enabled || pgid === undefined) return () => undefined;
-  held.add(pgid);
+  return hold(pgid === undefined ? undefined : `${pgid}`, execa);
+}
+
+/**
+ * Hands one process that is no group leader to the lifeline: one the companion did not start
+ * itself but a library it runs did, in the companion's own group (the sandbox runtime's socat
+ * bridges), which would otherwise outlive a companion killed with SIGKILL.
+ */
+export function holdProcess(pid: number | undefined, execa: typeof Execa): () => void {
+  return hold(pid === undefined ? undefined : `=${pid}`, execa);
+}
+
+function hold(entry: string | undefined, execa: typeof Execa): () => void {
+  if (!enabled || entry === undefined) return () => undefined;
+  held.add(entry);
   // A lifeline started now is handed every group held, this one included.
-  if (keeper) keeper.write(`+${pgid}\n`);
+  if (keeper) keeper.write(`+${entry}\n`);
   else lifeline(execa);
   return () => {
-    if (!held.delete(pgid)) return;
-    keeper?.write(`-${pgid}\n`);
+    if (!held.delete(entry)) return;
+    keeper?.write(`-${entry}\n`);
   };
 }
 
@@ -128,6 +144,6 @@ function lifeline(execa: typeof Execa): Keeper | undefined {
   void child.then(() => {
     if (keeper === started) keeper = undefined;
   });
-  for (const pgid of held) started.write(`+${pgid}\n`);
+  for (const entry of held) started.write(`+${entry}\n`);
   return started;
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
 import { importEsm } from "../foundation/esm-import.js";
+import { holdProcess } from "../foundation/lifeline.js";
 import type { Command } from "../foundation/process.js";
 import { Slots } from "../foundation/queue.js";
 import type { RuntimeSettings } from "./policy.js";
@@ -25,12 +27,39 @@ function runtime(): Promise<Runtime["SandboxManager"]> {
       network: { allowedDomains: [], deniedDomains: [] },
       filesystem: { denyRead: [], allowRead: [], allowWrite: [], denyWrite: [] },
     });
+    await holdBridges(SandboxManager);
     return SandboxManager;
   })().catch((error: unknown) => {
     started = undefined; // a later turn tries again (the user may have installed what was missing)
     throw error;
   });
   return started;
+}
+
+/**
+ * On Linux the runtime starts two `socat` bridges (its proxies' ports as Unix sockets that
+ * bubblewrap binds into the sandbox) as plain children, in the companion's own process group, and
+ * ends them only from its own exit handlers: a companion killed with SIGKILL left them running for
+ * good, one pair per companion. They go to the lifeline, which ends them with the companion.
+ * Found as the companion's children whose argv names the runtime's socket paths.
+ */
+async function holdBridges(manager: Runtime["SandboxManager"]): Promise<void> {
+  if (process.platform !== "linux") return;
+  const sockets = [manager.getLinuxHttpSocketPath(), manager.getLinuxSocksSocketPath()].filter(
+    (socket): socket is string => socket !== undefined,
+  );
+  if (sockets.length === 0) return;
+  const { execa } = await import("execa");
+  const entries = await fs.readdir("/proc").catch(() => [] as string[]);
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so the fields start after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid !== process.pid) continue;
+    const argv = (await fs.readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "")).split("\0");
+    if (argv.some((arg) => sockets.some((socket) => arg.includes(socket)))) holdProcess(Number(entry), execa);
+  }
 }
 
 /**
