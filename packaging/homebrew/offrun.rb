@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "fdc21df0a339bf3d505d981353693eff8b12545360ba326de9cd228c0fd23061"
+  sha256 "8a31a88e1083819705da96f4a908f344c820953dc972ac1845315da74a7f7f6c"
   license "MIT"
 
   depends_on "node"
