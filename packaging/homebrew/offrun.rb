@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "8a31a88e1083819705da96f4a908f344c820953dc972ac1845315da74a7f7f6c"
+  sha256 "77d50d97efce921e51c1ace59431af9d6121a6996ac4ba3c0288484cb3a44a33"
   license "MIT"
 
   depends_on "node"

@@ -17,6 +17,29 @@ export const claudeStateFile = (home: string, env: NodeJS.ProcessEnv) =>
     ? path.join(path.dirname(home), ".claude.json")
     : path.join(home, ".claude.json");
 
+/** The login's project folders under `projects/` (one per working directory it ran in). */
+function projectFolders(home: string): string[] {
+  try {
+    return fs
+      .readdirSync(path.join(home, "projects"), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    return []; // no sessions yet
+  }
+}
+
+/** The project folders a turn in `worktree` writes its session to: of its path, and of its real path. */
+function ownProjectFolders(worktree: string): string[] {
+  let real = worktree;
+  try {
+    real = fs.realpathSync(worktree);
+  } catch {
+    // not made yet: its own path is the one
+  }
+  return [...new Set([claudeProjectFolder(worktree), claudeProjectFolder(real)])];
+}
+
 /**
  * Claude Code's auto memory, `projects/<project>/memory/*.md`: every later session of that project
  * (an agent's worktree counts as its main checkout) reads it into its context as its own notes, so
@@ -24,18 +47,21 @@ export const claudeStateFile = (home: string, env: NodeJS.ProcessEnv) =>
  * (test/e2e/sandbox-class.test.ts). Every project's of the login, this turn's made if missing.
  */
 function autoMemoryFolders(home: string, turn: TurnPlace | undefined): string[] {
-  const projects = path.join(home, "projects");
-  let known: string[] = [];
-  try {
-    known = fs
-      .readdirSync(projects, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name);
-  } catch {
-    // no sessions yet
-  }
   const own = turn ? [claudeProjectFolder(turn.project), claudeProjectFolder(turn.worktree)] : [];
-  return [...new Set([...known, ...own])].map((folder) => path.join(projects, folder, "memory"));
+  return [...new Set([...projectFolders(home), ...own])].map((folder) => path.join(home, "projects", folder, "memory"));
+}
+
+/**
+ * Every other project folder of the login, whole: the sessions of other worktrees and of the main
+ * checkout (the user's own `claude` there), whose transcripts and sub-agent transcripts each
+ * session's next turn resumes as what was said. A turn writes only its own worktree's folder.
+ */
+function otherProjectFolders(home: string, turn: TurnPlace | undefined): string[] {
+  if (!turn) return [];
+  const own = new Set(ownProjectFolders(turn.worktree));
+  return projectFolders(home)
+    .filter((folder) => !own.has(folder))
+    .map((folder) => path.join(home, "projects", folder));
 }
 
 /** Claude Code 2.1.332 in a sandboxed turn (what it writes: docs/sandbox.md). */
@@ -96,7 +122,7 @@ export const claudeSandbox: HarnessSandbox = {
       "themes",
     ]
       .map((entry) => path.join(home, entry))
-      .concat(autoMemoryFolders(home, turn)),
+      .concat(autoMemoryFolders(home, turn), otherProjectFolders(home, turn)),
   }),
   // `.claude.json` is the CLI's own state (it rewrites it every turn), but its MCP servers and a
   // project's trust and pre-approved tools start processes outside the sandbox later.
