@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "77d50d97efce921e51c1ace59431af9d6121a6996ac4ba3c0288484cb3a44a33"
+  sha256 "7e7871d176ef75097de4c67de5fbd99c5830c7a8bb499f0ed7df891cbb058739"
   license "MIT"
 
   depends_on "node"

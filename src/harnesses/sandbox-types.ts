@@ -24,6 +24,12 @@ export interface HarnessSandbox {
    */
   executable?(home: string, env: NodeJS.ProcessEnv, turn?: TurnPlace): ExecutablePaths;
   /**
+   * Work the companion does outside the sandbox before a turn, ahead of `executable` (Gemini CLI:
+   * registers the turn's worktree in its project registry, which the turn may then not write).
+   * What it returns runs when the turn is over; its sentences go to the turn's log.
+   */
+  prepare?(home: string, env: NodeJS.ProcessEnv, turn: TurnPlace): Promise<() => Promise<string[]>>;
+  /**
    * JSON files that mix state the CLI writes with executable keys (Claude Code's `.claude.json`
    * and its `mcpServers`): the keys come out of a turn as they went in.
    */

@@ -71,6 +71,10 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
   const { record, harness, login } = request;
   const unready = await harness.sandbox.unready?.(login.home, request.env);
   if (unready) throw new OffrunError("not_installed", unready);
+  const settle = await harness.sandbox.prepare?.(login.home, request.env, {
+    project: record.project,
+    worktree: record.worktree,
+  });
   const { scope, variables, absentExecutable } = await sandboxScope(request);
   const folder = sandboxFolder(record);
   await fs.mkdir(scope.tmpDir, { recursive: true, mode: 0o700 });
@@ -124,6 +128,10 @@ export async function openSandbox(request: SandboxRequest): Promise<SandboxTurn>
           `The sandbox could not check what the turn must leave as it found: ${error instanceof Error ? error.message : String(error)}. Check the worktree's .git file and the login's settings before running git or the CLI there.`,
         ]);
       for (const message of said) await request.warn(message).catch(() => undefined);
+      const settled = await (settle?.() ?? Promise.resolve([])).catch((error: unknown) => [
+        `The sandbox could not check the ${harness.displayName} login's project folders after the turn: ${error instanceof Error ? error.message : String(error)}.`,
+      ]);
+      for (const message of settled) await request.warn(message).catch(() => undefined);
       if (scope.git && quarantine) {
         for (const message of await closeGitTurn(record, scope.git, quarantine.verified)) {
           await request.warn(message).catch(() => undefined);
