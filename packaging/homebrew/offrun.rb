@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ac70ccc9ec6f12638989a9e4c09b87b716b4101309beced5a6cdc31b1f850f1e"
+  sha256 "b80068f642895f1542d60110a0336fc9ecb4d1263059d2226846cc340ef4a8df"
   license "MIT"
 
   depends_on "node"
