@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "7e7871d176ef75097de4c67de5fbd99c5830c7a8bb499f0ed7df891cbb058739"
+  sha256 "09447a11b65bac25aa4046b8ca1d1aafba6d819c09ef72c562fb473f9294b38d"
   license "MIT"
 
   depends_on "node"

@@ -188,10 +188,19 @@ export const COMMANDS: Record<string, Define> = {
       .argument("<destination>", "where ssh goes")
       .option("--ssh-config <file>", "an ssh config file to use instead of ~/.ssh/config (ssh -F)")
       .option("--offrun <path>", "offrun's path on the host, when its non-interactive shell does not find it")
+      .option("--copy-mb <mb>", "the most one agent's copy here may hold (default 256)")
+      .option("--folder-mb <mb>", "the most all of its copies here may hold together (default 1024)")
       .action(lazy(() => import("./host-actions.js"), "add"));
     withGlobals(hosts.command("rm").description("forget a host (its agents go on there)"))
       .argument("<name>")
       .action(lazy(() => import("./host-actions.js"), "rm"));
+    withGlobals(
+      hosts.command("budget").description("how much of a host's chat logs this machine keeps: a copy, and all of them"),
+    )
+      .argument("<name>")
+      .option("--copy-mb <mb>", "the most one agent's copy may hold (default 256)")
+      .option("--folder-mb <mb>", "the most all of the host's copies may hold together (default 1024)")
+      .action(lazy(() => import("./host-actions.js"), "budget"));
     withGlobals(
       hosts.command("doctor").description("what a host lacks (offrun, git, node, agent CLIs) and how to install it"),
     )

@@ -12,7 +12,7 @@ import { detailMarkdown } from "./presenters/agent-detail.js";
 import { AgentActions } from "./agents/agent-actions.js";
 import { AgentMetadata } from "./agents/agent-metadata.js";
 import { FailureView } from "./lib/failure.js";
-import { HostProblemItem } from "./lib/host-problem.js";
+import { HostOverBudgetItem, HostProblemItem } from "./lib/host-problem.js";
 import { FileProblemItem } from "./lib/file-problem.js";
 import { viewFileProblems } from "./presenters/file-problems.js";
 import { usePoll } from "./lib/poll.js";
@@ -85,6 +85,14 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
     void overview.revalidate();
     if (selected) void detail.revalidate();
   };
+  // Per host: why it did not answer, and what of its logs is not copied here (one section a host).
+  const hostNotes = [...new Set([...(data?.unreachable ?? []), ...(data?.overBudget ?? [])].map((n) => n.host))].map(
+    (host) => ({
+      host,
+      problem: data?.unreachable.find((p) => p.host === host),
+      overBudget: (data?.overBudget ?? []).filter((o) => o.host === host),
+    }),
+  );
   const busy = rows.some((r) => r.row.record.status === "working");
   // While agents work, their status and conversation change under the view: look again every 3 s,
   // one look at a time; each aborts the one before it, and closing the view aborts both.
@@ -93,7 +101,7 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
   return (
     <List
       isLoading={isLoading}
-      isShowingDetail={rows.length > 0 || (data?.unreachable.length ?? 0) > 0 || fileProblems.length > 0}
+      isShowingDetail={rows.length > 0 || hostNotes.length > 0 || fileProblems.length > 0}
       searchBarPlaceholder="Filter agents"
       selectedItemId={launched}
       onSelectionChange={setReported}
@@ -155,9 +163,12 @@ export default function Agents(props: Pick<LaunchProps, "launchContext">) {
           })}
         </List.Section>
       ))}
-      {(data?.unreachable ?? []).map((problem) => (
-        <List.Section key={`unreachable:${problem.host}`} title={problem.host}>
-          <HostProblemItem problem={problem} onRetry={reload} />
+      {hostNotes.map(({ host, problem, overBudget }) => (
+        <List.Section key={`unreachable:${host}`} title={host}>
+          {problem ? <HostProblemItem problem={problem} onRetry={reload} /> : null}
+          {overBudget.map((item) => (
+            <HostOverBudgetItem key={`${item.project}:${item.agent}`} item={item} />
+          ))}
         </List.Section>
       ))}
       {fileProblems.length > 0 ? (

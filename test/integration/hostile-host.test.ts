@@ -1,72 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { PROTOCOL_VERSION } from "../../src/core/protocol/protocol-views.js";
+import { projectTag } from "../../src/core/companion/mirror.js";
+import { PROJECT, writeHostileSsh } from "../helpers/hostile-host.js";
 import { eventually, makeRepo, makeSandbox, runOffrun, type Sandbox } from "../helpers/offrun.js";
-import { agentRecord } from "../helpers/records.js";
 
 // A host's replies are input: its sizes, offsets, volume and shape too. A scripted hostile
-// `offrun companion stdio` stands behind a fake `ssh` first on PATH and speaks the real protocol (a
-// JSON-RPC message a line), one misbehaviour per host. Against the code before, each of these
+// `offrun companion stdio` (helpers/hostile-host.ts) stands behind a fake `ssh` first on PATH and
+// speaks the real protocol, one misbehaviour per host. Against the code before, each of these
 // failed: the copy grew past 75 MB, set-aside copies piled up, `offrun show` waited for ever, the
 // log took every junk line, and the companion's memory grew by hundreds of MB.
-
-const PROJECT = "/srv/app";
-
-/** The hostile host: answers hello and ping, then misbehaves as HOSTILE_MODE says. */
-function hostileScript(record: unknown): string {
-  return `const mode = process.env.HOSTILE_MODE;
-const record = ${JSON.stringify(record)};
-const line = '{"type":"assistant_text","at":"2026-12-07T10:00:00.000Z","turn":1,"text":"' + "y".repeat(80) + '"}';
-let pending = "";
-let round = 0;
-const send = (message) => process.stdout.write(JSON.stringify(message) + "\\n");
-const reply = (id, result) => send({ jsonrpc: "2.0", id, result });
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  pending += chunk;
-  let end;
-  while ((end = pending.indexOf("\\n")) >= 0) {
-    const message = JSON.parse(pending.slice(0, end));
-    pending = pending.slice(end + 1);
-    if (message.method === undefined) continue;
-    handle(message);
-  }
-});
-function handle({ id, method, params }) {
-  if (method === "hello") {
-    reply(id, { protocol: ${PROTOCOL_VERSION}, version: "6.6.6", hostname: "evil" });
-    if (mode === "junk") setImmediate(function flood() { if (process.stdout.write("x\\n".repeat(1000))) setImmediate(flood); else process.stdout.once("drain", flood); });
-    if (mode === "requests") {
-      process.stdin.pause();
-      let n = 0;
-      const flood = () => { while (process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: ++n, method: "agents.list", params: {} }) + "\\n")); process.stdout.once("drain", flood); };
-      setImmediate(flood);
-    }
-    return;
-  }
-  if (method === "ping") return reply(id, { pid: 1, version: "6.6.6", startedAt: "2026-12-07T00:00:00.000Z", running: 0 });
-  if (method === "changes.wait") return setTimeout(() => reply(id, { token: "t" + ++round }), 200);
-  if (method === "agents.list") {
-    const chatBytes = mode === "replaced" ? (round % 2 ? 2 * 1024 * 1024 : 0) : 4096;
-    const listed = mode === "control" ? { ...record, worktree: record.worktree + "\\necho pwned" } : record;
-    return reply(id, { hostname: "evil", projects: [{ root: "${PROJECT}", agents: [{ record: listed, chatBytes }], unreadable: [] }] });
-  }
-  if (method === "chat.read") {
-    if (mode === "offsets") return reply(id, { lines: Array(10000).fill(line), next: params.offset + 1, size: 4096 });
-    // Honest lines, as many as fill the size it said.
-    const lines = Array(Math.ceil((2 * 1024 * 1024 - params.offset) / (line.length + 1))).fill(line);
-    return reply(id, { lines, next: params.offset + lines.length * (line.length + 1), size: 2 * 1024 * 1024 });
-  }
-  if (method === "agent.show" && mode === "control") {
-    return reply(id, { agent: { ...record, worktree: record.worktree + "\\necho pwned" }, pending: [], events: [], corruptLines: 0 });
-  }
-  if (method === "agent.show" && mode === "deep") {
-    return process.stdout.write('{"jsonrpc":"2.0","id":' + id + ',"result":{"agent":' + "[".repeat(100000) + "]".repeat(100000) + "}}\\n");
-  }
-  send({ jsonrpc: "2.0", id, error: { code: -32601, message: "Unhandled method " + method } });
-}
-`;
-}
 
 let box: Sandbox;
 let repo: string;
@@ -74,16 +16,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   box = await makeSandbox("offrun-hostile-");
   repo = await makeRepo(path.join(box.dir, "repo"), box.env);
-  const bin = path.join(box.dir, "bin");
-  await fs.mkdir(bin);
-  const script = path.join(box.dir, "hostile.cjs");
-  await fs.writeFile(script, hostileScript(agentRecord(PROJECT, "a1", { status: "working" })));
-  // The fake ssh: whatever it is asked, the hostile companion answers, in the mode its host's name says.
-  await fs.writeFile(
-    path.join(bin, "ssh"),
-    `#!/bin/sh\nfor arg; do case "$arg" in evil-*) mode=\${arg#evil-};; esac; done\nHOSTILE_MODE=$mode exec '${process.execPath}' '${script}'\n`,
-    { mode: 0o755 },
-  );
+  const bin = await writeHostileSsh(box.dir);
   env = { ...box.env, PATH: `${bin}${path.delimiter}${box.env.PATH}` };
 });
 afterAll(async () => {
@@ -197,3 +130,48 @@ test("a host's record whose path holds a control character is refused and named,
   );
   await remove(host);
 }, 60_000);
+
+test("logs that together pass a host's folder budget: the rest is refused, named in `offrun hosts`, and let in by its advice", async () => {
+  // Broke: a host's folder had no budget (its copies grew with every agent it ran), and what was
+  // over a budget was said only in companion.log.
+  const host = "evil-budget";
+  const whole = 13357 * 157; // each of its two agents' logs (helpers/hostile-host.ts)
+  const copyOf = (agent: string) =>
+    path.join(box.offrunHome, "hosts", host, "chats", `${projectTag(PROJECT)}-${agent}.jsonl`);
+  const sizeOf = async (agent: string) => (await fs.stat(copyOf(agent)).catch(() => undefined))?.size ?? 0;
+  expect(await offrun("hosts", "add", host, host, "--folder-mb", "3")).toSucceed();
+  expect(await offrun("companion", "start")).toSucceed();
+  const told = await eventually(
+    async () => {
+      const hosts = await offrun("hosts");
+      return hosts.stdout.includes("a2 (/srv/app) is not copied here") ? hosts.stdout : undefined;
+    },
+    30_000,
+    "`offrun hosts` to name the refused agent",
+  );
+  expect(told).toContain(
+    `⚠ ${host}: a2 (/srv/app) is not copied here past 0.0 MB of its 2.0 MB log: ${host}'s copies hold 2.0 MB of the 3.0 MB they may`,
+  );
+  expect(told).toMatch(/evil-budget +evil-budget +connected .* 2\.0 MB of 3\.0 MB/);
+  expect(await sizeOf("a1")).toBe(whole);
+  expect(await sizeOf("a2")).toBe(0);
+  expect(await hostBytes(host)).toBeLessThanOrEqual(3 * 1024 * 1024);
+
+  // The advice, followed as printed.
+  const advice = /raise evil-budget's budget: (offrun hosts budget .*)$/m.exec(told)?.[1];
+  expect(advice).toBe(`offrun hosts budget ${host} --folder-mb 6`);
+  expect(await offrun(...advice!.split(" ").slice(1))).toSucceed();
+  await eventually(async () => ((await sizeOf("a2")) === whole ? true : undefined), 30_000, "a2 to be copied");
+  // Nothing copied before is lost, and nothing is named any more.
+  expect(await sizeOf("a1")).toBe(whole);
+  const after = await eventually(
+    async () => {
+      const hosts = await offrun("hosts");
+      return hosts.stdout.includes("4.0 MB of 6.0 MB") ? hosts.stdout : undefined;
+    },
+    30_000,
+    "`offrun hosts` to show the copies within the new budget",
+  );
+  expect(after).not.toContain("not copied here");
+  await remove(host);
+}, 120_000);

@@ -1,5 +1,5 @@
 import { Action, ActionPanel, Color, Icon, List } from "@raycast/api";
-import type { HostProblem } from "../presenters/agents-overview.js";
+import type { HostOverBudget, HostProblem } from "../presenters/agents-overview.js";
 import { visible } from "../../core/foundation/visible.js";
 import { START_COMPANION_COMMAND } from "./companion.js";
 
@@ -24,6 +24,33 @@ export function HostProblemItem({ problem, onRetry }: { problem: HostProblem; on
           <Action title="Try Again" icon={Icon.ArrowClockwise} onAction={onRetry} />
           <Action.CopyToClipboard title="Copy Doctor Command" content={doctor} />
         </ActionPanel>
+      }
+    />
+  );
+}
+
+/** A host agent whose log this machine did not copy (further), over a budget: why, and the command that raises it. */
+export function HostOverBudgetItem({ item }: { item: HostOverBudget }) {
+  const fix = item.raise
+    ? `Raise the budget: \`${item.raise}\`. Each host's copies: \`offrun hosts\``
+    : "Each host's copies: `offrun hosts`";
+  return (
+    <List.Item
+      id={`over-budget:${item.host}:${item.project}:${item.agent}`}
+      icon={{ source: Icon.HardDrive, tintColor: Color.Orange }}
+      title={`Not Copied: ${item.agent}`}
+      keywords={[item.host, item.agent]}
+      detail={
+        <List.Item.Detail
+          markdown={visible(`## ${item.agent} on ${item.host} is not copied here\n\n${item.message}.\n\n${fix}`)}
+        />
+      }
+      actions={
+        item.raise ? (
+          <ActionPanel>
+            <Action.CopyToClipboard title="Copy Budget Command" content={item.raise} />
+          </ActionPanel>
+        ) : undefined
       }
     />
   );

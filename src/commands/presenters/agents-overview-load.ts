@@ -38,6 +38,7 @@ export async function loadAgentsOverview(
       context,
       contextWindow: harnessContextWindow,
       unreachable: hosts?.unreachable ?? [],
+      overBudget: hosts?.overBudget ?? [],
       stateProblems,
     },
     now,

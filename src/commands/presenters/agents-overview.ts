@@ -80,6 +80,8 @@ export interface AgentsOverview {
   problems: FileProblem[];
   /** Hosts whose agents could not be listed, with why (host-agents.ts). */
   unreachable: HostProblem[];
+  /** Hosts' agents whose logs this machine did not copy (further), over a budget (host-agents.ts). */
+  overBudget: HostOverBudget[];
 }
 
 /** One of Offrun's files that is damaged, or was repaired, and what to do. */
@@ -89,6 +91,15 @@ export interface FileProblem {
   host?: string;
   message: string;
   repaired?: boolean;
+}
+
+/** One host agent's log not copied here, over a budget: why, and the command that raises it. */
+export interface HostOverBudget {
+  host: string;
+  agent: string;
+  project: string;
+  message: string;
+  raise?: string;
 }
 
 export interface HostProblem {
@@ -113,6 +124,7 @@ export interface OverviewInput {
   context: ReadonlyMap<string, ContextUse>;
   contextWindow?: ContextWindowOf;
   unreachable?: HostProblem[];
+  overBudget?: HostOverBudget[];
   /** This machine's state files the companion found damaged and that still are, or were repaired lately. */
   stateProblems?: FileProblem[];
 }
@@ -171,5 +183,6 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
       ...(input.stateProblems ?? []),
     ],
     unreachable: input.unreachable ?? [],
+    overBudget: input.overBudget ?? [],
   };
 }

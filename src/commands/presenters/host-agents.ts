@@ -8,10 +8,11 @@ import type { AgentRecord } from "../../core/foundation/model.js";
 import { splitJsonl } from "../../core/foundation/store.js";
 import { sshShellText } from "../../core/remote/hosts-file.js";
 import { mirrorFile } from "../../core/companion/mirror.js";
+import { describeRefusal, raiseBudgetCommand } from "../../core/companion/copy-budget.js";
 import type { ChangedFile } from "../../core/git/diff.js";
 import { askHosts } from "../../core/remote/ask-hosts.js";
 import { conversationMarkdown, numberedDiff, previewFiles, type AgentDetailData } from "./agent-detail.js";
-import type { HostProblem, OverviewInput } from "./agents-overview.js";
+import type { HostOverBudget, HostProblem, OverviewInput } from "./agents-overview.js";
 import { readContextUse, type ContextUse } from "./context-use.js";
 
 /**
@@ -27,9 +28,10 @@ export interface HostAgents {
   /** Context use of the agents whose chat copy has a usage event. */
   context: { host: string; record: AgentRecord; use: ContextUse }[];
   unreachable: HostProblem[];
+  overBudget: HostOverBudget[];
 }
 
-const NONE: HostAgents = { projects: [], quotas: [], context: [], unreachable: [] };
+const NONE: HostAgents = { projects: [], quotas: [], context: [], unreachable: [], overBudget: [] };
 
 /** Every host's agents; a host that does not answer (or a companion that is down) is named with why. */
 export async function readHostAgents(options: {
@@ -54,6 +56,18 @@ export async function readHostAgents(options: {
   const unreachable = replies.flatMap((h) =>
     h.ok ? [] : [{ host: h.host, message: h.message, ...(h.companionDown ? { companionDown: true } : {}) }],
   );
+  // What the companion refused to copy of each host's logs, over its budgets, as it told.
+  const overBudget = replies.flatMap(({ host, copies }) => {
+    if (!copies) return [];
+    const raise = raiseBudgetCommand(host, copies);
+    return copies.refused.map((refusal) => ({
+      host,
+      agent: refusal.agent,
+      project: refusal.project,
+      message: describeRefusal(host, refusal, copies),
+      ...(raise ? { raise } : {}),
+    }));
+  });
   // The hosts' logins as the companion last read them (every minute, into state.json).
   const quotas = (snapshot?.quota ?? []).flatMap((q) => (q.host ? [{ ...q, attempts: [] }] : []));
   const context = (
@@ -66,7 +80,7 @@ export async function readHostAgents(options: {
       ),
     )
   ).flat();
-  return { projects, quotas, context, unreachable };
+  return { projects, quotas, context, unreachable, overBudget };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { pendingFromLog } from "../agents/approvals.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import type { SnapshotAgent } from "./snapshot.js";
@@ -18,8 +17,8 @@ interface Known {
 }
 
 /**
- * The chat facts of many agents, kept current event by event: an agent's log is read whole once,
- * at first sight (`learn`), and from then on only its appended events are applied. Used for this
+ * The chat facts of many agents, kept current event by event: an agent's log is read once, at
+ * first sight (`learn`, `learnFrom`), and from then on only its appended events are applied. Used for this
  * machine's logs (snapshot-writer.ts) and for the local copies of a host's (companion/mirror.ts).
  */
 export class ChatFactsBook {
@@ -30,11 +29,17 @@ export class ChatFactsBook {
   }
 
   /** The facts of a whole log: its last words, and what waits in the record's current turn. */
-  learn(key: string, record: AgentRecord, events: AgentEvent[]): void {
-    const known: Known = { pending: new Map() };
-    for (const event of events) if (event.type === "text") known.lastWords = event.text;
-    for (const event of pendingFromLog(record, events)) addPending(known, event);
-    this.known.set(key, known);
+  learn(key: string, record: AgentRecord, events: Iterable<AgentEvent>): void {
+    const learning = new Learning(record);
+    for (const event of events) learning.add(event);
+    this.known.set(key, learning.known);
+  }
+
+  /** As `learn`, from a log read as a stream: nothing of it is held but what it says. */
+  async learnFrom(key: string, record: AgentRecord, events: AsyncIterable<AgentEvent>): Promise<void> {
+    const learning = new Learning(record);
+    for await (const event of events) learning.add(event);
+    this.known.set(key, learning.known);
   }
 
   /** One appended event; an agent not learned yet is left for its first read. */
@@ -57,6 +62,27 @@ export class ChatFactsBook {
   /** The log was replaced (a discarded agent, a new one of the same name): learned again when next seen. */
   forget(key: string): void {
     this.known.delete(key);
+  }
+}
+
+/** A whole log's facts, event by event, as `pendingFromLog` reads them (approvals.ts). */
+class Learning {
+  readonly known: Known = { pending: new Map() };
+  private readonly decided = new Set<string>();
+
+  constructor(private readonly record: AgentRecord) {}
+
+  add(event: AgentEvent): void {
+    if (event.type === "text") this.known.lastWords = event.text;
+    if (event.type === "decision") {
+      this.decided.add(event.id);
+      this.known.pending.delete(event.id);
+    }
+    // Only what the current turn of an agent that needs you asks, and no one answered.
+    if (this.record.status !== "needs-you" || event.turn !== this.record.turns) return;
+    if ((event.type === "approval_request" || event.type === "question") && event.id !== undefined) {
+      if (!this.decided.has(event.id)) addPending(this.known, event);
+    }
   }
 }
 

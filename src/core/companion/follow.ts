@@ -1,11 +1,12 @@
 import { describeError } from "../foundation/errors.js";
 import type { TailedEvent } from "../notify/chat-tail.js";
 import type { SnapshotAgent, SnapshotQuota } from "./snapshot.js";
-import { viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
+import { viewReplies, type AgentsListed, type HostCopies } from "../protocol/protocol-views.js";
 import type { QuotaListRow } from "../quota/row.js";
 import type { HostLinks } from "../remote/links.js";
 import type { HostLink } from "../remote/link.js";
-import { ChatMirror } from "./mirror.js";
+import { readCopies } from "./copy-budget.js";
+import { ChatMirror, hostDir } from "./mirror.js";
 import { hostSnapshot } from "./snapshot-part.js";
 
 /** How often each host's logins are asked for their quota (the host's own companion keeps it current). */
@@ -20,6 +21,8 @@ export interface HostFollower {
   listing(link: HostLink): AgentsListed | undefined;
   /** Before a request is forwarded to the host; what it returns is called once the request ended. */
   forwarding(link: HostLink): () => void;
+  /** A host's copies against their budgets: as its mirror's last round found them, else as the last one kept. */
+  copies(host: string): Promise<HostCopies | undefined>;
   close(): Promise<void>;
 }
 
@@ -53,6 +56,14 @@ export function followHosts(
   quotaTimer.unref();
 
   hosts.onConnected((link) => {
+    // A changed entry of hosts.json (a budget, say) is a new link: the old one's mirror follows nothing.
+    const current = new Set(hosts.all());
+    for (const [old, stale] of mirrors) {
+      if (current.has(old)) continue;
+      mirrors.delete(old);
+      quota.delete(old);
+      void stale.close();
+    }
     let mirror = mirrors.get(link);
     if (!mirror) {
       mirror = new ChatMirror(link, {
@@ -71,6 +82,10 @@ export function followHosts(
   return {
     listing: (link) => mirrors.get(link)?.currentListing(),
     forwarding: (link) => mirrors.get(link)?.forwarding() ?? (() => undefined),
+    copies: async (host) => {
+      const link = hosts.all().find((l) => l.host.name === host);
+      return (link && mirrors.get(link)?.copies) ?? (await readCopies(hostDir(host)));
+    },
     snapshot: async () => {
       const current = new Set(hosts.all());
       const parts = [...mirrors]

@@ -27,9 +27,18 @@ export function hostHandlers(
     },
     "hosts.status": async () => ({ hosts: hosts?.status() ?? [] }),
     // A host the mirror knows current answers from memory: `offrun ls` waits for no round trip there.
-    "hosts.agents": async (p) => ({
-      hosts: (await hosts?.agents(p.timeoutMs, (link) => following.current?.listing(link))) ?? [],
-    }),
+    // With what this machine did not copy of each host's logs, over their budgets (copy-budget.ts).
+    "hosts.agents": async (p) => {
+      const answers = (await hosts?.agents(p.timeoutMs, (link) => following.current?.listing(link))) ?? [];
+      return {
+        hosts: await Promise.all(
+          answers.map(async (answer) => {
+            const copies = await following.current?.copies(answer.host);
+            return copies ? { ...answer, copies } : answer;
+          }),
+        ),
+      };
+    },
     "hosts.quota": async (p) => {
       const timeoutMs = p.timeoutMs ?? HOST_ANSWER_MS;
       const answers = await hosts?.ask(

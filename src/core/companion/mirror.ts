@@ -1,15 +1,17 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { agentEventSchema, parseEventLine, type AgentEvent } from "../foundation/events.js";
+import { parseEventLine, type AgentEvent } from "../foundation/events.js";
 import { describeError, isOffrunError, OffrunError } from "../foundation/errors.js";
 import { agentNameProblem } from "../foundation/names.js";
 import { offrunHome, userPaths } from "../foundation/paths.js";
 import { makePrivateDir, PRIVATE_FILE_MODE } from "../foundation/private-files.js";
 import type { AgentRecord } from "../foundation/model.js";
-import { readJsonFile, readJsonl, writeJsonAtomic } from "../foundation/store.js";
+import { fileLines } from "../foundation/lines.js";
+import { readJsonFile, writeJsonAtomic } from "../foundation/store.js";
 import { ChatFactsBook, type ChatFacts } from "./chat-facts.js";
-import { agentsListedSchema, viewReplies, type AgentsListed } from "../protocol/protocol-views.js";
+import { bytesIn, copyBudget, megabytes, writeCopies, type CopyBudget } from "./copy-budget.js";
+import { agentsListedSchema, viewReplies, type AgentsListed, type HostCopies } from "../protocol/protocol-views.js";
 import * as z from "zod";
 import type { HostLink } from "../remote/link.js";
 
@@ -80,6 +82,8 @@ export class ChatMirror {
   /** What each copied log says (last words, what waits), kept as lines are copied: state.json reads no log. */
   private readonly facts = new ChatFactsBook();
   private readonly overBudgetSaid = new Map<string, string>();
+  /** The last whole round's account of the copies against their budgets; undefined before one. */
+  copies: HostCopies | undefined;
 
   constructor(
     private readonly link: HostLink,
@@ -198,15 +202,27 @@ export class ChatMirror {
     if (this.link.state.state !== "connected") return;
     const since = await this.followingSince();
     const listing = agentsListedSchema.parse(await this.link.call("agents.list", {}));
+    const budget = copyBudget(this.link.host);
+    const round: Round = { budget, used: await bytesIn(path.join(hostDir(this.link.host.name), "chats")), refused: [] };
     let grew = false;
     for (const project of listing.projects) {
       for (const { record, chatBytes } of project.agents) {
-        grew = (await this.copy(project.root, record, chatBytes, since)) || grew;
+        grew = (await this.copy(project.root, record, chatBytes, since, round)) || grew;
       }
     }
     const changed = JSON.stringify(listing.projects) !== JSON.stringify(this.listing?.projects);
     this.listing = listing;
-    if (changed || grew) this.options.onChange?.();
+    const refusedBefore = this.copies && JSON.stringify([this.copies.refused, this.copies.folderBudgetBytes]);
+    this.copies = {
+      usedBytes: round.used,
+      copyBudgetBytes: budget.copyBytes,
+      folderBudgetBytes: budget.folderBytes,
+      refused: round.refused,
+    };
+    // Kept on disk when what was refused changed: the faces name it after a restart, or while the host is down.
+    const refusedChanged = refusedBefore !== JSON.stringify([round.refused, budget.folderBytes]);
+    if (refusedChanged) await writeCopies(hostDir(this.link.host.name), this.copies);
+    if (changed || grew || refusedChanged) this.options.onChange?.();
   }
 
   /** The last words and what waits on the user, from the copy of an agent's log. */
@@ -214,53 +230,75 @@ export class ChatMirror {
     return this.facts.get(factsKey(project, agent)) ?? { pending: [] };
   }
 
-  /** Copies what the host's log holds beyond the copy; true when something was. */
-  private async copy(project: string, record: AgentRecord, remoteSize: number, since: string): Promise<boolean> {
+  /**
+   * Copies what the host's log holds beyond the copy, within the budgets; true when something was.
+   * What one copy may not hold, or what would take the host's copies over theirs, is not copied
+   * and is named in `round.refused`; what was copied before stays.
+   */
+  private async copy(
+    project: string,
+    record: AgentRecord,
+    remoteSize: number,
+    since: string,
+    round: Round,
+  ): Promise<boolean> {
     const { name: agent, harness } = record;
     const file = mirrorFile(this.link.host.name, project, agent);
     const key = factsKey(project, agent);
     let size = await sizeOf(file);
     if (!Number.isSafeInteger(remoteSize) || remoteSize < 0) return false;
-    if (remoteSize > MAX_COPY_BYTES) {
-      // A host's word is input: a log it says is larger than any real one is not copied past the budget.
-      this.overBudget(
-        key,
-        `${agent} in ${project}: its log is ${remoteSize} bytes, over the ${MAX_COPY_BYTES} a copy may hold`,
-      );
-      remoteSize = MAX_COPY_BYTES;
-      if (size >= remoteSize) return false;
-    }
     if (remoteSize < size) {
       // The host's log is shorter than the copy: it was replaced (a discard, a new agent of the same name).
       // One copy set aside per agent: the one before it goes, so a host that says so every round fills nothing.
-      for (const old of await setAside(file)) await fs.rm(old, { force: true });
+      for (const old of await setAside(file)) {
+        round.used -= (await fs.stat(old).catch(() => undefined))?.size ?? 0;
+        await fs.rm(old, { force: true });
+      }
       await fs.rename(file, `${file}.replaced-${Date.now()}`);
       this.facts.forget(key);
       size = 0;
     }
-    // First sight of this copy (at start, or after a replacement): read whole once; then line by line.
-    if (!this.facts.has(key)) {
-      this.facts.learn(key, record, size === 0 ? [] : (await readJsonl(file, agentEventSchema)).entries);
+    // A host's word is input: a log it says is larger than any real one, or more than the host's
+    // copies may hold together, is not copied past the budget.
+    let wanted = Math.min(remoteSize, round.budget.copyBytes);
+    const overFolder = wanted > size && round.used + (wanted - size) > round.budget.folderBytes;
+    if (overFolder) wanted = size;
+    if (remoteSize > round.budget.copyBytes || overFolder) {
+      const refusal = {
+        project,
+        agent,
+        budget: remoteSize > round.budget.copyBytes ? ("copy" as const) : ("folder" as const),
+        logBytes: remoteSize,
+        copiedBytes: size,
+      };
+      round.refused.push(refusal);
+      this.overBudget(key, refusalText(refusal, round.budget));
     }
+    // First sight of this copy (at start, or after a replacement): read once as a stream; then line by line.
+    if (!this.facts.has(key)) await this.facts.learnFrom(key, record, copiedEvents(file, size));
     const start = size;
-    while (size < remoteSize) {
+    while (size < wanted) {
       const read = viewReplies["chat.read"].parse(
         await this.link.call("chat.read", { project, name: agent, offset: size }),
       );
       if (read.next <= size) break; // a line still being written: next round
       // The copy advances by what arrived, and only up to the size the host itself stated: a reply
       // whose offset does not match its lines, or that goes past that size, ends the round.
-      const text = read.lines.map((line) => `${line}\n`).join("");
-      const bytes = Buffer.byteLength(text);
+      const bytes = read.lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
       if (read.next !== size + bytes || read.next > remoteSize) {
         throw new Error(
           `${agent} in ${project}: chat.read from offset ${size} answered ${bytes} bytes and next ${read.next}, with the log at ${remoteSize} bytes; not copied`,
         );
       }
+      // Whole lines up to the copy's budget.
+      const lines = linesWithin(read.lines, wanted - size);
+      if (lines.length === 0) break;
+      const text = lines.map((line) => `${line}\n`).join("");
       await makePrivateDir(path.dirname(file));
       await fs.appendFile(file, text, { mode: PRIVATE_FILE_MODE });
-      size = read.next;
-      for (const line of read.lines) {
+      size += Buffer.byteLength(text);
+      round.used += Buffer.byteLength(text);
+      for (const line of lines) {
         const event = parseEventLine(line);
         if (!event) continue;
         this.facts.apply(key, event);
@@ -287,11 +325,40 @@ export class ChatMirror {
   }
 }
 
-/**
- * The most of one agent's log a copy holds (256 MB; OFFRUN_HOST_COPY_MB to change it): a host that
- * claims more is copied up to it and said to be over it in the companion's log.
- */
-const MAX_COPY_BYTES = Number(process.env.OFFRUN_HOST_COPY_MB ?? 256) * 1024 * 1024;
+/** One round's account of the host's copies: its budgets, what they hold so far, what was refused. */
+interface Round {
+  budget: CopyBudget;
+  used: number;
+  refused: HostCopies["refused"];
+}
+
+/** For the companion's log. */
+function refusalText(refusal: HostCopies["refused"][number], budget: CopyBudget): string {
+  const what = `${refusal.agent} in ${refusal.project}: its log is ${refusal.logBytes} bytes, ${refusal.copiedBytes} copied`;
+  return refusal.budget === "copy"
+    ? `${what}; over the ${budget.copyBytes} a copy may hold`
+    : `${what}; the rest would take the host's copies over the ${budget.folderBytes} they may hold (${megabytes(budget.folderBytes)}), not copied`;
+}
+
+/** The leading lines of `lines` whose bytes (with their newlines) fit in `room`. */
+function linesWithin(lines: string[], room: number): string[] {
+  let used = 0;
+  let count = 0;
+  for (const line of lines) {
+    used += Buffer.byteLength(line) + 1;
+    if (used > room) break;
+    count += 1;
+  }
+  return count === lines.length ? lines : lines.slice(0, count);
+}
+
+/** The events of a copy's first `size` bytes, read as a stream: a copy may hold hundreds of MB. */
+async function* copiedEvents(file: string, size: number): AsyncGenerator<AgentEvent> {
+  for await (const line of fileLines(file, size)) {
+    const event = parseEventLine(line);
+    if (event) yield event;
+  }
+}
 
 /** The copies of `file` set aside before (`<file>.replaced-<ms>`). */
 async function setAside(file: string): Promise<string[]> {

@@ -1,3 +1,5 @@
+import { createReadStream } from "node:fs";
+
 /**
  * Line framing for the CLIs' JSON-lines streams, shared by every runner: split on "\n" only, and
  * never hold an endless line whole.
@@ -54,4 +56,29 @@ export class LineSplitter {
     if (cut) this.onOversized(cut.head, cut.size);
     else this.onLine(line);
   }
+}
+
+/**
+ * The lines of a file's first `end` bytes, read as a stream (a copy may hold hundreds of MB: never
+ * whole) and split as LineSplitter does; a line past MAX_LINE_CHARS is counted in `oversized`.
+ */
+export async function* fileLines(
+  file: string,
+  end: number,
+  oversized: { count: number } = { count: 0 },
+): AsyncGenerator<string> {
+  if (end <= 0) return;
+  let ready: string[] = [];
+  const splitter = new LineSplitter(
+    (line) => ready.push(line),
+    () => (oversized.count += 1),
+  );
+  // utf8 decoding keeps a character whose bytes straddle two chunks whole.
+  for await (const chunk of createReadStream(file, { encoding: "utf8", end: end - 1 })) {
+    splitter.push(chunk as string);
+    yield* ready;
+    ready = [];
+  }
+  splitter.end();
+  yield* ready;
 }

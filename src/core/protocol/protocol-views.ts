@@ -168,15 +168,42 @@ const linkStatusSchema = () =>
     retryAt: z.string().optional(),
   });
 
-/** One host's part of a merged answer (remote/links.ts HostAnswer). */
+const bytes = () => z.number().int().nonnegative();
+
+/**
+ * What this machine keeps of a host's chat logs against its budgets (companion/copy-budget.ts):
+ * what its copies hold, what they may, and each agent's log not copied (further) because of them.
+ */
+export const hostCopiesSchema = z.lazy(() =>
+  z.object({
+    usedBytes: bytes(),
+    copyBudgetBytes: bytes(),
+    folderBudgetBytes: bytes(),
+    refused: z.array(
+      z.object({
+        project: shownPath(),
+        agent: agentName(),
+        /** "copy": the log is over what one copy may hold; "folder": the rest of it would take the host's copies over theirs. */
+        budget: z.enum(["copy", "folder"]),
+        /** The log's size on the host, and how much of it is copied here. */
+        logBytes: bytes(),
+        copiedBytes: bytes(),
+      }),
+    ),
+  }),
+);
+export type HostCopies = z.infer<typeof hostCopiesSchema>;
+
+/** One host's part of a merged answer (remote/links.ts HostAnswer); `copies` in hosts.agents' only. */
 const hostAnswer = <T extends z.ZodType>(value: T) =>
   z.discriminatedUnion("ok", [
-    z.object({ host: z.string(), ok: z.literal(true), value, ms: z.number() }),
+    z.object({ host: z.string(), ok: z.literal(true), value, ms: z.number(), copies: hostCopiesSchema.optional() }),
     z.object({
       host: z.string(),
       ok: z.literal(false),
       error: z.object({ kind: z.string(), message: z.string() }),
       ms: z.number(),
+      copies: hostCopiesSchema.optional(),
     }),
   ]);
 

@@ -1,5 +1,6 @@
 import { CompanionClient } from "../protocol/client.js";
 import type { MethodParams, Reply } from "../protocol/protocol.js";
+import type { HostCopies } from "../protocol/protocol-views.js";
 import { describeError } from "../foundation/errors.js";
 import { runningCompanionPid } from "../foundation/pids.js";
 import { readHosts, type Host } from "./hosts-file.js";
@@ -14,7 +15,7 @@ import { readHosts, type Host } from "./hosts-file.js";
 type Merged = "hosts.agents" | "hosts.quota";
 type Answered<M extends Merged> = Extract<Reply<M>["hosts"][number], { ok: true }>["value"];
 
-export type HostReply<T> =
+export type HostReply<T> = (
   | { host: string; ok: true; value: T; entry?: Host }
   | {
       host: string;
@@ -22,7 +23,11 @@ export type HostReply<T> =
       message: string;
       /** This machine's companion is not running: starting it is the fix, not anything on the host. */
       companionDown?: boolean;
-    };
+    }
+) & {
+  /** hosts.agents: what this machine keeps of the host's logs, and what it refused over their budgets. */
+  copies?: HostCopies;
+};
 
 /** Asks `method` of every host; `companionRunning` when the caller knows already. Never throws. */
 export async function askHosts<M extends Merged>(
@@ -55,8 +60,9 @@ export async function askHosts<M extends Merged>(
   }
   const entries = new Map(hosts.map((h) => [h.name, h]));
   return answer.hosts.map((h): HostReply<Answered<M>> => {
-    if (!h.ok) return { host: h.host, ok: false, message: h.error.message };
+    const copies = h.copies ? { copies: h.copies } : {};
+    if (!h.ok) return { host: h.host, ok: false, message: h.error.message, ...copies };
     const entry = entries.get(h.host);
-    return { host: h.host, ok: true, value: h.value as Answered<M>, ...(entry ? { entry } : {}) };
+    return { host: h.host, ok: true, value: h.value as Answered<M>, ...(entry ? { entry } : {}), ...copies };
   });
 }

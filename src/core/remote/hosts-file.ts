@@ -23,6 +23,10 @@ export const hostSchema = z.object({
   sshConfig: z.string().optional(),
   /** How to run offrun on the host when it is not on the PATH of its non-interactive shell. */
   offrun: z.string().optional(),
+  /** The most one agent's copy here may hold, in MB (companion/copy-budget.ts); unset: the default. */
+  copyMB: z.number().int().positive().optional(),
+  /** The most all of this host's copies here may hold together, set-aside ones included, in MB; unset: the default. */
+  folderMB: z.number().int().positive().optional(),
   addedAt: z.string(),
 });
 export type Host = z.infer<typeof hostSchema>;
@@ -152,6 +156,20 @@ export async function removeHost(name: string, env: NodeJS.ProcessEnv = process.
     const host = hosts.find((h) => h.name === name);
     if (!host) throw new OffrunError("not_found", `No host named '${name}'.`);
     return { hosts: hosts.filter((h) => h !== host), result: host };
+  });
+}
+
+/** Sets a host's budgets for its copies here (`offrun hosts budget`); the companion reconnects to it and copies by them. */
+export async function setHostBudget(
+  name: string,
+  budget: Pick<Host, "copyMB" | "folderMB">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Host> {
+  return update(env, (hosts) => {
+    const host = hosts.find((h) => h.name === name);
+    if (!host) throw new OffrunError("not_found", `No host named '${name}'.`);
+    const changed = { ...host, ...budget };
+    return { hosts: hosts.map((h) => (h === host ? changed : h)), result: changed };
   });
 }
 
