@@ -51,7 +51,10 @@ describe("allocatePort", () => {
 
   test("the chosen port is added to taken, so concurrent callers sharing it never collide", async () => {
     const taken = new Set<number>();
-    const small = { from: 47000, to: 47009 };
+    // A range of its own each run: a fixed one collided with the same test of another suite run
+    // on the machine (CI beside a local run), whose listeners held a port of it for an instant.
+    const from = 20_000 + Math.floor(Math.random() * 1_200) * 10; // below the ephemeral ports (32768+)
+    const small = { from, to: from + 9 };
     const ports = await Promise.all(
       Array.from({ length: 10 }, () => allocatePort({ root: "/r", agent: "same", range: small, taken })),
     );
