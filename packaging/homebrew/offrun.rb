@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "09447a11b65bac25aa4046b8ca1d1aafba6d819c09ef72c562fb473f9294b38d"
+  sha256 "edb291ab3c2e70b0bee6eb0ebe99a9dcc7241bf0b8b7aa6dc7fefaccc33e2378"
   license "MIT"
 
   depends_on "node"

@@ -33,12 +33,16 @@ export function table(header: string[], given: string[][]): string {
 export function agentRows(agents: AgentRecord[]): string[][] {
   return agents.map((a) => [
     a.name,
-    a.resume ? `${a.status} · resumes ${shortTime(a.resume.at)} on ${a.resume.account}` : a.status,
+    a.discardedAt
+      ? "discarded"
+      : a.resume
+        ? `${a.status} · resumes ${shortTime(a.resume.at)} on ${a.resume.account}`
+        : a.status,
     elapsed(a.status === "working" || a.status === "needs-you" ? a.turnStartedAt : a.createdAt),
     a.harness,
     a.account,
     a.mode,
-    a.branch,
+    a.branchDeleted ? `${a.branch} (deleted)` : a.branch,
   ]);
 }
 

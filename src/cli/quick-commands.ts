@@ -69,9 +69,11 @@ export const QUICK_COMMANDS: Record<QuickWord, Define> = {
       .action(lazy(() => import("./approval-actions.js"), "answer"));
   },
   ls: (program) => {
-    withHost(program.command("ls").description("agents of this project")).action(
-      lazy(() => import("./view-actions.js"), "ls"),
-    );
+    withHost(program.command("ls").description("agents of this project"))
+      .option("--all", "also the agents you discarded")
+      .option("--status <status>", "only agents in this status: working, needs-you, idle, limited, failed, done")
+      .option("--cli <id>", "only agents of this agent CLI (claude, codex, gemini, ...)")
+      .action(lazy(() => import("./view-actions.js"), "ls"));
   },
   show: (program) => {
     withHost(program.command("show").description("an agent's conversation, status, worktree and branch"))

@@ -3,10 +3,10 @@ import { readAgent, readChat } from "../core/records/records.js";
 import { asSeen, listAgentsAsSeen, runningCompanionPid } from "../core/agents/orphans.js";
 import type { AgentEvent } from "../core/foundation/events.js";
 import { findRepoRoot } from "../core/git/repo.js";
-import type { AgentRecord } from "../core/foundation/model.js";
+import { AGENT_STATUSES, type AgentRecord } from "../core/foundation/model.js";
 import { projectPaths } from "../core/foundation/paths.js";
 import { throughCompanion, withCompanion } from "./context.js";
-import { describeError, isOffrunError } from "../core/foundation/errors.js";
+import { describeError, isOffrunError, OffrunError } from "../core/foundation/errors.js";
 import { pendingFromLog } from "../core/agents/approvals.js";
 import { AGENT_HEADER, agentRows, elapsed, renderEvent, renderPending, table } from "./format.js";
 import { output, projectDir } from "./output.js";
@@ -18,18 +18,60 @@ import { findHost, readHosts } from "../core/remote/hosts-file.js";
  * the companion; about another machine's agents they ask it, through the companion's connection.
  */
 
-export async function ls(options: HostOptions): Promise<void> {
+/** What `ls` shows: every agent but the discarded ones (`--all` shows them), in a status, of a CLI. */
+export interface ListFilter {
+  all?: boolean;
+  status?: string;
+  cli?: string;
+}
+
+export async function ls(options: HostOptions & ListFilter): Promise<void> {
+  const keep = agentFilter(options);
   const hosts = await readHosts();
-  if (hosts.length > 0 || options.host) return lsEverywhere(options);
+  if (hosts.length > 0 || options.host) return lsEverywhere(options, keep);
   const root = await findRepoRoot(projectDir(options));
   const listing = await listAgentsAsSeen(root);
-  output(options, listing, () => {
+  const agents = listing.agents.filter(keep.shows);
+  output(options, { ...listing, agents }, () => {
     if (listing.agents.length === 0 && listing.unreadable.length === 0) {
       return `No agents in ${root} yet. Start one: offrun start "describe the task"`;
     }
     const problems = listing.unreadable.map((u) => `⚠ ${u.problem}`);
-    return [table(AGENT_HEADER, agentRows(listing.agents)), ...problems].join("\n");
+    const body = agents.length > 0 ? [table(AGENT_HEADER, agentRows(agents))] : [`No agent in ${root} ${keep.words}.`];
+    return [...body, ...keep.footer(listing.agents), ...problems].join("\n");
   });
+}
+
+/** The filter of `ls`'s options, checked: an unknown status is a usage error naming the ones there are. */
+function agentFilter(options: ListFilter) {
+  if (options.status !== undefined && !(AGENT_STATUSES as readonly string[]).includes(options.status)) {
+    throw new OffrunError(
+      "invalid_input",
+      `There is no status '${options.status}': an agent is ${AGENT_STATUSES.join(", ")}. For example: offrun ls --status needs-you`,
+    );
+  }
+  const shows = (agent: AgentRecord) =>
+    (options.all || agent.discardedAt === undefined) &&
+    (options.status === undefined || agent.status === options.status) &&
+    (options.cli === undefined || agent.harness === options.cli);
+  const named = [...(options.status ? [`${options.status}`] : []), ...(options.cli ? [`of ${options.cli}`] : [])].join(
+    " ",
+  );
+  return {
+    shows,
+    words: named ? `is ${named}` : "is left that you did not discard",
+    /** Says how many discarded agents the list leaves out, and how to see them. */
+    footer: (agents: AgentRecord[]): string[] => {
+      if (options.all) return [];
+      const hidden = agents.filter(
+        (a) =>
+          a.discardedAt !== undefined &&
+          (options.status === undefined || a.status === options.status) &&
+          (options.cli === undefined || a.harness === options.cli),
+      ).length;
+      return hidden > 0 ? [`${hidden} discarded agent(s) not shown: offrun ls --all`] : [];
+    },
+  };
 }
 
 export async function show(name: string, options: HostOptions): Promise<void> {
@@ -100,10 +142,10 @@ export async function discard(
         (client) => client.call("agent.discard", { project, name, ...how }),
         async () => (await branchActions()).agentDiscard(project, name, how),
       ));
-  output(
-    options,
-    result,
-    () => `Discarded ${name}: removed ${result.worktreeRemoved}. The conversation stays in ${result.logFile}.`,
+  output(options, result, () =>
+    result.worktreeRemoved === undefined
+      ? `${name} was already discarded (${result.record.discardedAt ?? result.record.updatedAt}); nothing more to remove. The conversation stays in ${result.logFile}.`
+      : `Discarded ${name}: removed ${result.worktreeRemoved}. The conversation stays in ${result.logFile}.`,
   );
 }
 
@@ -136,7 +178,7 @@ function showText(
 }
 
 /** ls with hosts: this project's agents (when the command runs in one) and every host's, each host time-boxed. */
-async function lsEverywhere(options: HostOptions): Promise<void> {
+async function lsEverywhere(options: HostOptions, keep: ReturnType<typeof agentFilter>): Promise<void> {
   // Both at once: the hosts' answers come over the companion while this project's records are read.
   const [local, answers] = await Promise.all([
     options.host ? undefined : localListing(options),
@@ -155,17 +197,19 @@ async function lsEverywhere(options: HostOptions): Promise<void> {
       ? h.value.projects.flatMap((p) => p.agents.map((a) => ({ host: h.host, project: p.root, agent: a.record })))
       : [],
   );
+  const allLocal = local?.agents ?? [];
+  const shownRemote = remote.filter(({ agent }) => keep.shows(agent));
   const silent = hosts.flatMap((h) => (h.ok ? [] : [{ host: h.host, error: h.error }]));
   const data = {
-    agents: local?.agents ?? [],
+    agents: allLocal.filter(keep.shows),
     unreadable: local?.unreadable ?? [],
-    remote,
+    remote: shownRemote,
     hosts: hosts.map((h) => ({ host: h.host, ok: h.ok, ms: h.ms, ...(h.ok ? {} : { error: h.error }) })),
   };
   output(options, data, () => {
     const rows = [
       ...agentRows(data.agents).map((row) => ["local", ...row]),
-      ...remote.map(({ host, agent }) => {
+      ...shownRemote.map(({ host, agent }) => {
         const [name, ...rest] = agentRows([agent])[0]!;
         return [host, `${host}:${name}`, ...rest];
       }),
@@ -174,9 +218,32 @@ async function lsEverywhere(options: HostOptions): Promise<void> {
       ...data.unreadable.map((u) => `⚠ ${u.problem}`),
       ...silent.map((s) => `⚠ ${s.host} did not answer: ${s.error.message}`),
     ];
-    const body = rows.length > 0 ? [table(["HOST", ...AGENT_HEADER], rows)] : ["No agents here or on the hosts yet."];
-    return [...body, ...problems].join("\n");
+    const body =
+      rows.length > 0 ? [table(["HOST", ...AGENT_HEADER], rows)] : [nothingListed(options.host, hosts, keep)];
+    return [...body, ...keep.footer([...allLocal, ...remote.map((r) => r.agent)]), ...problems].join("\n");
   });
+}
+
+/**
+ * Why `ls` with hosts shows no row, in words that are true: a host that did not answer has not
+ * said it has no agents, and `--host` leaves this machine's agents out rather than finding none.
+ */
+function nothingListed(
+  only: string | undefined,
+  hosts: { host: string; ok: boolean }[],
+  keep: ReturnType<typeof agentFilter>,
+): string {
+  const answered = hosts.filter((h) => h.ok).map((h) => h.host);
+  const silent = hosts.filter((h) => !h.ok).map((h) => h.host);
+  const filtered = keep.words.startsWith("is left") ? "" : ` that ${keep.words}`;
+  if (only !== undefined) {
+    return silent.length > 0
+      ? `${only} did not answer, so its agents are not listed (this machine's are left out by --host: offrun ls without it lists them).`
+      : `No agent on ${only}${filtered} yet.`;
+  }
+  const where = answered.length > 0 ? `here or on ${answered.join(", ")}` : "here";
+  const unknown = silent.length > 0 ? ` (${silent.join(", ")} did not answer: below)` : "";
+  return `No agent ${where}${filtered} yet${unknown}.`;
 }
 
 /** This project's agents, or none when the command runs outside a repository (the hosts still show). */

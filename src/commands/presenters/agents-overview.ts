@@ -148,7 +148,9 @@ export function buildAgentsOverview(input: OverviewInput, now: number): AgentsOv
   };
   const groups = input.projects
     .map((project): ProjectGroup => {
-      const agents = [...project.agents]
+      // A discarded agent has no worktree left to act on: `offrun ls --all` still lists it.
+      const agents = project.agents
+        .filter((record) => record.discardedAt === undefined)
         .sort((a, b) => STATUS_RANK[a.status] - STATUS_RANK[b.status] || byCodeUnits(b.updatedAt, a.updatedAt))
         .map((record): AgentRow => {
           const quota = quotas.get(hostLoginKey({ harness: record.harness, label: record.account }, project.host));

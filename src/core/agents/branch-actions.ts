@@ -90,6 +90,10 @@ export async function agentMerge(project: string, name: string) {
 export async function agentDiscard(project: string, name: string, options: { force: boolean; deleteBranch: boolean }) {
   const root = await findRepoRoot(project);
   const record = await readAgent(root, name);
+  // Discarded before, and nothing more asked of it: said so, nothing removed twice.
+  if (record.discardedAt && !(await exists(record.worktree)) && (!options.deleteBranch || record.branchDeleted)) {
+    return { record, worktreeRemoved: undefined, logFile: projectPaths(root).chat(name) };
+  }
   if (!options.force) refuseWhileWorking(record, "discard it");
   // Written down first: a discard cut short after the worktree went is finished by the next
   // companion (branch-recovery.ts), never left as a record naming a worktree that is not there.
@@ -121,7 +125,13 @@ export async function agentDiscard(project: string, name: string, options: { for
     );
   });
   const now = new Date().toISOString();
-  const updated: AgentRecord = { ...record, status: "done", updatedAt: now };
+  const updated: AgentRecord = {
+    ...record,
+    status: "done",
+    updatedAt: now,
+    discardedAt: now,
+    ...(options.deleteBranch ? { branchDeleted: true } : {}),
+  };
   delete updated.pid;
   try {
     injectFault("discard", record.worktree);
@@ -144,4 +154,11 @@ export async function agentDiscard(project: string, name: string, options: { for
   }
   await fs.rm(marker, { force: true });
   return { record: updated, worktreeRemoved: record.worktree, logFile: projectPaths(root).chat(name) };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  );
 }

@@ -78,7 +78,12 @@ async function finishCutDiscards(
         level: "info",
         message: `Discarded the worktree (the discard was finished when the companion started: the last one stopped before it was recorded).${branch}`,
       });
-      await hooks.update(record, { status: "done", ...NO_PROCESS });
+      await hooks.update(record, {
+        status: "done",
+        ...NO_PROCESS,
+        discardedAt: new Date().toISOString(),
+        ...(deleteBranch && !branchLeft ? { branchDeleted: true } : {}),
+      });
       said.push(`finished the discard of ${root}:${name}: its worktree was gone, its record now says so`);
     } else if (record && record.status !== "done") {
       said.push(

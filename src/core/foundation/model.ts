@@ -53,6 +53,10 @@ export const agentRecordSchema = z.object({
   turnStartedAt: z.string().optional(),
   lastError: z.string().optional(),
   mergedAt: z.string().optional(),
+  /** When `offrun discard` removed the worktree: `ls` leaves the agent out then (`--all` shows it). */
+  discardedAt: z.string().optional(),
+  /** The discard deleted the agent's branch too. */
+  branchDeleted: z.boolean().optional(),
   /** The CLI runs inside the sandbox (see core/sandbox): chosen at start, kept for every turn. */
   sandbox: z.boolean().optional(),
   /**

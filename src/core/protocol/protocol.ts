@@ -181,7 +181,9 @@ export const replies = joinTables(
         commit: z.string(),
         files: z.array(z.string()),
       }),
-    "agent.discard": () => z.object({ record: agentRecordSchema, worktreeRemoved: z.string(), logFile: z.string() }),
+    // No worktreeRemoved: the agent was discarded before, and nothing was removed this time.
+    "agent.discard": () =>
+      z.object({ record: agentRecordSchema, worktreeRemoved: z.string().optional(), logFile: z.string() }),
     "login.remove": () =>
       z.object({
         // `account` names the login: the key is kept for peers (faces, hosts) of earlier versions.
