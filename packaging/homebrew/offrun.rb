@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "edb291ab3c2e70b0bee6eb0ebe99a9dcc7241bf0b8b7aa6dc7fefaccc33e2378"
+  sha256 "7b24fe90cb0b3e91a3a13f386de468960a40d735bee0413afb81703b94662b1b"
   license "MIT"
 
   depends_on "node"

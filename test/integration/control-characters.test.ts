@@ -178,7 +178,9 @@ test("a notification spells out the control characters of an approval's command 
     const approval = calls.find((call) => call[0]?.includes("needs approval"))?.slice(0, 2);
     const finished = calls.find((call) => call[0]?.endsWith("finished"));
     // A body is one line: the CR went with the other whitespace (classify's cut), the ESC is spelled out.
-    expect(approval).toEqual(["claude · shop: needs approval (Bash\\x1b[8m)", "rm -rf ~ \\x1b[2Kls"]);
+    // The title names the agent first: with several agents on one project, whose turn it was.
+    expect(approval).toEqual(["ask (claude) · shop: needs approval (Bash\\x1b[8m)", "rm -rf ~ \\x1b[2Kls"]);
+    expect(finished?.[0]).toBe("ask (claude) · shop: finished");
     expect(finished?.[1]).toBe("Nothing to see. \\x1b[2KDone");
     expect(obeyed(calls.flat().join("\n"))).toEqual([]);
   } finally {

@@ -80,7 +80,8 @@ export function classifyEvent(
     turn: event.turn,
     ...(what.requestId ? { requestId: what.requestId } : {}),
     ...(event.type === "review" ? { review: event.id } : {}),
-    title: `${agent.harness} · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
+    // Which agent, first: with several on one project, "claude · shop: finished" did not say whose turn it was.
+    title: `${agent.name} (${agent.harness}) · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
     body: cut(what.body || agent.name),
     at: event.at,
   };

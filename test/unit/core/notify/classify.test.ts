@@ -12,7 +12,7 @@ test("a completed turn is 'finished' with the agent's last words as the body", (
     agent: "fin",
     project: "/work/repos/shop",
     turn: 1,
-    title: "claude · shop: finished",
+    title: "fin (claude) · shop: finished",
     body: "Hello from the fake server.",
     at,
   });
@@ -47,7 +47,7 @@ test("an approval request names the tool and the command waiting", () => {
   expect(classifyEvent(event, agent)).toMatchObject({
     kind: "needs-approval",
     requestId: "1.1",
-    title: "claude · shop: needs approval (Bash)",
+    title: "fin (claude) · shop: needs approval (Bash)",
     body: "node -e \"require('fs').writeFileSync('approved.txt','yes')\"",
   });
 });
@@ -64,7 +64,7 @@ test("questions, limits and login switches notify; a limit names its reset time"
     at,
     turn: 1,
   };
-  expect(classifyEvent(limit, agent)?.title).toBe("claude · shop: hit a limit (resets 2026-11-30T08:00:00Z)");
+  expect(classifyEvent(limit, agent)?.title).toBe("fin (claude) · shop: hit a limit (resets 2026-11-30T08:00:00Z)");
   const moved: AgentEvent = { type: "account_switch", from: "work", to: "home", reason: "usage limit", at, turn: 1 };
   expect(classifyEvent(moved, agent)).toMatchObject({ kind: "account-switch", body: "from work: usage limit" });
 });
