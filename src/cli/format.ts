@@ -4,6 +4,7 @@ import { renderMemoryChange } from "./memory-format.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";
 import { visible } from "../core/foundation/visible.js";
+import { describeToolInput } from "../core/foundation/tool-input.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -60,18 +61,6 @@ function truncate(text: string, max: number): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
-function describeInput(input: unknown): string {
-  if (input && typeof input === "object") {
-    const record = input as Record<string, unknown>;
-    for (const field of ["file_path", "path", "command", "cmd", "pattern", "url"]) {
-      const value = record[field];
-      if (typeof value === "string") return value;
-      if (Array.isArray(value)) return value.join(" ");
-    }
-  }
-  return truncate(JSON.stringify(input) ?? "", 80);
-}
-
 /** One event as a line (or a few) of the conversation. */
 export function renderEvent(event: AgentEvent): string | undefined {
   switch (event.type) {
@@ -84,13 +73,13 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "text":
       return `\n‹ agent\n${event.text}`;
     case "tool_call":
-      return `  ⚙ ${event.name} ${describeInput(event.input)}`;
+      return `  ⚙ ${event.name} ${describeToolInput(event.input, 80)}`;
     case "tool_result":
       return event.isError ? `    ✗ ${truncate(event.output, 160)}` : undefined;
     case "approval_request":
-      return `  ? needs approval${event.id ? ` [${event.id}]` : ""}: ${event.tool} ${describeInput(event.input)}`;
+      return `  ? needs approval${event.id ? ` [${event.id}]` : ""}: ${event.tool} ${describeToolInput(event.input, 80)}`;
     case "denial":
-      return `  ⊘ refused: ${event.tool} ${describeInput(event.input)}`;
+      return `  ⊘ refused: ${event.tool} ${describeToolInput(event.input, 80)}`;
     case "sandbox_refusal":
       return `  ⊘ sandbox refused ${describeRefusal(event)}`;
     case "question":
@@ -153,8 +142,8 @@ export function renderPending(name: string, pending: AgentEvent[], several = pen
     const agent = shellQuote(name);
     if (event.type === "approval_request") {
       return [
-        `  ⏸ waiting for your approval [${event.id}]: ${event.text ?? `${event.tool} ${describeInput(event.input)}`}`,
-        `      tool: ${event.tool}  ${describeInput(event.input)}`,
+        `  ⏸ waiting for your approval [${event.id}]: ${event.text ?? `${event.tool} ${describeToolInput(event.input, 80)}`}`,
+        `      tool: ${event.tool}  ${describeToolInput(event.input, 80)}`,
         `      allow:  offrun approve ${agent}${pick}${event.alwaysKey ? `   (add --always to allow ${event.alwaysKey} from now on)` : ""}`,
         `      deny:   offrun approve ${agent}${pick} --deny --reason "..."`,
       ];

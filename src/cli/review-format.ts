@@ -1,4 +1,5 @@
 import type { QuotaWindow, ReviewEvent } from "../core/foundation/events.js";
+import { describeToolInput } from "../core/foundation/tool-input.js";
 
 /** A review as `offrun show` and `offrun review` print it. */
 export function renderReview(review: ReviewEvent): string {
@@ -22,7 +23,7 @@ export function renderReview(review: ReviewEvent): string {
   lines.push(`  reviewed ${scope.files} file(s) and ${scope.commits} commit(s) since ${scope.base.slice(0, 8)}`);
   for (const attempt of review.blockedWrites) {
     lines.push(
-      `  ⊘ the reviewer tried to write (${attempt.tool} ${describe(attempt.input)}); its read-only mode blocked it`,
+      `  ⊘ the reviewer tried to write (${attempt.tool} ${describeToolInput(attempt.input, 80)}); its read-only mode blocked it`,
     );
   }
   lines.push(`  ${authorLine(review)}`);
@@ -66,18 +67,6 @@ function quota(windows: QuotaWindow[] | undefined): string | undefined {
   const known = (windows ?? []).filter((w) => w.usedPercent !== undefined);
   if (known.length === 0) return undefined;
   return known.map((w) => `${w.kind} ${Math.round(w.usedPercent ?? 0)}%`).join(", ");
-}
-
-function describe(input: unknown): string {
-  if (input && typeof input === "object" && !Array.isArray(input)) {
-    const record = input as Record<string, unknown>;
-    for (const field of ["file_path", "path", "command", "cmd"]) {
-      const value = record[field];
-      if (typeof value === "string") return value;
-    }
-  }
-  const json = JSON.stringify(input) ?? "";
-  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
 }
 
 function indent(text: string): string[] {

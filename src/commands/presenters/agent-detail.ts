@@ -3,6 +3,7 @@ import type { ChangedFile } from "../../core/git/diff.js";
 import type { AgentEvent } from "../../core/foundation/events.js";
 import type { AgentRecord } from "../../core/foundation/model.js";
 import { visible } from "../../core/foundation/visible.js";
+import { describeToolInput } from "../../core/foundation/tool-input.js";
 import { inertMarkdown } from "./inert-markdown.js";
 
 /** The Agents view's detail: the conversation as markdown, the diff with line numbers, the preview. */
@@ -21,19 +22,6 @@ function quoteBlock(text: string): string {
     .join("\n");
 }
 
-function inputSummary(input: unknown): string {
-  if (input && typeof input === "object") {
-    const record = input as Record<string, unknown>;
-    for (const field of ["command", "cmd", "file_path", "path", "pattern", "url"]) {
-      const value = record[field];
-      if (typeof value === "string") return value;
-      if (Array.isArray(value)) return value.join(" ");
-    }
-  }
-  const json = JSON.stringify(input) ?? "";
-  return json.length > 120 ? `${json.slice(0, 119)}…` : json;
-}
-
 /** A fence that the text itself cannot close. */
 function fence(text: string, lang = ""): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
@@ -49,15 +37,15 @@ export function eventMarkdown(event: AgentEvent): string | undefined {
     case "text":
       return clip(event.text);
     case "tool_call":
-      return `\`${event.name}\` ${inputSummary(event.input).replace(/`/g, "'")}`;
+      return `\`${event.name}\` ${describeToolInput(event.input).replace(/`/g, "'")}`;
     case "tool_result":
       return event.isError ? `✗ ${fence(clip(event.output))}` : undefined;
     case "approval_request":
-      return `⏸ **Needs approval**: ${event.text ?? `${event.tool} ${inputSummary(event.input)}`}`;
+      return `⏸ **Needs approval**: ${event.text ?? `${event.tool} ${describeToolInput(event.input)}`}`;
     case "question":
       return `⏸ **Question**: ${event.text}`;
     case "denial":
-      return `⊘ Refused by the CLI: \`${event.tool}\` ${inputSummary(event.input).replace(/`/g, "'")}`;
+      return `⊘ Refused by the CLI: \`${event.tool}\` ${describeToolInput(event.input).replace(/`/g, "'")}`;
     case "sandbox_refusal":
       return `⊘ **Sandbox refused** ${event.kind === "network" ? "a connection to" : event.kind === "read" ? "a read of" : "a write to"} \`${event.target.replace(/`/g, "'")}\`${refusalSetting(event)}`;
     case "decision":
@@ -125,7 +113,7 @@ export function waitingMarkdown(pending: AgentEvent[]): string {
     if (event.type === "question") return [`**Question**\n\n${quoteBlock(event.text)}`];
     if (event.type !== "approval_request") return [];
     const input = event.input as { command?: unknown } | undefined;
-    const whole = typeof input?.command === "string" ? input.command : (event.text ?? inputSummary(event.input));
+    const whole = typeof input?.command === "string" ? input.command : (event.text ?? describeToolInput(event.input));
     return [`**Needs approval**: \`${event.tool}\`\n\n${fence(whole)}`];
   });
   if (blocks.length === 0) return "";

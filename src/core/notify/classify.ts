@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { AgentEvent } from "../foundation/events.js";
+import { describeToolInput } from "../foundation/tool-input.js";
 
 export const NOTIFICATION_KINDS = [
   "finished",
@@ -45,19 +46,6 @@ export const BODY_MAX = 200;
 export function cut(text: string, max = BODY_MAX): string {
   const oneLine = text.replace(/\s+/g, " ").trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
-}
-
-/** The command (or path, or URL) a tool call waits on, from its input; JSON when no field says. */
-function describeInput(input: unknown): string {
-  if (input && typeof input === "object" && !Array.isArray(input)) {
-    const record = input as Record<string, unknown>;
-    for (const field of ["command", "cmd", "file_path", "path", "url", "pattern"]) {
-      const value = record[field];
-      if (typeof value === "string") return value;
-      if (Array.isArray(value)) return value.map(String).join(" ");
-    }
-  }
-  return JSON.stringify(input) ?? "";
 }
 
 /**
@@ -107,7 +95,7 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
       return {
         kind: "needs-approval",
         headline: `needs approval (${event.tool})`,
-        body: describeInput(event.input) || event.text || event.tool,
+        body: describeToolInput(event.input, BODY_MAX) || event.text || event.tool,
         requestId: event.id,
       };
     case "question":
