@@ -1,7 +1,7 @@
 import type { QuotaListRow } from "../core/quota/row.js";
 import { quotaReport } from "../core/logins/quota-report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
-import { clockTime } from "../core/foundation/format.js";
+import { limitedUntilText } from "../core/foundation/time-words.js";
 import { LIMITS_ONLY, paceText } from "../core/logins/login-quota.js";
 import { windowText } from "../core/quota/quota-window.js";
 import { withCompanion } from "./context.js";
@@ -9,8 +9,8 @@ import { elapsed, table } from "./format.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";
 
 /**
- * offrun quota: per login, its sign-in, each window ("5-Hour 23% · resets 21:00", as every face writes
- * it: core/quota/quota-window.ts; ◀ marks the one that decides), pace, source and age;
+ * offrun quota: per login, its sign-in, each window ("5-Hour 23% used · resets 21:00", as every face
+ * writes it: core/quota/quota-window.ts; ◀ marks the one that decides), pace, source and age;
  * with hosts added, their logins too (each host time-boxed; one that does not answer is named).
  */
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {
@@ -46,7 +46,8 @@ function rowsOf(row: QuotaListRow & { host?: string }, now: Date): string[][] {
   const rows: string[][] = [];
   if (signedOut) rows.push([name, "SIGNED OUT", "-", `sign in: ${row.signIn.command ?? "-"}`, "-"]);
   if (row.limitedUntil) {
-    rows.push([name, `LIMITED until ${clockTime(row.limitedUntil, now.getTime())}`, "-", row.source ?? "offrun", "-"]);
+    const until = limitedUntilText(row.limitedUntil, now.getTime());
+    rows.push([name, until.replace(/^limited/, "LIMITED"), "-", row.source ?? "offrun", "-"]);
   }
   if (row.windows.length === 0 && !row.limitedUntil && !signedOut) {
     if (row.coverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-"]);

@@ -34,6 +34,8 @@ beforeAll(async () => {
     path.join(box.home, ".gemini", "settings.json"),
     JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
   );
+  // Times on a 24-hour clock, whatever the machine's locale (docs/cli.md: the clock setting).
+  await fs.writeFile(path.join(box.offrunHome, "config.json"), JSON.stringify({ clock: "24h" }));
   env = { ...box.env, OFFRUN_CLAUDE_BIN: stub, OFFRUN_GEMINI_BIN: stub, GEMINI_API_KEY: "test" };
   await fs.writeFile(
     path.join(box.offrunHome, "harnesses.json"),

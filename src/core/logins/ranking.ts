@@ -1,6 +1,7 @@
 import type { Harness } from "../../harnesses/types.js";
 import type { Login } from "../foundation/login-model.js";
 import { OffrunError } from "../foundation/errors.js";
+import { limitedUntilText, resetsText } from "../foundation/time-words.js";
 import { loginKey, type LoginReading } from "../quota/ledger.js";
 import { headroom } from "../quota/pipeline.js";
 import { isNeverUsed, type SignInEntry } from "./sign-in.js";
@@ -62,7 +63,7 @@ export function pickLogin(
     if (options.exclude?.has(key)) skipped = "already tried";
     else if (candidate.signIn?.state === "signed-out")
       skipped = `signed out (${candidate.signIn.note ?? "its CLI says so"})`;
-    else if (room === 0 && !options.force) skipped = `limited until ${candidate.quota.limitedUntil ?? "its reset"}`;
+    else if (room === 0 && !options.force) skipped = limitedUntilText(candidate.quota.limitedUntil, now.getTime());
     else if (room !== undefined && reserve > 0 && room < reserve && !options.force)
       skipped = `below its ${reserve}% reserve`;
     else if (candidate.quota.recovering && busy > 0) skipped = "just back from a limit; one turn at a time";
@@ -124,7 +125,7 @@ export function earliestReset(candidates: readonly Candidate[], now = new Date()
 function noRoom(harness: Harness, candidates: Candidate[], ranking: Pick["ranking"], now: Date): OffrunError {
   const signedOut = candidates.filter((c) => c.signIn?.state === "signed-out").map((c) => c.login.label);
   const first = earliestReset(candidates, now);
-  const when = first ? ` The first resets at ${new Date(first).toLocaleString()}.` : "";
+  const when = first ? ` The first ${resetsText(first, now.getTime())}.` : "";
   if (
     signedOut.length > 0 &&
     !first &&

@@ -1,5 +1,9 @@
 import type { LoginReading } from "../../../../src/core/quota/ledger.js";
 import { viewLoginQuota } from "../../../../src/core/logins/login-quota.js";
+import { pinClock } from "../../../helpers/clock.js";
+
+// Times in this file read on a 24-hour clock, whatever the machine's locale.
+pinClock("24h");
 
 const NOW = Date.parse("2026-11-20T12:00:00Z");
 const at = (minutes: number) => new Date(NOW + minutes * 60_000).toISOString();
@@ -32,7 +36,7 @@ test("no window on a limits-only CLI says so; on a percent CLI it is unknown", (
 test("the summary carries the pace when the login's recent use gives one", () => {
   const running = quota({ windows: [window(70)], blocking: window(70), pace: { runsOutAt: at(45) } });
   const view = viewLoginQuota(running, NOW);
-  expect(view.summary).toMatch(/^5-Hour 70% · resets \d\d:\d\d · out ~\d\d:\d\d at this pace$/);
+  expect(view.summary).toMatch(/^5-Hour 70% used · resets \d\d:\d\d · out ~\d\d:\d\d at this pace$/);
   const lasting = quota({ windows: [window(20)], blocking: window(20), pace: { lastsPastReset: true } });
   expect(viewLoginQuota(lasting, NOW).pace).toBe("lasts past its reset");
   // A limited login has no pace to tell: it is out already.
