@@ -99,6 +99,17 @@ test("a limits-only CLI with no window says so instead of unknown", async () => 
   }
 });
 
+// The PACE column was always "-" and nothing said what it meant.
+test("PACE is the share used over the share of the window gone by, then when it runs out at this pace", async () => {
+  const lines = (await offrun("quota")).stdout.split("\n");
+  expect(lines[0]).toMatch(/^LOGIN\s+WINDOW\s+PACE\s+SOURCE\s+AGE$/);
+  const line = lines.find((l) => l.includes("Claude Code · work"))!;
+  // 40% used, 1 of the window's 5 hours gone (it resets in 4): twice as fast as the window allows.
+  expect(line).toMatch(
+    /5-Hour 40% used · resets (\w{3} )?\d\d:\d\d ◀\s+2\.0× · out ~(\w{3} )?\d\d:\d\d at this pace\s+stream/,
+  );
+});
+
 test("the pace comes from the login's own recent readings", async () => {
   const rows = JSON.parse((await offrun("quota", "--json")).stdout) as Row[];
   const work = rows.find((r) => r.harness === "claude" && r.label === "work")!;

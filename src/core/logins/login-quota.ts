@@ -1,10 +1,10 @@
 import type { LoginReading } from "../quota/ledger.js";
-import { currentPace, type Pace } from "../quota/pace.js";
+import { currentPace, windowPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
 import type { SignInState } from "./sign-in.js";
 import { titleCase } from "../foundation/format.js";
 import { clockTime, limitedUntilText } from "../foundation/time-words.js";
-import { windowText } from "../quota/quota-window.js";
+import { windowLengthMs, windowText } from "../quota/quota-window.js";
 
 /** How one login's quota reads in the views: "5-Hour 23% used · resets 21:00", "limited until 21:00", "signed out". */
 export interface LoginQuotaView {
@@ -48,6 +48,15 @@ export function paceText(pace: Pace | undefined, now: number): string | undefine
   if (current?.runsOutAt) return `out ~${clockTime(current.runsOutAt, now)} at this pace`;
   if (current?.lastsPastReset) return "lasts past its reset";
   return undefined;
+}
+
+/**
+ * "1.4×": how fast a window is used against its clock (quota/pace.ts windowPace), or undefined
+ * when that cannot be told yet. docs/cli.md explains the PACE column of `offrun quota` with it.
+ */
+export function windowPaceText(window: { kind: string; usedPercent?: number; resetsAt?: string }, now: number) {
+  const pace = windowPace(window, windowLengthMs(window.kind), now);
+  return pace ? `${pace.ratio.toFixed(1)}×` : undefined;
 }
 
 export function viewLoginQuota(quota: LoginReading, now: number, facts: LoginFacts = {}): LoginQuotaView {

@@ -47,3 +47,16 @@ export function windowText(
   const reset = window.resetsAt ? ` · ${resetsText(window.resetsAt, now, clock)}` : "";
   return `${windowName(window.kind)} ${used}${reset}`;
 }
+
+/**
+ * How long a window of this kind runs, or undefined when its kind does not say (a month is not a
+ * fixed length; an unknown kind is not guessed).
+ */
+export function windowLengthMs(kind: string): number | undefined {
+  const hour = 3_600_000;
+  if (kind === "five_hour") return 5 * hour;
+  if (kind === "daily") return 24 * hour;
+  if (kind === "seven_day" || kind.startsWith("seven_day_")) return 7 * 24 * hour;
+  const minutes = /^window_(\d+)m$/.exec(kind);
+  return minutes ? Number(minutes[1]) * 60_000 : undefined;
+}

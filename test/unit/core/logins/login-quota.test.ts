@@ -1,5 +1,5 @@
 import type { LoginReading } from "../../../../src/core/quota/ledger.js";
-import { viewLoginQuota } from "../../../../src/core/logins/login-quota.js";
+import { viewLoginQuota, windowPaceText } from "../../../../src/core/logins/login-quota.js";
 import { pinClock } from "../../../helpers/clock.js";
 
 // Times in this file read on a 24-hour clock, whatever the machine's locale.
@@ -46,4 +46,11 @@ test("the summary carries the pace when the login's recent use gives one", () =>
     summary: expect.stringMatching(/^limited until/),
   });
   expect(viewLoginQuota(limited, NOW).pace).toBeUndefined();
+});
+
+test("the quota table writes a window's pace as a multiple, on every window whose length its kind gives", () => {
+  // 2 of 5 hours gone, 56% used; 1 of 2 hours gone, 50% used; a month has no fixed length.
+  expect(windowPaceText({ kind: "five_hour", usedPercent: 56, resetsAt: at(180) }, NOW)).toBe("1.4×");
+  expect(windowPaceText({ kind: "window_120m", usedPercent: 50, resetsAt: at(60) }, NOW)).toBe("1.0×");
+  expect(windowPaceText({ kind: "monthly", usedPercent: 50, resetsAt: at(60) }, NOW)).toBeUndefined();
 });

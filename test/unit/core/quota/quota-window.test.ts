@@ -1,4 +1,4 @@
-import { windowName, windowText } from "../../../../src/core/quota/quota-window.js";
+import { windowLengthMs, windowName, windowText } from "../../../../src/core/quota/quota-window.js";
 
 // Windows as people name them, in title case, not as the CLIs' JSON spells them.
 test("quota windows read 5-Hour, 7-Day, 7-Day (Opus), and an unknown one as its words", () => {
@@ -27,4 +27,12 @@ test("a window reads its name, the share used saying so, a middle dot and its lo
     "7-Day 40% used · resets 2026-03-12 09:00",
   );
   expect(windowText({ kind: "five_hour" }, now)).toBe("5-Hour use unknown");
+});
+
+test("a window's length comes from its kind; a month or an unknown kind has none", () => {
+  expect(windowLengthMs("five_hour")).toBe(5 * 3_600_000);
+  expect(windowLengthMs("seven_day_opus")).toBe(7 * 86_400_000);
+  expect(windowLengthMs("window_90m")).toBe(90 * 60_000);
+  expect(windowLengthMs("monthly")).toBeUndefined();
+  expect(windowLengthMs("some_new_window")).toBeUndefined();
 });
