@@ -38,7 +38,7 @@ export class LoginPicker {
    */
   async choose(
     harness: Harness,
-    options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
+    options: { label?: string; force?: boolean; exclude?: ReadonlySet<string>; prefer?: string },
   ): Promise<Pick> {
     if (options.label !== undefined) {
       const login = await findLogin(harness, options.label, this.env);
@@ -67,6 +67,7 @@ export class LoginPicker {
       inFlight: this.inFlight,
       exclude: options.exclude,
       force: options.force,
+      prefer: options.prefer,
     });
   }
 

@@ -43,7 +43,17 @@ export interface Pick {
 export function pickLogin(
   harness: Harness,
   candidates: Candidate[],
-  options: { inFlight: ReadonlyMap<string, number>; exclude?: ReadonlySet<string>; force?: boolean; now?: Date },
+  options: {
+    inFlight: ReadonlyMap<string, number>;
+    exclude?: ReadonlySet<string>;
+    force?: boolean;
+    now?: Date;
+    /**
+     * The login to take whenever it can run (not skipped): the one a wait for a reset named, so
+     * that "Resumes 14:57 on personal" goes on on personal, not on a login that ranks higher then.
+     */
+    prefer?: string;
+  },
 ): Pick {
   const now = options.now ?? new Date();
   const ranking: Pick["ranking"] = [];
@@ -88,7 +98,7 @@ export function pickLogin(
       b.score - a.score ||
       Number(b.candidate.login.isDefault) - Number(a.candidate.login.isDefault),
   );
-  const best = usable[0];
+  const best = usable.find((u) => u.candidate.login.label === options.prefer) ?? usable[0];
   if (!best) throw noRoom(harness, candidates, ranking, now);
   ranking.sort((a, b) => (b.room ?? -1) - (a.room ?? -1));
   const known = usable.map((u) => u.room).filter((r): r is number => r !== undefined);
