@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "7b24fe90cb0b3e91a3a13f386de468960a40d735bee0413afb81703b94662b1b"
+  sha256 "ffbed2f4b20a90b069cb73a4b5dafd37c89069d8d986580fc8a56d5fd6d98a44"
   license "MIT"
 
   depends_on "node"
