@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "b6bea9b0d4479022f1663125ede61fc6ddf52e36457de93c9f9a38d010f74391"
+  sha256 "bc935c970f9ea89216e01b4a662e5e18b09c36dbc39c0cef04248b449fd4453e"
   license "MIT"
 
   depends_on "node"

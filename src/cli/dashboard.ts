@@ -10,6 +10,8 @@ import { AGENT_HEADER, agentRows, table } from "./format.js";
 import { output, type GlobalOptions } from "./output.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { askHosts } from "../core/remote/ask-hosts.js";
+import { limitedUntilText } from "../core/foundation/time-words.js";
+import { windowText } from "../core/quota/quota-window.js";
 
 /** `offrun` with no arguments: what is installed, which logins exist, every agent on this machine and on the hosts. */
 export async function dashboard(options: GlobalOptions): Promise<void> {
@@ -30,6 +32,8 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
             exists,
             headroom: headroom(quota) ?? null,
             limitedUntil: quota.limitedUntil ?? null,
+            /** The window that decides, for its words: the share used, as every face writes it. */
+            blocking: quota.blocking ?? null,
           };
         }),
       );
@@ -56,15 +60,18 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
 
   output(options, { clis, projects, companion: companion ?? null, hosts }, () => {
     const lines = ["Agent CLIs"];
+    const now = Date.now();
     for (const cli of clis) {
       if (cli.binary) lines.push(`  ✓ ${cli.name.padEnd(12)} ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
       else lines.push(`  ✗ ${cli.name.padEnd(12)} not installed: ${cli.installHint}`);
       for (const login of cli.logins) {
         const room = login.limitedUntil
-          ? `limited until ${new Date(login.limitedUntil).toLocaleString()}`
+          ? limitedUntilText(login.limitedUntil, now)
           : login.headroom === null
             ? "quota unknown"
-            : `${Math.round(login.headroom)}% left`;
+            : login.blocking?.usedPercent !== undefined
+              ? windowText(login.blocking, now)
+              : `${Math.round(100 - login.headroom)}% used`;
         const missing = login.exists ? "" : " (not created yet: sign in to create it)";
         lines.push(`      login ${login.label}: ${room} · ${login.home}${missing}`);
       }

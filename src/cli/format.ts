@@ -5,6 +5,8 @@ import type { AgentRecord } from "../core/foundation/model.js";
 import { shellQuote } from "../core/foundation/shell-quote.js";
 import { visible } from "../core/foundation/visible.js";
 import { describeToolInput } from "../core/foundation/tool-input.js";
+import { clockTime, resetsText } from "../core/foundation/time-words.js";
+import { windowText } from "../core/quota/quota-window.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -47,11 +49,9 @@ export function agentRows(agents: AgentRecord[]): string[][] {
   ]);
 }
 
-/** "03:00" today, else "Dec 3 03:00": when a waiting agent goes on. */
+/** When a waiting agent goes on, as every face writes a time (core/foundation/time-words.ts). */
 function shortTime(iso: string): string {
-  const at = new Date(iso);
-  const hhmm = at.toTimeString().slice(0, 5);
-  return at.toDateString() === new Date().toDateString() ? hhmm : `${at.toDateString().slice(4, 10)} ${hhmm}`;
+  return clockTime(iso, Date.now());
 }
 
 export const AGENT_HEADER = ["AGENT", "STATUS", "ELAPSED", "HARNESS", "LOGIN", "MODE", "BRANCH"];
@@ -89,9 +89,9 @@ export function renderEvent(event: AgentEvent): string | undefined {
     case "usage":
       return `  tokens: ${event.inputTokens} in, ${event.outputTokens} out${event.costUsd !== undefined ? `, $${event.costUsd.toFixed(4)}` : ""}`;
     case "quota":
-      return `  quota: ${event.windows.map((w) => `${w.kind} ${w.usedPercent ?? "?"}%`).join(", ")}`;
+      return `  quota: ${event.windows.map((w) => windowText(w, Date.now())).join(", ")}`;
     case "limit_hit":
-      return `  ⛔ limit: ${event.message}${event.resetsAt ? ` (resets ${new Date(event.resetsAt).toLocaleString()})` : ""}`;
+      return `  ⛔ limit: ${event.message}${event.resetsAt ? ` (${resetsText(event.resetsAt, Date.now())})` : ""}`;
     case "retry":
       return `  ↻ retry ${event.attempt}: ${event.message}`;
     case "error":

@@ -14,7 +14,7 @@ import { renameLogin } from "../core/logins/rename.js";
 import { locateBinary } from "../core/foundation/binaries.js";
 import type { LoginReading } from "../core/quota/ledger.js";
 import { cachedLoginQuota } from "../core/quota/pipeline.js";
-import { clockTime } from "../core/foundation/format.js";
+import { limitedUntilText } from "../core/foundation/time-words.js";
 import { windowText } from "../core/quota/quota-window.js";
 import { OffrunError } from "../core/foundation/errors.js";
 import { throughCompanion } from "./context.js";
@@ -77,9 +77,9 @@ function identityOf(entry: SignInEntry): {
   };
 }
 
-/** "5-Hour 23% · resets 21:00" (the deciding window, as every face writes it), "limited until 21:00" or "unknown". */
+/** "5-Hour 23% used · resets 21:00" (the deciding window, as every face writes it), "limited until 21:00" or "unknown". */
 function describeQuota(quota: LoginReading, now = Date.now()): string {
-  if (quota.limitedUntil) return `limited until ${clockTime(quota.limitedUntil, now)}`;
+  if (quota.limitedUntil) return limitedUntilText(quota.limitedUntil, now);
   const blocking = quota.blocking;
   if (!blocking || blocking.usedPercent === undefined) return "unknown";
   return windowText(blocking, now);

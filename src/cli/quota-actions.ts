@@ -1,16 +1,17 @@
 import type { QuotaListRow } from "../core/quota/row.js";
 import { quotaReport } from "../core/logins/quota-report.js";
 import { readHosts } from "../core/remote/hosts-file.js";
-import { clockTime } from "../core/foundation/format.js";
-import { LIMITS_ONLY, paceText } from "../core/logins/login-quota.js";
+import { limitedUntilText } from "../core/foundation/time-words.js";
+import { LIMITS_ONLY, paceText, windowPaceText } from "../core/logins/login-quota.js";
 import { windowText } from "../core/quota/quota-window.js";
 import { withCompanion } from "./context.js";
 import { elapsed, table } from "./format.js";
 import { output, print, projectDir, type GlobalOptions } from "./output.js";
 
 /**
- * offrun quota: per login, its sign-in, each window ("5-Hour 23% · resets 21:00", as every face writes
- * it: core/quota/quota-window.ts; ◀ marks the one that decides), pace, source and age;
+ * offrun quota: per login, its sign-in, each window ("5-Hour 23% used · resets 21:00", as every face
+ * writes it: core/quota/quota-window.ts; ◀ marks the one that decides), pace ("1.4× · out ~16:40 at
+ * this pace": docs/cli.md explains it), source and age;
  * with hosts added, their logins too (each host time-boxed; one that does not answer is named).
  */
 export async function quota(options: GlobalOptions & { refresh?: boolean }): Promise<void> {
@@ -46,7 +47,8 @@ function rowsOf(row: QuotaListRow & { host?: string }, now: Date): string[][] {
   const rows: string[][] = [];
   if (signedOut) rows.push([name, "SIGNED OUT", "-", `sign in: ${row.signIn.command ?? "-"}`, "-"]);
   if (row.limitedUntil) {
-    rows.push([name, `LIMITED until ${clockTime(row.limitedUntil, now.getTime())}`, "-", row.source ?? "offrun", "-"]);
+    const until = limitedUntilText(row.limitedUntil, now.getTime());
+    rows.push([name, until.replace(/^limited/, "LIMITED"), "-", row.source ?? "offrun", "-"]);
   }
   if (row.windows.length === 0 && !row.limitedUntil && !signedOut) {
     if (row.coverage === "limits") rows.push([name, LIMITS_ONLY, "-", "-", "-"]);
@@ -58,10 +60,15 @@ function rowsOf(row: QuotaListRow & { host?: string }, now: Date): string[][] {
   const pace = row.limitedUntil || signedOut ? undefined : paceText(row.pace, now.getTime());
   for (const window of row.windows) {
     const blocking = row.blocking?.kind === window.kind;
+    // The window's own pace; the deciding one also says when it runs out at the recent rate.
+    const paces = [
+      row.limitedUntil || signedOut ? undefined : windowPaceText(window, now.getTime()),
+      blocking ? pace : undefined,
+    ].filter(Boolean);
     rows.push([
       name,
       `${windowText(window, now.getTime())}${blocking ? " ◀" : ""}`,
-      blocking && pace ? pace : "-",
+      paces.join(" · ") || "-",
       window.source,
       `${elapsed(window.observedAt, now.getTime())} ago`,
     ]);

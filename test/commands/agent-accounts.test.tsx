@@ -7,10 +7,12 @@ import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+import { pinClock } from "../helpers/clock.js";
 
 let sandbox: FaceSandbox;
 beforeEach(async () => {
   sandbox = await makeFaceSandbox();
+  pinClock("24h");
 });
 afterEach(async () => {
   await sandbox.cleanup();

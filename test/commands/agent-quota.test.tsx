@@ -12,6 +12,10 @@ import { buildMenuBar } from "../../src/commands/presenters/menu-bar.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+import { pinClock } from "../helpers/clock.js";
+
+// Times in this file read on a 24-hour clock, whatever the machine's locale.
+pinClock("24h");
 
 type LaunchContext = LaunchProps["launchContext"];
 
@@ -67,7 +71,7 @@ test("the title is the tightest login's used %: a limited login counts as full",
   const claude = model.harnesses[0]!.logins;
   expect(claude.map((l) => l.title)).toEqual(["Default: 23%", "Work: 61%"]);
   // A reading 40 minutes old is marked with its age.
-  expect(claude[1]!.windows[0]).toMatch(/^5-Hour 61% · resets \d\d:\d\d \(40m ago\)$/);
+  expect(claude[1]!.windows[0]).toMatch(/^5-Hour 61% used · resets \d\d:\d\d \(40m ago\)$/);
   expect(model.harnesses[1]!.logins[0]!.windows[0]).toMatch(/^Limited until \d\d:\d\d$/);
 });
 

@@ -6,17 +6,20 @@ import { runOffrun } from "../helpers/offrun.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { writeStateSnapshot } from "../screens/scene.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
+import { pinClock } from "../helpers/clock.js";
 
 // A window read "5-hour 61% · resets 21:00" in the menu bar, "23% used, resets 21:00" in
 // Agent Logins and the Agents detail, "23% of five_hour, resets 09:00 PM" in `offrun logins` and
-// "five_hour 23% 3/2/2026, 9:00:00 PM" in `offrun quota`. Every face now writes it one way.
+// "five_hour 23% 3/2/2026, 9:00:00 PM" in `offrun quota`. Every face now writes it one way, saying
+// the percent is the share used.
 
-/** "5-Hour 23% · resets 21:00", or "… resets Tue 21:00" when the reset is past midnight. */
-const FORM = /5-Hour 23% · resets (Sun |Mon |Tue |Wed |Thu |Fri |Sat )?\d\d:\d\d/;
+/** "5-Hour 23% used · resets 21:00", or "… resets Tue 21:00" when the reset is past midnight. */
+const FORM = /5-Hour 23% used · resets (Sun |Mon |Tue |Wed |Thu |Fri |Sat )?\d\d:\d\d/;
 
 let sandbox: FaceSandbox;
 beforeAll(async () => {
   sandbox = await makeFaceSandbox();
+  pinClock("24h");
   const env = { ...sandbox.box.env, OFFRUN_CLAUDE_BIN: sandbox.claudeStub };
   expect(
     await runOffrun(["start", "--wait", "--name", "upload", "fix the upload"], { env, cwd: sandbox.repo }),

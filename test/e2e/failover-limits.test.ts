@@ -197,7 +197,7 @@ describe("Claude Code: logins added with their own homes, no default home", () =
       const waiting = JSON.parse((await run("show", "waits", "--json")).stdout) as Shown;
       expect(waiting.agent.status).toBe("limited");
       expect(waiting.agent.resume?.account).toBe("solo");
-      expect((await run("ls")).stdout).toMatch(/limited · resumes \S+ on solo/);
+      expect((await run("ls")).stdout).toMatch(/limited · resumes (\w{3} )?\d{1,2}:\d\d( [AP]M)? on solo/);
       const requestsWhileLimited = server.turnRequests().length;
 
       const done = await eventually(

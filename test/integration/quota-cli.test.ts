@@ -34,6 +34,8 @@ beforeAll(async () => {
     path.join(box.home, ".gemini", "settings.json"),
     JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } } }),
   );
+  // Times on a 24-hour clock, whatever the machine's locale (docs/cli.md: the clock setting).
+  await fs.writeFile(path.join(box.offrunHome, "config.json"), JSON.stringify({ clock: "24h" }));
   env = { ...box.env, OFFRUN_CLAUDE_BIN: stub, OFFRUN_GEMINI_BIN: stub, GEMINI_API_KEY: "test" };
   await fs.writeFile(
     path.join(box.offrunHome, "harnesses.json"),
@@ -95,6 +97,17 @@ test("a limits-only CLI with no window says so instead of unknown", async () => 
     expect(line).toContain("no usage data: limits only");
     expect(line).not.toContain("unknown");
   }
+});
+
+// The PACE column was always "-" and nothing said what it meant.
+test("PACE is the share used over the share of the window gone by, then when it runs out at this pace", async () => {
+  const lines = (await offrun("quota")).stdout.split("\n");
+  expect(lines[0]).toMatch(/^LOGIN\s+WINDOW\s+PACE\s+SOURCE\s+AGE$/);
+  const line = lines.find((l) => l.includes("Claude Code · work"))!;
+  // 40% used, 1 of the window's 5 hours gone (it resets in 4): twice as fast as the window allows.
+  expect(line).toMatch(
+    /5-Hour 40% used · resets (\w{3} )?\d\d:\d\d ◀\s+2\.0× · out ~(\w{3} )?\d\d:\d\d at this pace\s+stream/,
+  );
 });
 
 test("the pace comes from the login's own recent readings", async () => {

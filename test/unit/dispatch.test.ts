@@ -6,6 +6,10 @@ import type { LoginReading } from "../../src/core/quota/ledger.js";
 import { blockingWindow, expireWindow, headroom } from "../../src/core/quota/pipeline.js";
 import { backoffMs } from "../../src/core/agents/backoff.js";
 import { claudeHarness } from "../../src/harnesses/claude/index.js";
+import { pinClock } from "../helpers/clock.js";
+
+// Times in this file read on a 24-hour clock, whatever the machine's locale.
+pinClock("24h");
 
 const now = new Date("2026-11-30T12:00:00Z");
 const inHours = (h: number) => new Date(now.getTime() + h * 3600_000).toISOString();
@@ -67,7 +71,9 @@ test("a login with unknown quota ranks below one known to have room, and above n
 
 test("a limited login is refused with when it resets, unless forced", () => {
   const limited = candidate("work", [window("five_hour", 40)], { limitedUntil: inHours(3) });
-  expect(() => pick([limited])).toThrow(/Every Claude Code login is limited\. The first resets at/);
+  expect(() => pick([limited])).toThrow(
+    /Every Claude Code login is limited\. The first resets (Sun |Mon |Tue |Wed |Thu |Fri |Sat )?\d\d:\d\d\./,
+  );
   expect(pick([limited], { force: true }).login.label).toBe("work");
 });
 

@@ -11,6 +11,10 @@ import { buildAgentsOverview } from "../../src/commands/presenters/agents-overvi
 import { groupByHarness } from "../../src/commands/presenters/host-logins.js";
 import type { QuotaListRow } from "../../src/core/quota/row.js";
 import { agentRecord } from "../helpers/records.js";
+import { pinClock } from "../helpers/clock.js";
+
+// Times in this file read on a 24-hour clock, whatever the machine's locale.
+pinClock("24h");
 
 // How the Raycast views show another machine's agents and logins beside this machine's.
 
@@ -128,7 +132,7 @@ describe("a host's logins", () => {
     expect(groups).toHaveLength(1);
     const [signedIn, signedOut] = groups[0]!.logins;
     expect(groups[0]!.name).toBe("Claude Code");
-    expect(signedIn!.quota.summary).toMatch(/^5-Hour 23% · resets \d\d:\d\d$/);
+    expect(signedIn!.quota.summary).toMatch(/^5-Hour 23% used · resets \d\d:\d\d$/);
     expect(signedOut!.quota.signedOut).toBe(true);
     expect(signedOut!.signInCommand).toBe("ssh -t -p 2222 me@devbox.internal -- offrun accounts login claude work");
   });

@@ -1,7 +1,8 @@
 import { needsCompanion, type AgentStatus } from "../../core/foundation/model.js";
 import { countStatuses, type Snapshot, type SnapshotQuota } from "../../core/companion/snapshot.js";
 import { expireWindow } from "../../core/quota/pipeline.js";
-import { clockTime, elapsedShort, titleCase } from "../../core/foundation/format.js";
+import { elapsedShort, titleCase } from "../../core/foundation/format.js";
+import { limitedUntilText } from "../../core/foundation/time-words.js";
 import { LIMITS_ONLY, paceText, signInCommand, STALE_AFTER_MS } from "../../core/logins/login-quota.js";
 import { windowText } from "../../core/quota/quota-window.js";
 import { visible } from "../../core/foundation/visible.js";
@@ -28,7 +29,7 @@ export interface MenuAgent {
 export interface MenuLogin {
   label: string;
   title: string;
-  /** "5-Hour 23% · resets 21:00 (20m ago)": one line per window (quota-window.ts). */
+  /** "5-Hour 23% used · resets 21:00 (20m ago)": one line per window (quota-window.ts). */
   windows: string[];
   /** Lines above the windows: "Signed out: offrun logins login …", "Out ~16:40 at this pace", "No usage data: limits only". */
   notes: string[];
@@ -59,6 +60,9 @@ export interface MenuBarModel {
   interrupted: number;
 }
 
+/** "limited until 21:00" as a line of its own: "Limited until 21:00". */
+const upperFirst = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
 function windowLine(window: SnapshotQuota["windows"][number], now: number): string {
   const age = now - Date.parse(window.observedAt);
   const stale = age > STALE_AFTER_MS ? ` (${elapsedShort(window.observedAt, now)} ago)` : "";
@@ -72,13 +76,13 @@ function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {
   const known = windows.map((w) => w.usedPercent).filter((p): p is number => p !== undefined);
   const usedPercent = signedOut ? undefined : limited ? 100 : known.length > 0 ? Math.max(...known) : undefined;
   const lines = windows.map((w) => windowLine(w, now));
-  if (limited) lines.unshift(`Limited until ${clockTime(quota.limitedUntil!, now)}`);
+  if (limited) lines.unshift(upperFirst(limitedUntilText(quota.limitedUntil, now)));
   const pace = limited || signedOut ? undefined : paceText(quota.pace, now);
   const limitsOnly = !limited && known.length === 0 && quota.coverage === "limits";
   const notes = [
     ...(signedOut ? [`Signed out: ${signInCommand(quota)}`] : []),
-    ...(pace ? [`${pace[0]!.toUpperCase()}${pace.slice(1)}`] : []),
-    ...(limitsOnly ? [`${LIMITS_ONLY[0]!.toUpperCase()}${LIMITS_ONLY.slice(1)}`] : []),
+    ...(pace ? [upperFirst(pace)] : []),
+    ...(limitsOnly ? [upperFirst(LIMITS_ONLY)] : []),
   ];
   const summary = signedOut
     ? "signed out"

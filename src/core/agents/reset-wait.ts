@@ -1,5 +1,5 @@
 import { earliestReset, type Candidate } from "../logins/ranking.js";
-import { clockTime } from "../foundation/format.js";
+import { clockTime } from "../foundation/time-words.js";
 
 /**
  * When every login of a CLI is limited, the agent waits for the earliest reset and goes on by

@@ -51,8 +51,12 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     return undefined;
   }
   let login: string;
+  let passedBy: string | undefined;
   try {
-    login = (await ctx.logins.choose(harness, {})).login.label;
+    // The login the wait named, when it can run; another only when it cannot (and the log says why).
+    const pick = await ctx.logins.choose(harness, { prefer: resume.account });
+    login = pick.login.label;
+    passedBy = pick.ranking.find((r) => r.label === resume.account)?.skipped;
   } catch (error) {
     const candidates = await ctx.logins.candidates(harness);
     if (candidates.some((c) => c.quota.recovering && c.signIn?.state !== "signed-out")) {
@@ -76,7 +80,7 @@ export async function resumeAfterReset(ctx: ResumeContext): Promise<{ held: Prom
     phase: "resumed",
     resumesAt: resume.at,
     account: login,
-    message: `Went on after the reset on login ${login}${login === from ? "" : ` (was ${from})`}, ${resume.continuation ? "from where the limited turn stopped" : "with your message"}.`,
+    message: `Went on after the reset on login ${login}${login === from ? "" : ` (was ${from})`}, ${resume.continuation ? "from where the limited turn stopped" : "with your message"}.${login !== resume.account ? ` Not on ${resume.account}, as planned: ${passedBy ?? "it is no longer a login"}.` : ""}`,
   });
   // Wrapped: an async function would wait for a promise it returns, and the caller's lock must not.
   return { held: ctx.begin(resume.prompt, binary, config, { continuation: resume.continuation, login }) };

@@ -12,20 +12,6 @@ export function elapsedShort(fromIso: string | undefined, now: number): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-// Not toLocaleDateString: its first call loads ICU data (about 12 ms), and the menu bar is a
-// fresh process at every interval with a 30 ms budget from launch to its items.
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"] as const;
-
-/** "21:00" today, "Tue 21:00" within a week, else the date. Local time, 24 h, like the menu bar. */
-export function clockTime(iso: string, now: number): string {
-  const at = new Date(iso);
-  const hhmm = `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")}`;
-  const days = (at.getTime() - now) / 86_400_000;
-  if (new Date(now).toDateString() === at.toDateString()) return hhmm;
-  if (days < 6.5 && days > -6.5) return `${WEEKDAYS[at.getDay()]} ${hhmm}`;
-  return `${at.toISOString().slice(0, 10)} ${hhmm}`;
-}
-
 /** "1.2k", "45k", "1.1M". */
 export function compactCount(value: number): string {
   if (value < 1_000) return String(Math.round(value));

@@ -61,7 +61,7 @@ export const agentRecordSchema = z.object({
   sandbox: z.boolean().optional(),
   /**
    * Every login was limited: the message goes on by itself at `at` (the earliest reset the CLI gave,
-   * plus jitter), on `account` when it still has the most room then. Kept in the record so that a
+   * plus jitter), on `account` (another login only when that one cannot run then). Kept so that a
    * restarted companion keeps the wait; `offrun stop` or a new message cancels it.
    */
   resume: z

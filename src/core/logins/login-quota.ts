@@ -1,11 +1,12 @@
 import type { LoginReading } from "../quota/ledger.js";
-import { currentPace, type Pace } from "../quota/pace.js";
+import { currentPace, windowPace, type Pace } from "../quota/pace.js";
 import { headroom } from "../quota/pipeline.js";
 import type { SignInState } from "./sign-in.js";
-import { clockTime, titleCase } from "../foundation/format.js";
-import { windowText } from "../quota/quota-window.js";
+import { titleCase } from "../foundation/format.js";
+import { clockTime, limitedUntilText } from "../foundation/time-words.js";
+import { windowLengthMs, windowText } from "../quota/quota-window.js";
 
-/** How one login's quota reads in the views: "5-Hour 23% · resets 21:00", "limited until 21:00", "signed out". */
+/** How one login's quota reads in the views: "5-Hour 23% used · resets 21:00", "limited until 21:00", "signed out". */
 export interface LoginQuotaView {
   /** Used % of the window that decides (the fullest); undefined when nothing is known. */
   usedPercent: number | undefined;
@@ -49,6 +50,15 @@ export function paceText(pace: Pace | undefined, now: number): string | undefine
   return undefined;
 }
 
+/**
+ * "1.4×": how fast a window is used against its clock (quota/pace.ts windowPace), or undefined
+ * when that cannot be told yet. docs/cli.md explains the PACE column of `offrun quota` with it.
+ */
+export function windowPaceText(window: { kind: string; usedPercent?: number; resetsAt?: string }, now: number) {
+  const pace = windowPace(window, windowLengthMs(window.kind), now);
+  return pace ? `${pace.ratio.toFixed(1)}×` : undefined;
+}
+
 export function viewLoginQuota(quota: LoginReading, now: number, facts: LoginFacts = {}): LoginQuotaView {
   const room = headroom(quota, new Date(now));
   const limited = room === 0 && quota.limitedUntil !== undefined;
@@ -61,7 +71,7 @@ export function viewLoginQuota(quota: LoginReading, now: number, facts: LoginFac
   let summary: string;
   // Signed out first: a login that cannot run has no room, whatever its last reading said.
   if (signedOut) summary = "signed out";
-  else if (limited) summary = `limited until ${clockTime(quota.limitedUntil!, now)}`;
+  else if (limited) summary = limitedUntilText(quota.limitedUntil, now);
   else if (usedPercent === undefined) summary = facts.coverage === "limits" ? LIMITS_ONLY : "quota unknown";
   else {
     // The deciding window as every face writes it; a reading with no window named is the share used.
@@ -79,7 +89,7 @@ export function viewLoginQuota(quota: LoginReading, now: number, facts: LoginFac
   };
 }
 
-/** "Claude · Work: 5-Hour 23% · resets 21:00" (the Start form's login dropdown). */
+/** "Claude · Work: 5-Hour 23% used · resets 21:00" (the Start form's login dropdown). */
 export function loginTitle(harnessName: string, label: string, quota: LoginQuotaView): string {
   return `${harnessName.split(" ")[0]} · ${titleCase(label)}: ${quota.summary}`;
 }

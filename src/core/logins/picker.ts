@@ -4,6 +4,7 @@ import type { Login } from "../foundation/login-model.js";
 import { loginProcessEnv, findLogin, listLogins } from "./store.js";
 import { pickLogin, type Candidate, type Pick } from "./ranking.js";
 import { OffrunError } from "../foundation/errors.js";
+import { limitedUntilText } from "../foundation/time-words.js";
 import { locateBinary } from "../foundation/binaries.js";
 import { loginKey } from "../quota/ledger.js";
 import { cachedLoginQuota, headroom } from "../quota/pipeline.js";
@@ -37,7 +38,7 @@ export class LoginPicker {
    */
   async choose(
     harness: Harness,
-    options: { label?: string; force?: boolean; exclude?: ReadonlySet<string> },
+    options: { label?: string; force?: boolean; exclude?: ReadonlySet<string>; prefer?: string },
   ): Promise<Pick> {
     if (options.label !== undefined) {
       const login = await findLogin(harness, options.label, this.env);
@@ -56,7 +57,7 @@ export class LoginPicker {
       if (headroom(quota) === 0 && !options.force) {
         throw new OffrunError(
           "usage_limit",
-          `Login '${login.label}' of ${harness.displayName} is limited until ${quota.limitedUntil ? new Date(quota.limitedUntil).toLocaleString() : "its reset"}. Pick another login, leave out --login to let Offrun pick, or pass --force.`,
+          `Login '${login.label}' of ${harness.displayName} is ${limitedUntilText(quota.limitedUntil, Date.now())}. Pick another login, leave out --login to let Offrun pick, or pass --force.`,
         );
       }
       return { login, quota, ranking: [{ label: login.label, room: headroom(quota) }] };
@@ -66,6 +67,7 @@ export class LoginPicker {
       inFlight: this.inFlight,
       exclude: options.exclude,
       force: options.force,
+      prefer: options.prefer,
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Harness } from "../../harnesses/types.js";
 import type { Login } from "../foundation/login-model.js";
 import { OffrunError } from "../foundation/errors.js";
+import { limitedUntilText, resetsText } from "../foundation/time-words.js";
 import { loginKey, type LoginReading } from "../quota/ledger.js";
 import { headroom } from "../quota/pipeline.js";
 import { isNeverUsed, type SignInEntry } from "./sign-in.js";
@@ -42,7 +43,17 @@ export interface Pick {
 export function pickLogin(
   harness: Harness,
   candidates: Candidate[],
-  options: { inFlight: ReadonlyMap<string, number>; exclude?: ReadonlySet<string>; force?: boolean; now?: Date },
+  options: {
+    inFlight: ReadonlyMap<string, number>;
+    exclude?: ReadonlySet<string>;
+    force?: boolean;
+    now?: Date;
+    /**
+     * The login to take whenever it can run (not skipped): the one a wait for a reset named, so
+     * that "Resumes 14:57 on personal" goes on on personal, not on a login that ranks higher then.
+     */
+    prefer?: string;
+  },
 ): Pick {
   const now = options.now ?? new Date();
   const ranking: Pick["ranking"] = [];
@@ -62,7 +73,7 @@ export function pickLogin(
     if (options.exclude?.has(key)) skipped = "already tried";
     else if (candidate.signIn?.state === "signed-out")
       skipped = `signed out (${candidate.signIn.note ?? "its CLI says so"})`;
-    else if (room === 0 && !options.force) skipped = `limited until ${candidate.quota.limitedUntil ?? "its reset"}`;
+    else if (room === 0 && !options.force) skipped = limitedUntilText(candidate.quota.limitedUntil, now.getTime());
     else if (room !== undefined && reserve > 0 && room < reserve && !options.force)
       skipped = `below its ${reserve}% reserve`;
     else if (candidate.quota.recovering && busy > 0) skipped = "just back from a limit; one turn at a time";
@@ -87,7 +98,7 @@ export function pickLogin(
       b.score - a.score ||
       Number(b.candidate.login.isDefault) - Number(a.candidate.login.isDefault),
   );
-  const best = usable[0];
+  const best = usable.find((u) => u.candidate.login.label === options.prefer) ?? usable[0];
   if (!best) throw noRoom(harness, candidates, ranking, now);
   ranking.sort((a, b) => (b.room ?? -1) - (a.room ?? -1));
   const known = usable.map((u) => u.room).filter((r): r is number => r !== undefined);
@@ -124,7 +135,7 @@ export function earliestReset(candidates: readonly Candidate[], now = new Date()
 function noRoom(harness: Harness, candidates: Candidate[], ranking: Pick["ranking"], now: Date): OffrunError {
   const signedOut = candidates.filter((c) => c.signIn?.state === "signed-out").map((c) => c.login.label);
   const first = earliestReset(candidates, now);
-  const when = first ? ` The first resets at ${new Date(first).toLocaleString()}.` : "";
+  const when = first ? ` The first ${resetsText(first, now.getTime())}.` : "";
   if (
     signedOut.length > 0 &&
     !first &&

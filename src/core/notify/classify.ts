@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { AgentEvent } from "../foundation/events.js";
 import { describeToolInput } from "../foundation/tool-input.js";
+import { resetsText } from "../foundation/time-words.js";
 
 export const NOTIFICATION_KINDS = [
   "finished",
@@ -106,7 +107,7 @@ function describe(event: AgentEvent, lastText: string | undefined): Description 
         ...(event.id ? { requestId: event.id } : {}),
       };
     case "limit_hit": {
-      const reset = event.resetsAt ? ` (resets ${event.resetsAt})` : "";
+      const reset = event.resetsAt ? ` (${resetsText(event.resetsAt, Date.now())})` : "";
       return { kind: "limit", headline: `hit a limit${reset}`, body: event.message };
     }
     case "review":

@@ -104,3 +104,35 @@ export function currentPace(pace: Pace | undefined, now: number): Pace | undefin
   if (pace?.runsOutAt !== undefined && Date.parse(pace.runsOutAt) <= now) return undefined;
   return pace;
 }
+
+/**
+ * How fast a window is being used against its own clock: the share used over the share of its
+ * length gone by. 1 uses it up just as it resets; 2 twice as fast (full at half time); 0.5 leaves
+ * half of it unused. From one reading, so it is known from a login's first: the average since the
+ * window opened (`paceOf` is the recent rate, from the ledger's readings).
+ */
+export interface WindowPace {
+  /** Used share ÷ elapsed share of the window. */
+  ratio: number;
+}
+
+/** Under this share of the window gone by, one turn swings the ratio wildly: too early to tell. */
+export const MIN_ELAPSED_SHARE = 0.02;
+
+/**
+ * The pace of `window` at `now`, or undefined when it cannot be told: no used %, no reset time,
+ * a window whose length its kind does not give (`lengthMs` undefined), a reset already passed, or
+ * less than `MIN_ELAPSED_SHARE` of the window gone by.
+ */
+export function windowPace(
+  window: { usedPercent?: number; resetsAt?: string },
+  lengthMs: number | undefined,
+  now: number,
+): WindowPace | undefined {
+  if (window.usedPercent === undefined || window.resetsAt === undefined || lengthMs === undefined) return undefined;
+  const left = Date.parse(window.resetsAt) - now;
+  if (!(left > 0)) return undefined;
+  const elapsedShare = Math.min(1, (lengthMs - left) / lengthMs);
+  if (elapsedShare < MIN_ELAPSED_SHARE) return undefined;
+  return { ratio: window.usedPercent / 100 / elapsedShare };
+}

@@ -1,13 +1,15 @@
-import { clockTime } from "../foundation/format.js";
+import { resetsText, type Clock } from "../foundation/time-words.js";
 
 /**
  * How every face writes one quota window: the menu bar, Agent Logins, the Agents detail, the
- * Start Agent form and `offrun logins`/`offrun quota` all call windowText.
+ * Start Agent form, `offrun logins`/`offrun quota` and the quota line of `show`/`watch` all call
+ * windowText. Always the share used, and saying so; the reset as foundation/time-words.ts writes
+ * a time (the user's 12- or 24-hour clock):
  *
- *   "5-Hour 23% · resets 21:00"        the reset is today (local time, 24 h)
- *   "7-Day 40% · resets Tue 09:00"     within a week: the weekday first
- *   "7-Day 40% · resets 2026-03-20 09:00"  further off: the date
- *   "5-Hour 23%"                       no reset known; "?" for a percent not known
+ *   "5-Hour 23% used · resets 21:00"        the reset is today
+ *   "7-Day 40% used · resets Tue 09:00"     within a week: the weekday first
+ *   "7-Day 40% used · resets 2026-03-20 09:00"  further off: the date
+ *   "5-Hour 23% used"                       no reset known; "use unknown" for a percent not known
  */
 
 /**
@@ -35,9 +37,26 @@ export function windowName(kind: string): string {
     .join(" ");
 }
 
-/** "5-Hour 23% · resets 21:00" (see the top of this file). */
-export function windowText(window: { kind: string; usedPercent?: number; resetsAt?: string }, now: number): string {
-  const used = window.usedPercent === undefined ? "?" : `${Math.round(window.usedPercent)}%`;
-  const reset = window.resetsAt ? ` · resets ${clockTime(window.resetsAt, now)}` : "";
+/** "5-Hour 23% used · resets 21:00" (see the top of this file). */
+export function windowText(
+  window: { kind: string; usedPercent?: number; resetsAt?: string },
+  now: number,
+  clock?: Clock,
+): string {
+  const used = window.usedPercent === undefined ? "use unknown" : `${Math.round(window.usedPercent)}% used`;
+  const reset = window.resetsAt ? ` · ${resetsText(window.resetsAt, now, clock)}` : "";
   return `${windowName(window.kind)} ${used}${reset}`;
+}
+
+/**
+ * How long a window of this kind runs, or undefined when its kind does not say (a month is not a
+ * fixed length; an unknown kind is not guessed).
+ */
+export function windowLengthMs(kind: string): number | undefined {
+  const hour = 3_600_000;
+  if (kind === "five_hour") return 5 * hour;
+  if (kind === "daily") return 24 * hour;
+  if (kind === "seven_day" || kind.startsWith("seven_day_")) return 7 * 24 * hour;
+  const minutes = /^window_(\d+)m$/.exec(kind);
+  return minutes ? Number(minutes[1]) * 60_000 : undefined;
 }

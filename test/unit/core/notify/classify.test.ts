@@ -1,5 +1,10 @@
 import type { AgentEvent } from "../../../../src/core/foundation/events.js";
 import { classifyEvent } from "../../../../src/core/notify/classify.js";
+import { clockTime } from "../../../../src/core/foundation/time-words.js";
+import { pinClock } from "../../../helpers/clock.js";
+
+// Times in this file read on a 24-hour clock, whatever the machine's locale.
+pinClock("24h");
 
 // Event shapes copied from a chat log written by a stub claude replaying 2.1.332 fixtures.
 const agent = { harness: "claude", name: "fin", project: "/work/repos/shop" };
@@ -64,7 +69,10 @@ test("questions, limits and login switches notify; a limit names its reset time"
     at,
     turn: 1,
   };
-  expect(classifyEvent(limit, agent)?.title).toBe("fin (claude) · shop: hit a limit (resets 2026-11-30T08:00:00Z)");
+  // It said "resets 2026-11-30T08:00:00Z": a notification writes the time as every face does.
+  expect(classifyEvent(limit, agent)?.title).toBe(
+    `fin (claude) · shop: hit a limit (resets ${clockTime("2026-11-30T08:00:00Z", Date.now(), "24h")})`,
+  );
   const moved: AgentEvent = { type: "account_switch", from: "work", to: "home", reason: "usage limit", at, turn: 1 };
   expect(classifyEvent(moved, agent)).toMatchObject({ kind: "account-switch", body: "from work: usage limit" });
 });

@@ -1,4 +1,5 @@
-import { addReading, HISTORY_POINTS, paceOf, type PaceReading } from "../../../../src/core/quota/pace.js";
+import { addReading, HISTORY_POINTS, paceOf, windowPace, type PaceReading } from "../../../../src/core/quota/pace.js";
+import { windowLengthMs } from "../../../../src/core/quota/quota-window.js";
 
 const T0 = Date.parse("2026-11-20T12:00:00Z");
 const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -64,5 +65,28 @@ describe("addReading", () => {
   test("the same instant replaces its reading, and a late older one is ignored", () => {
     expect(build(reading(10, 20), reading(10, 25))).toEqual([reading(10, 25)]);
     expect(build(reading(10, 20), reading(5, 15))).toEqual([reading(10, 20)]);
+  });
+});
+
+describe("a window's pace against its own clock (the PACE column of offrun quota)", () => {
+  const FIVE_HOURS = windowLengthMs("five_hour")!;
+  const now = Date.parse("2026-11-20T12:00:00Z");
+  const resetsIn = (minutes: number) => new Date(now + minutes * 60_000).toISOString();
+
+  test("is the share used over the share of the window gone by", () => {
+    // 2 of 5 hours gone (40%), 56% used: 1.4 times as fast as the window allows.
+    expect(windowPace({ usedPercent: 56, resetsAt: resetsIn(180) }, FIVE_HOURS, now)?.ratio).toBeCloseTo(1.4);
+    expect(windowPace({ usedPercent: 20, resetsAt: resetsIn(180) }, FIVE_HOURS, now)?.ratio).toBeCloseTo(0.5);
+    expect(
+      windowPace({ usedPercent: 10, resetsAt: resetsIn(0.5 * 7 * 24 * 60) }, windowLengthMs("seven_day"), now)?.ratio,
+    ).toBeCloseTo(0.2);
+  });
+
+  test("is not told without a percent, a reset, a known length, before the first minutes, or after the reset", () => {
+    expect(windowPace({ resetsAt: resetsIn(180) }, FIVE_HOURS, now)).toBeUndefined();
+    expect(windowPace({ usedPercent: 50 }, FIVE_HOURS, now)).toBeUndefined();
+    expect(windowPace({ usedPercent: 50, resetsAt: resetsIn(180) }, windowLengthMs("monthly"), now)).toBeUndefined();
+    expect(windowPace({ usedPercent: 5, resetsAt: resetsIn(299) }, FIVE_HOURS, now)).toBeUndefined();
+    expect(windowPace({ usedPercent: 50, resetsAt: resetsIn(-1) }, FIVE_HOURS, now)).toBeUndefined();
   });
 });
