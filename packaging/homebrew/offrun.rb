@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "bc935c970f9ea89216e01b4a662e5e18b09c36dbc39c0cef04248b449fd4453e"
+  sha256 "8a1804f10e5d017ba8a3b2c3fe704bfae9f54770acbaa80cc46baed04f174b84"
   license "MIT"
 
   depends_on "node"

@@ -173,7 +173,9 @@ export const COMMANDS: Record<string, Define> = {
       program
         .command("setup")
         .description("install offrun for this user: launcher in ~/.offrun/bin, on PATH, companion at login"),
-    ).action(lazy(() => import("./setup-actions.js"), "setup"));
+    )
+      .option("--dry-run", "print every file and link it would write, and write nothing")
+      .action(lazy(() => import("./setup-actions.js"), "setup"));
   },
   hosts: (program) => {
     const hosts = withGlobals(

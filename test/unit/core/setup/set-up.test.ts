@@ -122,3 +122,36 @@ test("setup again leaves the service's companion running when it already runs th
   expect(after.pid).toBe(before.pid);
   expect(await runOffrun(["companion", "stop"], { env })).toSucceed();
 });
+
+test("offrun setup --dry-run prints every file and link setup writes, writes none, and setup then writes those", async () => {
+  const run = (args: string[]) => runOffrun(args, { env: { ...env, OFFRUN_LINK_DIR: links } });
+  // Every run of offrun keeps Node's compile cache under ~/.offrun/cache: not a write of setup's.
+  const cache = path.join(box.offrunHome, "cache");
+  const tree = async () => (await listTree(box.dir)).filter((file) => file !== cache && !file.startsWith(`${cache}/`));
+  const before = await tree();
+  const dry = await run(["setup", "--dry-run"]);
+  expect(dry).toSucceed();
+  expect(await tree()).toEqual(before);
+  const { launcher } = launcherPaths(env);
+  const service = path.join(box.home, ".config", "systemd", "user", "offrun-companion.service");
+  const link = path.join(links, "offrun");
+  expect(dry.stdout).toContain("nothing is written now");
+  for (const file of [launcher, link, service]) expect(dry.stdout).toContain(file);
+  expect(dry.stdout).toContain("OFFRUN_LINK_DIR");
+  // What it said, setup then does: each named file is there, and nothing else outside the offrun folders.
+  expect(await run(["setup"])).toSucceed();
+  for (const file of [launcher, link, service]) await expect(fs.lstat(file)).resolves.toBeDefined();
+  const made = (await tree()).filter((file) => !before.includes(file));
+  const named = (file: string) =>
+    dry.stdout.split("\n").some((line) => line.includes(file)) ||
+    [launcher, service, link].some((shown) => file.startsWith(`${shown}`) || shown.startsWith(`${file}/`)) ||
+    file.startsWith(`${box.offrunHome}/`) ||
+    file.startsWith(`${box.tmp}/`);
+  expect(made.filter((file) => !named(file))).toEqual([]);
+});
+
+/** Every file and folder under `dir`, sorted. */
+async function listTree(dir: string): Promise<string[]> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.map((entry) => path.join(entry.parentPath, entry.name)).sort();
+}
