@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "8a1804f10e5d017ba8a3b2c3fe704bfae9f54770acbaa80cc46baed04f174b84"
+  sha256 "45e96aafe264f2042bdcf38d3a5ae7dfa5644b0f35cb8319bf716c736ec15bf4"
   license "MIT"
 
   depends_on "node"
