@@ -4,6 +4,7 @@ import { withCompanion } from "./lib/companion.js";
 import { AddLoginForm, RenameLoginForm, signIn, type CliChoice } from "./logins/login-forms.js";
 import type { Login } from "../core/foundation/login-model.js";
 import { visible } from "../core/foundation/visible.js";
+import { isOffrunError } from "../core/foundation/errors.js";
 import { loadLoginsView, refreshSignIn, type HarnessLogins, type LoginRow } from "./presenters/logins-view.js";
 import { titleCase } from "../core/foundation/format.js";
 import { loadHostLogins, type HostHarnessLogins, type HostLogin } from "./presenters/host-logins.js";
@@ -140,11 +141,25 @@ function LoginItem({
                   primaryAction: { title: "Remove", style: Alert.ActionStyle.Destructive },
                 });
                 if (!confirmed) return;
-                try {
-                  // Through the companion: it forgets the login while none of its agents is in a turn.
-                  await withCompanion((client) =>
-                    client.call("login.remove", { harness: login.harness, label: login.label, purge: false }),
+                // Through the companion: it forgets the login while none of its agents is in a turn.
+                const remove = (force: boolean) =>
+                  withCompanion((client) =>
+                    client.call("login.remove", { harness: login.harness, label: login.label, purge: false, force }),
                   );
+                try {
+                  try {
+                    await remove(false);
+                  } catch (error) {
+                    // Agents use it: said with what each choice does here, not with the terminal's flags.
+                    if (!isOffrunError(error, "conflict")) throw error;
+                    const anyway = await confirmAlert({
+                      title: `Agents Use ${titleCase(login.label)}`,
+                      message: `${firstSentence(error.message)} Move them first with Switch Login… in Agents, or remove it anyway: they then wait for a login until you switch them, and this login's home with their sessions stays on disk.`,
+                      primaryAction: { title: "Remove Anyway", style: Alert.ActionStyle.Destructive },
+                    });
+                    if (!anyway) return;
+                    await remove(true);
+                  }
                   await showToast({ style: Toast.Style.Success, title: `Removed ${login.label}` });
                   reload();
                 } catch (error) {
@@ -227,4 +242,10 @@ export default function AgentLogins() {
       )}
     </List>
   );
+}
+
+/** "Login 'x' of Claude Code is used by agents a, b." from the core's longer message. */
+function firstSentence(message: string): string {
+  const end = message.indexOf(". ");
+  return end === -1 ? message : message.slice(0, end + 1);
 }

@@ -4,6 +4,8 @@ import { addLogin, listLogins } from "../../src/core/logins/store.js";
 import { markLimited } from "../../src/core/quota/ledger.js";
 import { markSignedIn } from "../../src/core/logins/sign-in.js";
 import { runOffrun } from "../helpers/offrun.js";
+import { agentRecord } from "../helpers/records.js";
+import { writeAgent } from "../../src/core/records/records.js";
 import { render } from "../helpers/raycast-api-render.js";
 import { runtime } from "../helpers/raycast-api.js";
 import { makeFaceSandbox, type FaceSandbox } from "./face-sandbox.js";
@@ -72,6 +74,28 @@ test("remove asks first, then forgets the login (through the companion) and keep
   const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
   await screen.press(screen.action(work, "Remove Login"));
   expect(runtime.alerts[0]!.title).toBe("Remove login work?");
+  expect((await listLogins("claude")).map((a) => a.label)).toEqual(["default"]);
+  expect((await fs.stat(login.home)).isDirectory()).toBe(true);
+  screen.unmount();
+});
+
+test("removing a login agents use names them and offers Remove Anyway, not the terminal's --force", async () => {
+  const login = await addLogin({ harness: "claude", label: "work" });
+  await writeAgent(agentRecord(sandbox.repo, "busy-bee", { account: "work", status: "idle" }));
+  expect(await runOffrun(["companion", "start"], { env: sandbox.box.env })).toSucceed();
+  const screen = render(<AgentLogins />);
+  const work = await screen.waitFor(() => screen.byTitle("List.Item", "Work"));
+  await screen.press(screen.action(work, "Remove Login"));
+  const asked = await screen.waitFor(() => runtime.alerts[1] ?? Promise.reject(new Error("no second alert")));
+  expect(asked.title).toBe("Agents Use Work");
+  expect(asked.message).toContain("busy-bee");
+  expect(asked.message).toContain("Switch Login…");
+  expect(asked.message).not.toMatch(/--force|offrun switch/);
+  expect(asked.primaryAction?.title).toBe("Remove Anyway");
+  // Answered yes (the stand-in's default): removed, the agent waits, the home stays.
+  await screen.waitFor(() =>
+    runtime.toasts.some((t) => t.title === "Removed work") ? true : Promise.reject(new Error("not removed yet")),
+  );
   expect((await listLogins("claude")).map((a) => a.label)).toEqual(["default"]);
   expect((await fs.stat(login.home)).isDirectory()).toBe(true);
   screen.unmount();
