@@ -30,7 +30,7 @@ export interface QuotaSourceContext {
 /** One way to learn a login's quota. Adapters list theirs in order of trust. */
 export interface QuotaSource {
   id: string;
-  /** One line for `offrun quota --explain` and the README. */
+  /** One line saying where the reading comes from, for the source's readers (the README lists them). */
   description: string;
   /** undefined when the source has nothing to say (no data yet); throws when it failed. */
   read(context: QuotaSourceContext): Promise<QuotaReading | undefined>;
