@@ -7,6 +7,7 @@ import { visible } from "../core/foundation/visible.js";
 import { describeToolInput } from "../core/foundation/tool-input.js";
 import { clockTime, resetsText } from "../core/foundation/time-words.js";
 import { windowText } from "../core/quota/quota-window.js";
+import { cut, fitColumns, GAP, pad, screenWidth, textLength } from "./fit.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -21,15 +22,29 @@ export function elapsed(fromIso: string | undefined, now = Date.now()): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-/** A fixed-width table; the last column may run long. A cell is one line: a break or a tab in one is spelled out. */
-export function table(header: string[], given: string[][]): string {
+/**
+ * A fixed-width table that fits the screen (fit.ts says how wide): the widest columns are cut
+ * with `…` until a row fits, and a row still too wide is cut at the edge. A cell is one line: a
+ * break or a tab in one is spelled out. `indent` starts every line, and counts in the width.
+ */
+export function table(
+  header: string[],
+  given: string[][],
+  { indent = "", width = screenWidth() }: { indent?: string; width?: number } = {},
+): string {
   const rows = given.map((row) => row.map((cell) => visible(cell, "line")));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const room = width - textLength(indent);
+  const natural = header.map((h, i) => Math.max(textLength(h), ...rows.map((r) => textLength(r[i] ?? ""))));
+  const widths = fitColumns(natural, header, room);
   const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
+    cut(
+      indent +
+        cells
+          .map((c, i) => (i === cells.length - 1 ? cut(c, widths[i]!) : pad(cut(c, widths[i]!), widths[i]!)))
+          .join(" ".repeat(GAP))
+          .trimEnd(),
+      width,
+    );
   return [line(header), ...rows.map(line)].join("\n");
 }
 
