@@ -7,7 +7,7 @@ import { visible } from "../core/foundation/visible.js";
 import { describeToolInput } from "../core/foundation/tool-input.js";
 import { clockTime, resetsText } from "../core/foundation/time-words.js";
 import { windowText } from "../core/quota/quota-window.js";
-import { cut, fitColumns, GAP, pad, screenWidth, textLength } from "./fit.js";
+import { cut, fitColumns, GAP, pad, screenWidth, textLength, wrap } from "./fit.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -46,6 +46,23 @@ export function table(
       width,
     );
   return [line(header), ...rows.map(line)].join("\n");
+}
+
+/**
+ * "Not installed: Gemini CLI (login work), OpenCode, Pi": the CLIs that are not installed, folded
+ * into one line (wrapped to the screen) rather than a row each; an added login is named, so it is
+ * not lost from sight. Empty when every CLI is installed.
+ */
+export function notInstalledLines(
+  clis: { name: string; logins?: string[] }[],
+  { indent = "", width = screenWidth() }: { indent?: string; width?: number } = {},
+): string[] {
+  if (clis.length === 0) return [];
+  const names = clis.map(({ name, logins = [] }) =>
+    logins.length === 0 ? name : `${name} (${logins.length === 1 ? "login" : "logins"} ${logins.join(", ")})`,
+  );
+  // `offrun harnesses` prints each one's install command (its installHint).
+  return wrap(`Not installed: ${names.join(", ")} (offrun harnesses says how to install each)`, width, indent);
 }
 
 export function agentRows(agents: AgentRecord[]): string[][] {
