@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "bc935c970f9ea89216e01b4a662e5e18b09c36dbc39c0cef04248b449fd4453e"
+  sha256 "6c1ce4156b614043ed6e99a7336819d2ff946babc89e5ae5a5bf366fea2d48e9"
   license "MIT"
 
   depends_on "node"
