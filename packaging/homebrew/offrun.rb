@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "45e96aafe264f2042bdcf38d3a5ae7dfa5644b0f35cb8319bf716c736ec15bf4"
+  sha256 "dd83d02c3208094cfe13720c707324ae920e8de34dfb71e5570acb964c7d489d"
   license "MIT"
 
   depends_on "node"

@@ -6,7 +6,8 @@ import { cachedLoginQuota, headroom } from "../core/quota/pipeline.js";
 import { CompanionClient } from "../core/protocol/client.js";
 import { knownProjects } from "../core/foundation/project.js";
 import { listHarnesses } from "../harnesses/registry.js";
-import { AGENT_HEADER, agentRows, table } from "./format.js";
+import { AGENT_HEADER, agentRows, notInstalledLines, table } from "./format.js";
+import { cut, screenWidth } from "./fit.js";
 import { output, type GlobalOptions } from "./output.js";
 import type { AgentRecord } from "../core/foundation/model.js";
 import { askHosts } from "../core/remote/ask-hosts.js";
@@ -28,6 +29,7 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
           );
           return {
             label: login.label,
+            isDefault: login.isDefault,
             home: login.home,
             exists,
             headroom: headroom(quota) ?? null,
@@ -59,11 +61,14 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
   ]);
 
   output(options, { clis, projects, companion: companion ?? null, hosts }, () => {
+    const width = screenWidth();
     const lines = ["Agent CLIs"];
     const now = Date.now();
-    for (const cli of clis) {
-      if (cli.binary) lines.push(`  ✓ ${cli.name.padEnd(12)} ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
-      else lines.push(`  ✗ ${cli.name.padEnd(12)} not installed: ${cli.installHint}`);
+    const installed = clis.filter((cli) => cli.binary);
+    // Padded to the longest installed name: "Antigravity CLI" is longer than the 12 it once was.
+    const nameWidth = Math.max(0, ...installed.map((cli) => cli.name.length));
+    for (const cli of installed) {
+      lines.push(`  ✓ ${cli.name.padEnd(nameWidth)}  ${cli.version ?? "(version unknown)"}  ${cli.binary}`);
       for (const login of cli.logins) {
         const room = login.limitedUntil
           ? limitedUntilText(login.limitedUntil, now)
@@ -76,6 +81,13 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
         lines.push(`      login ${login.label}: ${room} · ${login.home}${missing}`);
       }
     }
+    const absent = clis.filter((cli) => !cli.binary);
+    lines.push(
+      ...notInstalledLines(
+        absent.map((cli) => ({ name: cli.name, logins: cli.logins.filter((l) => !l.isDefault).map((l) => l.label) })),
+        { indent: "  ", width },
+      ),
+    );
     lines.push(
       "",
       companion
@@ -98,15 +110,14 @@ export async function dashboard(options: GlobalOptions): Promise<void> {
           lines.push(`${host.host}:${project.root}`, ...indentedTable(project.agents, host.host), "");
       }
     }
-    return lines.join("\n");
+    // A home or a host's message runs as long as it is: cut at the screen's edge (--json has it whole).
+    return lines.map((l) => cut(l, width)).join("\n");
   });
 }
 
 function indentedTable(agents: AgentRecord[], host?: string): string[] {
   const rows = agentRows(agents).map(([name, ...rest]) => [host ? `${host}:${name}` : name!, ...rest]);
-  return table(AGENT_HEADER, rows)
-    .split("\n")
-    .map((l) => `  ${l}`);
+  return table(AGENT_HEADER, rows, { indent: "  " }).split("\n");
 }
 
 type HostPart =

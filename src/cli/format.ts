@@ -7,6 +7,7 @@ import { visible } from "../core/foundation/visible.js";
 import { describeToolInput } from "../core/foundation/tool-input.js";
 import { clockTime, resetsText } from "../core/foundation/time-words.js";
 import { windowText } from "../core/quota/quota-window.js";
+import { cut, fitColumns, GAP, pad, screenWidth, textLength, wrap } from "./fit.js";
 
 /** Plain-text rendering for the terminal. The core returns data; only this file decides looks. */
 
@@ -21,16 +22,47 @@ export function elapsed(fromIso: string | undefined, now = Date.now()): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
-/** A fixed-width table; the last column may run long. A cell is one line: a break or a tab in one is spelled out. */
-export function table(header: string[], given: string[][]): string {
+/**
+ * A fixed-width table that fits the screen (fit.ts says how wide): the widest columns are cut
+ * with `…` until a row fits, and a row still too wide is cut at the edge. A cell is one line: a
+ * break or a tab in one is spelled out. `indent` starts every line, and counts in the width.
+ */
+export function table(
+  header: string[],
+  given: string[][],
+  { indent = "", width = screenWidth() }: { indent?: string; width?: number } = {},
+): string {
   const rows = given.map((row) => row.map((cell) => visible(cell, "line")));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const room = width - textLength(indent);
+  const natural = header.map((h, i) => Math.max(textLength(h), ...rows.map((r) => textLength(r[i] ?? ""))));
+  const widths = fitColumns(natural, header, room);
   const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd();
+    cut(
+      indent +
+        cells
+          .map((c, i) => (i === cells.length - 1 ? cut(c, widths[i]!) : pad(cut(c, widths[i]!), widths[i]!)))
+          .join(" ".repeat(GAP))
+          .trimEnd(),
+      width,
+    );
   return [line(header), ...rows.map(line)].join("\n");
+}
+
+/**
+ * "Not installed: Gemini CLI (login work), OpenCode, Pi": the CLIs that are not installed, folded
+ * into one line (wrapped to the screen) rather than a row each; an added login is named, so it is
+ * not lost from sight. Empty when every CLI is installed.
+ */
+export function notInstalledLines(
+  clis: { name: string; logins?: string[] }[],
+  { indent = "", width = screenWidth() }: { indent?: string; width?: number } = {},
+): string[] {
+  if (clis.length === 0) return [];
+  const names = clis.map(({ name, logins = [] }) =>
+    logins.length === 0 ? name : `${name} (${logins.length === 1 ? "login" : "logins"} ${logins.join(", ")})`,
+  );
+  // `offrun harnesses` prints each one's install command (its installHint).
+  return wrap(`Not installed: ${names.join(", ")} (offrun harnesses says how to install each)`, width, indent);
 }
 
 export function agentRows(agents: AgentRecord[]): string[][] {

@@ -21,7 +21,8 @@ import { throughCompanion } from "./context.js";
 import { checkSignIn, type SignInEntry } from "../core/logins/sign-in.js";
 import { findHarness, listHarnesses } from "../harnesses/registry.js";
 import { openLogin } from "./login-sign-in.js";
-import { table } from "./format.js";
+import { notInstalledLines, table } from "./format.js";
+import { screenWidth, wrap } from "./fit.js";
 import { output, type GlobalOptions } from "./output.js";
 
 /** `offrun logins ...`: the logins of each CLI, each in its own home. */
@@ -41,12 +42,22 @@ export async function list(options: GlobalOptions): Promise<void> {
         checkSignIn(login, harness, binaries.get(harness.id), process.env),
         cachedLoginQuota(login),
       ]);
-      return { ...login, ...identityOf(signIn), signIn: { state: signIn.state, note: signIn.note }, quota };
+      return {
+        ...login,
+        installed: binaries.get(harness.id) !== undefined,
+        ...identityOf(signIn),
+        signIn: { state: signIn.state, note: signIn.note },
+        quota,
+      };
     }),
   );
   const defaults = await defaultLogins();
   output(options, { accounts: logins, defaults }, () => {
-    const rows = logins.map((l) => [
+    const width = screenWidth();
+    // A CLI that is not installed cannot run, whatever its sign-in: one line names them all, so
+    // none reads "SIGNED OUT" when the cause is that it is not there.
+    const installed = logins.filter((l) => l.installed);
+    const rows = installed.map((l) => [
       l.harness,
       defaults[l.harness] === l.label ? `${l.label} (default)` : l.label,
       l.signedIn === undefined ? "unknown" : l.signedIn ? "yes" : "SIGNED OUT",
@@ -54,10 +65,18 @@ export async function list(options: GlobalOptions): Promise<void> {
       describeQuota(l.quota),
       l.home + (l.adopted && !l.isDefault ? " (adopted)" : ""),
     ]);
-    const lines = [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows)];
-    const out = logins.find((l) => l.signedIn === false);
-    if (out) lines.push("", `Sign in to a login with: offrun logins login ${out.harness} ${out.label}`);
-    lines.push("", "Add a login with its own home: offrun logins add <harness> <label>");
+    const lines =
+      rows.length > 0 ? [table(["HARNESS", "LOGIN", "SIGNED IN", "WHO", "QUOTA", "HOME"], rows, { width })] : [];
+    const absent = registered.filter((h) => binaries.get(h.id) === undefined);
+    const added = (id: string) => logins.filter((l) => l.harness === id && !l.isDefault).map((l) => l.label);
+    const folded = notInstalledLines(
+      absent.map((h) => ({ name: h.displayName, logins: added(h.id) })),
+      { width },
+    );
+    if (folded.length > 0) lines.push(...(lines.length > 0 ? [""] : []), ...folded);
+    const out = installed.find((l) => l.signedIn === false);
+    if (out) lines.push("", ...wrap(`Sign in to a login with: offrun logins login ${out.harness} ${out.label}`, width));
+    lines.push("", ...wrap("Add a login with its own home: offrun logins add <harness> <label>", width));
     return lines.join("\n");
   });
 }

@@ -14,12 +14,16 @@ export interface LoginQuota {
   quota: LoginReading;
   /** The cached sign-in state: a signed-out login is shown as such, not as "quota unknown". */
   signIn: SignInEntry;
+  /** Whether its CLI's binary is found: a login of a CLI that is not installed cannot run. */
+  installed: boolean;
 }
 
 export interface AllLoginQuotas {
   logins: LoginQuota[];
   /** Why the custom ACP agents could not be listed (a bad harnesses file), when so. */
   customError?: string;
+  /** Every CLI whose binary is not found, whether or not its logins are listed. */
+  notInstalled: Harness[];
 }
 
 /**
@@ -41,21 +45,29 @@ export async function quotaOfAllLogins(
     customError = describeError(error); // the built-ins still answer
   }
   const logins: LoginQuota[] = [];
+  const notInstalled: Harness[] = [];
   for (const harness of harnesses) {
     const [listed, binary] = await Promise.all([
       listLogins(harness, env),
       locateBinary(harness.id, harness.binaryName, env),
     ]);
+    if (!binary) notInstalled.push(harness);
     if (!binary && listed.every((login) => login.isDefault)) continue;
     const [quotas, signIns] = await Promise.all([
       Promise.all(listed.map((login) => quotaOf(login, harness, binary, env, options))),
       cachedSignIns(listed),
     ]);
     listed.forEach((login, index) =>
-      logins.push({ login, harness, quota: quotas[index]!, signIn: signIns.get(signInKey(login))! }),
+      logins.push({
+        login,
+        harness,
+        quota: quotas[index]!,
+        signIn: signIns.get(signInKey(login))!,
+        installed: binary !== undefined,
+      }),
     );
   }
-  return { logins, ...(customError ? { customError } : {}) };
+  return { logins, notInstalled, ...(customError ? { customError } : {}) };
 }
 
 async function quotaOf(

@@ -40,6 +40,8 @@ export const quotaRowSchema = once(() =>
     // What a face shows beside the reading (quota/report.ts adds it; the ledger has none of it).
     /** The CLI's name as people know it ("Claude Code"). */
     displayName: z.string().optional(),
+    /** False when its CLI is not installed (a login added before it went); absent from an older host. */
+    installed: z.boolean().optional(),
     home: z.string().optional(),
     /** The percent of room left in the blocking window; null when no source knows. */
     headroom: z.number().nullable().optional(),
