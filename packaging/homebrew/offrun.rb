@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "dd83d02c3208094cfe13720c707324ae920e8de34dfb71e5570acb964c7d489d"
+  sha256 "9af7b7e8f1e4626eb3c532bc069b0280cb08863a1a8e374cb8f7fca73ac3bc23"
   license "MIT"
 
   depends_on "node"

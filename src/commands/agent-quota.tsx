@@ -53,6 +53,9 @@ async function loadMenu() {
  */
 export const MENU_ITEM_CHARS = 40;
 
+/** A login's row ("Work · 5-Hour 42% used · resets Tue 09:00"): its reset is what the row is for. */
+const LOGIN_ROW_CHARS = 52;
+
 /** A title and subtitle cut to MENU_ITEM_CHARS together, the title first. */
 export function menuText(title: string, subtitle?: string): { title: string; subtitle?: string } {
   const shownTitle = shorten(title, MENU_ITEM_CHARS);
@@ -137,12 +140,17 @@ export default function AgentQuota() {
           ))}
         </MenuBarExtra.Section>
       ) : null}
+      {/* Above the logins: with several CLIs they no longer push these below the fold. */}
+      <MenuBarExtra.Section>
+        <MenuBarExtra.Item title="Start Agent" icon={Icon.Plus} onAction={openCommand("start-agent")} />
+        <MenuBarExtra.Item title="Agents" icon={Icon.List} onAction={openCommand("agents")} />
+      </MenuBarExtra.Section>
       {(model?.harnesses ?? []).map((harness) => (
         <MenuBarExtra.Section key={harness.id} title={harness.name}>
           {harness.logins.map((login) => (
             <MenuBarExtra.Submenu
               key={login.label}
-              title={shorten(login.title, MENU_ITEM_CHARS)}
+              title={shorten(login.title, LOGIN_ROW_CHARS)}
               icon={login.signedOut ? Icon.XMarkCircle : login.limited ? Icon.Hourglass : Icon.Person}
             >
               {login.notes.map((line) => (
@@ -159,17 +167,13 @@ export default function AgentQuota() {
         </MenuBarExtra.Section>
       ))}
       <MenuBarExtra.Section>
-        <MenuBarExtra.Item title="Agents" icon={Icon.List} onAction={openCommand("agents")} />
-        <MenuBarExtra.Item title="Start Agent" icon={Icon.Plus} onAction={openCommand("start-agent")} />
-        <MenuBarExtra.Item title="Agent Logins" icon={Icon.Person} onAction={openCommand("agent-accounts")} />
-      </MenuBarExtra.Section>
-      <MenuBarExtra.Section>
         <MenuBarExtra.Item
           title="Refresh"
           icon={Icon.ArrowClockwise}
           shortcut={Keyboard.Shortcut.Common.Refresh}
           onAction={revalidate}
         />
+        <MenuBarExtra.Item title="Agent Logins" icon={Icon.Person} onAction={openCommand("agent-accounts")} />
         <MenuBarExtra.Item title="Preferences…" icon={Icon.Gear} onAction={() => void openExtensionPreferences()} />
       </MenuBarExtra.Section>
     </MenuBarExtra>

@@ -63,19 +63,26 @@ const agent = {
   port: 41000,
 };
 
-test("the title is the tightest login's used %: a limited login counts as full", () => {
+test("the title is each CLI's login with the most room, as % used; a limited login counts as full", () => {
   const model = buildMenuBar(snapshot(), { now: NOW, harnessNames: names, companionAlive: true });
-  expect(model.title).toBe("100%");
+  // Claude's Default has the most room (23% used); Codex's only login is limited. Before: "100%",
+  // the fullest login of all, which read worse the more logins a user had.
+  expect(model.title).toBe("C 23% · X 100%");
   expect(model.state).toBe("limited");
   expect(model.harnesses.map((h) => h.name)).toEqual(["Claude Code", "Codex"]);
   const claude = model.harnesses[0]!.logins;
-  expect(claude.map((l) => l.title)).toEqual(["Default: 23%", "Work: 61%"]);
+  // Each login's row says its deciding window and when it resets, most room first.
+  expect(claude.map((l) => l.title)).toEqual([
+    expect.stringMatching(/^Default · 5-Hour 23% used · resets \d\d:\d\d$/),
+    expect.stringMatching(/^Work · 5-Hour 61% used · resets \d\d:\d\d$/),
+  ]);
+  expect(model.harnesses[1]!.logins[0]!.title).toMatch(/^Default · limited until \d\d:\d\d$/);
   // A reading 40 minutes old is marked with its age.
   expect(claude[1]!.windows[0]).toMatch(/^5-Hour 61% used · resets \d\d:\d\d \(40m ago\)$/);
   expect(model.harnesses[1]!.logins[0]!.windows[0]).toMatch(/^Limited until \d\d:\d\d$/);
 });
 
-test("when an agent needs the user the title is the count and the agent comes first", () => {
+test("when an agent needs the user the title carries a badge with the count, beside the quota", () => {
   const model = buildMenuBar(
     snapshot({
       quota: [],
@@ -90,7 +97,7 @@ test("when an agent needs the user the title is the count and the agent comes fi
     }),
     { now: NOW, harnessNames: names, companionAlive: true },
   );
-  expect(model.title).toBe("1");
+  expect(model.title).toBe("⚑1");
   expect(model.needsYou).toEqual([
     expect.objectContaining({ name: "upload", projectName: "demo", waitingFor: "npm install" }),
   ]);
@@ -166,7 +173,11 @@ test("another host's agents and logins are grouped by host, and its agents stay 
     companionAlive: true,
   });
   expect(model.harnesses.map((h) => h.name)).toEqual(["Claude Code", "Codex", "Claude Code on devbox"]);
-  expect(model.harnesses.at(-1)?.logins.map((l) => l.title)).toEqual(["Default: 40%"]);
+  expect(model.harnesses.at(-1)?.logins.map((l) => l.title)).toEqual([
+    expect.stringMatching(/^Default · 5-Hour 40% used · resets \d\d:\d\d$/),
+  ]);
+  // The title is this machine's: another host's logins are in their own section.
+  expect(model.title).toBe("⚑1 C 23% · X 100%");
   expect(model.needsYou).toEqual([
     expect.objectContaining({
       name: "devbox:up",
@@ -184,6 +195,20 @@ test("another host's agents and logins are grouped by host, and its agents stay 
   expect(down.needsYou.map((a) => a.name)).toEqual(["devbox:up"]);
 });
 
+test("a CLI that is not installed is not in the menu at all", () => {
+  const model = buildMenuBar(
+    snapshot({
+      quota: [
+        ...snapshot().quota,
+        { harness: "gemini", label: "default", windows: [], installed: false, signIn: { state: "signed-out" } },
+      ],
+    }),
+    { now: NOW, harnessNames: names, companionAlive: true },
+  );
+  expect(model.harnesses.map((h) => h.id)).toEqual(["claude", "codex"]);
+  expect(model.title).toBe("C 23% · X 100%");
+});
+
 test("a window whose reset has passed reads as empty again", () => {
   const model = buildMenuBar(
     snapshot({
@@ -197,7 +222,7 @@ test("a window whose reset has passed reads as empty again", () => {
     }),
     { now: NOW, harnessNames: names, companionAlive: true },
   );
-  expect(model.title).toBe("0%");
+  expect(model.title).toBe("C 0%");
 });
 
 test("a signed-out login reads as such with its sign-in command and does not count toward the title", () => {
@@ -215,11 +240,14 @@ test("a signed-out login reads as such with its sign-in command and does not cou
     }),
     { now: NOW, harnessNames: names, companionAlive: true },
   );
-  const [work, home] = model.harnesses[0]!.logins;
-  expect(work!.title).toBe("Work: signed out");
+  const logins = model.harnesses[0]!.logins;
+  // Most room first: one not read yet can still run; a signed-out one cannot.
+  expect(logins.map((l) => l.label)).toEqual(["home", "work"]);
+  const [home, work] = logins;
+  expect(work!.title).toBe("Work · signed out");
   expect(work!.signedOut).toBe(true);
   expect(work!.notes).toEqual(["Signed out: offrun logins login claude work"]);
-  expect(home!.title).toBe("Home: unknown");
+  expect(home!.title).toBe("Home · not read yet: run an agent on it");
   expect(model.title).toBeUndefined();
 });
 
@@ -240,11 +268,11 @@ test("a limits-only CLI says so, and the pace shows when the login runs out or t
     { now: NOW, harnessNames: names, companionAlive: true },
   );
   const logins = new Map(model.harnesses.flatMap((h) => h.logins).map((l) => [l.label, l]));
-  expect(logins.get("default")!.title).toBe("Default: limits only");
+  expect(logins.get("default")!.title).toBe("Default · no quota windows: limits only");
   expect(logins.get("default")!.notes).toEqual(["No usage data: limits only"]);
-  expect(logins.get("fast")!.title).toMatch(/^Fast: 70% · out ~\d\d:\d\d$/);
+  expect(logins.get("fast")!.title).toMatch(/^Fast · 5-Hour 70% used · resets \d\d:\d\d$/);
   expect(logins.get("fast")!.notes).toEqual([expect.stringMatching(/^Out ~\d\d:\d\d at this pace$/)]);
-  expect(logins.get("slow")!.title).toBe("Slow: 20%");
+  expect(logins.get("slow")!.title).toMatch(/^Slow · 5-Hour 20% used · resets \d\d:\d\d$/);
   expect(logins.get("slow")!.notes).toEqual(["Lasts past its reset"]);
   expect(logins.get("old")!.notes).toEqual([]);
 });
@@ -253,6 +281,7 @@ describe("the menu bar command", () => {
   let sandbox: FaceSandbox;
   beforeEach(async () => {
     sandbox = await makeFaceSandbox();
+    pinClock("24h");
   });
   afterEach(async () => {
     await sandbox.cleanup();
@@ -290,7 +319,7 @@ describe("the menu bar command", () => {
     const screen = render(<AgentQuota />);
     await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
     const bar = screen.find("MenuBarExtra");
-    expect(bar.props.title).toBe("1");
+    expect(bar.props.title).toBe("⚑1 C 42%");
     const section = screen.find("MenuBarExtra.Section", (s) => s.props.title === "Needs You");
     expect(section.children[0]!.props.title).toBe("upload");
     expect(section.children[0]!.props.subtitle).toBe("demo · keep the old API?");
@@ -302,7 +331,10 @@ describe("the menu bar command", () => {
       name: "agents",
       context: { agent: "upload" },
     });
-    expect(screen.find("MenuBarExtra.Submenu").props.title).toBe("Default: 42%");
+    expect(screen.find("MenuBarExtra.Submenu").props.title).toMatch(/^Default · 5-Hour 42% used · resets \d\d:\d\d$/);
+    // Start Agent and Agents come before the logins, above the fold however many logins there are.
+    const sections = screen.findAll("MenuBarExtra.Section").map((s) => s.props.title ?? s.children[0]?.props.title);
+    expect(sections.indexOf("Start Agent")).toBeLessThan(sections.indexOf("Claude Code"));
     screen.unmount();
   });
 
@@ -314,7 +346,7 @@ describe("the menu bar command", () => {
     const screen = render(<AgentQuota />);
     await screen.waitFor(() => expect(screen.find("MenuBarExtra").props.isLoading).toBe(false));
     const login = screen.find("MenuBarExtra.Submenu");
-    expect(login.props.title).toBe("Work: signed out");
+    expect(login.props.title).toBe("Work · signed out");
     expect(login.props.icon).toBe("XMarkCircle");
     expect(login.children.map((c) => c.props.title)).toEqual(["Signed out: offrun logins login claude work"]);
     screen.unmount();

@@ -49,7 +49,7 @@ afterAll(async () => {
 test("the menu bar writes the window in the form", async () => {
   const screen = render(<AgentQuota />);
   const login = await screen.waitFor(() =>
-    screen.find("MenuBarExtra.Submenu", (s) => s.props.title === "Default: 23%"),
+    screen.find("MenuBarExtra.Submenu", (s) => String(s.props.title).startsWith("Default · 5-Hour 23% used")),
   );
   expect(login.children.map((c) => String(c.props.title))).toEqual([
     expect.stringMatching(new RegExp(`^${FORM.source}$`)),

@@ -46,7 +46,10 @@ export interface MenuHarness {
 }
 
 export interface MenuBarModel {
-  /** The needs-you count when any agent needs the user, else the tightest login's used %. */
+  /**
+   * Per CLI of this machine, the used % of its login with the most room ("C 42% · X 20%"), with
+   * "⚑1" before it while an agent needs the user.
+   */
   title: string | undefined;
   /** Which icon: someone needs you, a login is limited, or all is well. */
   state: "needs-you" | "limited" | "ok" | "no-data";
@@ -58,6 +61,24 @@ export interface MenuBarModel {
   companionDown: boolean;
   /** Agents whose turn the companion carried when it went away (shown as failed: interrupted). */
   interrupted: number;
+}
+
+/** The title's short name of a CLI: "C 42% · X 20%". */
+const CLI_LETTERS: Record<string, string> = {
+  claude: "C",
+  codex: "X",
+  gemini: "G",
+  opencode: "O",
+  pi: "Pi",
+  agy: "A",
+  grok: "Gk",
+};
+const cliLetter = (id: string) => CLI_LETTERS[id] ?? id.slice(0, 2);
+
+/** Most room first: a known use before an unknown one, a signed-out or limited login last. */
+function byRoom(a: MenuLogin, b: MenuLogin): number {
+  const rank = (l: MenuLogin) => (l.signedOut ? 3 : l.limited ? 2 : l.usedPercent === undefined ? 1 : 0);
+  return rank(a) - rank(b) || (a.usedPercent ?? 0) - (b.usedPercent ?? 0);
 }
 
 /** "limited until 21:00" as a line of its own: "Limited until 21:00". */
@@ -84,18 +105,23 @@ function viewLogin(quota: SnapshotQuota, now: number): MenuLogin {
     ...(pace ? [upperFirst(pace)] : []),
     ...(limitsOnly ? [upperFirst(LIMITS_ONLY)] : []),
   ];
+  // The deciding window (the fullest), with its reset: what the user decides by, on the row itself.
+  const deciding = windows.reduce<(typeof windows)[number] | undefined>(
+    (worst, w) => (w.usedPercent !== undefined && (worst?.usedPercent ?? -1) < w.usedPercent ? w : worst),
+    undefined,
+  );
   const summary = signedOut
     ? "signed out"
     : limited
-      ? "limited"
-      : usedPercent !== undefined
-        ? `${Math.round(usedPercent)}%${pace?.startsWith("out") ? ` · ${pace.replace(" at this pace", "")}` : ""}`
+      ? limitedUntilText(quota.limitedUntil, now)
+      : deciding
+        ? windowText(deciding, now)
         : limitsOnly
-          ? "limits only"
-          : "unknown";
+          ? "no quota windows: limits only"
+          : "not read yet: run an agent on it";
   return {
     label: quota.label,
-    title: `${titleCase(quota.label)}: ${summary}`,
+    title: `${titleCase(quota.label)} · ${summary}`,
     windows: lines,
     notes,
     limited,
@@ -145,19 +171,34 @@ export function buildMenuBar(
   // Grouped by CLI, and by machine: another host's logins are their own group ("Claude Code on devbox").
   const byHarness = new Map<string, { name: string; logins: MenuLogin[] }>();
   for (const quota of snapshot.quota) {
+    // A CLI that is not installed has nothing to run on: not in the menu at all.
+    if (quota.installed === false) continue;
     const id = quota.host ? `${quota.host}:${quota.harness}` : quota.harness;
     const name = `${options.harnessNames.get(quota.harness) ?? quota.harness}${quota.host ? ` on ${quota.host}` : ""}`;
     const group = byHarness.get(id) ?? { name, logins: [] };
     group.logins.push(viewLogin(quota, now));
     byHarness.set(id, group);
   }
-  const harnesses = [...byHarness].map(([id, group]) => ({ id, ...group }));
+  // Each CLI's logins by room, the most first: the row at the top is the one the next agent gets.
+  const harnesses = [...byHarness].map(([id, group]) => ({
+    id,
+    name: group.name,
+    logins: [...group.logins].sort(byRoom),
+  }));
   const all = harnesses.flatMap((h) => h.logins);
   const used = all.map((l) => l.usedPercent).filter((p): p is number => p !== undefined);
   const tightest = used.length > 0 ? Math.max(...used) : undefined;
   const limited = all.some((l) => l.limited);
-  const title =
-    needsYou.length > 0 ? String(needsYou.length) : tightest === undefined ? undefined : `${Math.round(tightest)}%`;
+  // What the user decides by: per CLI of this machine, the use of its login with the most room;
+  // "needs you" a badge beside it, never instead of it.
+  const perCli = harnesses
+    .filter((h) => !h.id.includes(":"))
+    .flatMap((h) => {
+      const best = h.logins.find((l) => l.usedPercent !== undefined);
+      return best?.usedPercent === undefined ? [] : [`${cliLetter(h.id)} ${Math.round(best.usedPercent)}%`];
+    });
+  const badge = needsYou.length > 0 ? `⚑${needsYou.length}` : undefined;
+  const title = [badge, perCli.join(" · ")].filter(Boolean).join(" ") || undefined;
   const working = counts.working ?? 0;
   const tightestText = tightest === undefined ? "" : ` · tightest login ${Math.round(tightest)}%`;
   return {

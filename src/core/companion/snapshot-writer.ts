@@ -1,3 +1,4 @@
+import { locateBinary } from "../foundation/binaries.js";
 import { listLogins } from "../logins/store.js";
 import { listAgents, readChat } from "../records/records.js";
 import { describeError } from "../foundation/errors.js";
@@ -252,6 +253,7 @@ export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
   const signIns = await cachedSignIns(logins).catch(() => new Map<string, SignInEntry>());
   const now = new Date();
   const result: SnapshotQuota[] = [];
+  const installed = await installedHarnesses(harnesses);
   for (const login of logins) {
     const q = await cachedLoginQuota(login, now).catch(() => undefined);
     if (!q) continue;
@@ -259,6 +261,7 @@ export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
     const coverage = harnesses.find((h) => h.id === login.harness)?.quotaCoverage;
     const row: SnapshotQuota = {
       ...q,
+      installed: installed.has(login.harness),
       ...(signIn ? { signIn: { state: signIn.state, ...(signIn.note ? { note: signIn.note } : {}) } } : {}),
       ...(coverage ? { coverage } : {}),
     };
@@ -266,4 +269,17 @@ export async function snapshotQuotas(): Promise<SnapshotQuota[]> {
     result.push(row);
   }
   return result;
+}
+
+/** Whether each CLI's binary is here, looked up at most once a minute (a PATH walk per write adds up). */
+let installedSeen: { at: number; ids: Set<string> } | undefined;
+const INSTALLED_FRESH_MS = 60_000;
+
+async function installedHarnesses(harnesses: { id: string; binaryName: string }[]): Promise<Set<string>> {
+  if (installedSeen && Date.now() - installedSeen.at < INSTALLED_FRESH_MS) return installedSeen.ids;
+  const found = await Promise.all(
+    harnesses.map(async (h) => ((await locateBinary(h.id, h.binaryName).catch(() => undefined)) ? h.id : undefined)),
+  );
+  installedSeen = { at: Date.now(), ids: new Set(found.filter((id): id is string => id !== undefined)) };
+  return installedSeen.ids;
 }

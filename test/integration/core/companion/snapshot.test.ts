@@ -8,6 +8,8 @@ import { readSnapshot, snapshotSchema } from "../../../../src/core/companion/sna
 import { markSignedOut } from "../../../../src/core/logins/sign-in.js";
 import { writeSnapshots, type SnapshotWriter } from "../../../../src/core/companion/snapshot-writer.js";
 import { eventually } from "../../../helpers/offrun.js";
+import { listHarnesses } from "../../../../src/harnesses/registry.js";
+import { locateBinary } from "../../../../src/core/foundation/binaries.js";
 
 // In-process with real folder watches; isolate-env.ts points OFFRUN_HOME and HOME at temp folders.
 // Chat lines are copied from a log the stub claude made (see test/integration/core/notify/notifier.test.ts).
@@ -143,4 +145,12 @@ test("each login carries its cached sign-in and its CLI's coverage; a sign-in ch
     signIn: { state: "signed-out", note: "Not logged in to Gemini CLI" },
   });
   expect(snapshot.quota.find((q) => q.harness === "claude" && q.label === "default")!.coverage).toBe("percent");
+  // Whether each CLI is installed here, as offrun harnesses finds it: the menu bar leaves out the others.
+  for (const row of snapshot.quota) {
+    const harness = (await listHarnesses({ tolerant: true })).find((h) => h.id === row.harness)!;
+    expect([row.harness, row.installed]).toEqual([
+      row.harness,
+      (await locateBinary(harness.id, harness.binaryName)) !== undefined,
+    ]);
+  }
 });
