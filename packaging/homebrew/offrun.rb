@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "9af7b7e8f1e4626eb3c532bc069b0280cb08863a1a8e374cb8f7fca73ac3bc23"
+  sha256 "98b526a5db5a921015500846bc0f6d41c6705c29eb86ea79360c966dfc3f5a77"
   license "MIT"
 
   depends_on "node"

@@ -1,3 +1,4 @@
+import { refreshMenuBar } from "../notify/menu-bar-refresh.js";
 import fs from "node:fs";
 import { localRunner } from "../foundation/runner.js";
 import { keepGroupsWithThisProcess } from "../foundation/lifeline.js";
@@ -132,6 +133,7 @@ export async function runCompanion(options: { version: string; echo?: boolean })
     subscribe: (listener) => notifier.subscribe(listener),
     remote: () => remote.snapshot(),
     onChange: () => changes.changed(),
+    onNeedsYou: () => void refreshMenuBar(log),
     log,
   });
   remoteChanged = () => snapshots.changed();

@@ -47,6 +47,11 @@ export interface SnapshotWriterOptions {
   remote?: () => Promise<{ agents: SnapshotAgent[]; quota: SnapshotQuota[] }>;
   /** Once per burst of changes, as its write begins (change-beacon.ts). */
   onChange?: () => void;
+  /**
+   * After a write in which an agent started needing the user (one that did not before): the menu
+   * bar, which reads state.json on an interval, is asked to read it now (menu-bar-refresh.ts).
+   */
+  onNeedsYou?: () => void;
   debounceMs?: number;
   safetyNetMs?: number;
 }
@@ -81,12 +86,22 @@ export async function writeSnapshots(options: SnapshotWriterOptions): Promise<Sn
   let closed = false;
 
   let lastWritten: string | undefined;
+  // The first write's waiting agents are not news: they waited before this companion started.
+  let waiting: Set<string> | undefined;
   const write = async (onlyIfChanged = false) => {
     const snapshot = await build();
     const content = JSON.stringify({ ...snapshot, writtenAt: "" });
     if (onlyIfChanged && content === lastWritten) return;
     await writeJsonAtomic(userPaths().state, snapshot, { fsync: false });
     lastWritten = content;
+    const now = new Set(
+      snapshot.agents
+        .filter((a) => a.status === "needs-you")
+        .map((a) => `${a.host ?? ""}\u0000${a.project}\u0000${a.name}`),
+    );
+    const started = waiting !== undefined && [...now].some((key) => !waiting!.has(key));
+    waiting = now;
+    if (started) options.onNeedsYou?.();
   };
   const changed = () => {
     if (closed || timer) return;

@@ -8,6 +8,13 @@ const OWNER = "offrun";
 const EXTENSION = "offrun";
 const AGENTS_COMMAND = "agents";
 const REVIEW_COMMAND = "review-changes";
+const MENU_BAR_COMMAND = "agent-quota";
+
+/**
+ * The deeplink that runs the menu bar command in the background, so that it reads state.json now
+ * rather than at its next interval (developers.raycast.com: a deeplink's launchType=background).
+ */
+export const MENU_BAR_REFRESH_LINK = `raycast://extensions/${OWNER}/${EXTENSION}/${MENU_BAR_COMMAND}?launchType=background`;
 
 /**
  * The Raycast deeplink that opens the Agents command on this agent (its launch context names the

@@ -23,6 +23,7 @@ const APPROVAL =
 
 let project: string;
 let writer: SnapshotWriter | undefined;
+const nudges: number[] = [];
 
 beforeAll(async () => {
   project = path.join(process.env.HOME!, "shop");
@@ -62,6 +63,7 @@ test("the snapshot follows chat events, agent records and the quota cache, and i
       throw new Error(`unexpected log: ${line}`);
     },
     projects: async () => [project],
+    onNeedsYou: () => nudges.push(Date.now()),
   });
   await writer.ready;
   const first = await readSnapshot(state);
@@ -94,6 +96,8 @@ test("the snapshot follows chat events, agent records and the quota cache, and i
     "needs-you with last words",
   );
   expect(waiting.counts["needs-you"]).toBe(1);
+  // The menu bar was asked to read it once, after the write that showed the agent waiting.
+  expect(nudges).toHaveLength(1);
   expect(waiting.agents[0]!.lastWords).toBe("Hello from the fake server.");
   expect(waiting.agents[0]!.pending).toEqual([
     { id: "1.1", kind: "approval", tool: "Bash", text: "Bash: npm install" },
