@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "98b526a5db5a921015500846bc0f6d41c6705c29eb86ea79360c966dfc3f5a77"
+  sha256 "ecc68d630443bf40d8b479895e1ed02f207f91c0baa30a5a1a2e380934cd6927"
   license "MIT"
 
   depends_on "node"

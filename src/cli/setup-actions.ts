@@ -1,4 +1,5 @@
-import { setUpOffrun, setupPlan, type SetupStep } from "../core/setup/set-up.js";
+import { setUpOffrun, type SetupStep } from "../core/setup/set-up.js";
+import { setupPlan } from "../core/setup/plan.js";
 import { output, packageRoot, type GlobalOptions } from "./output.js";
 
 /** offrun setup: what Set Up Offrun does in Raycast, with this offrun's own package. */

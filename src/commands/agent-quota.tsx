@@ -14,11 +14,12 @@ import { useCachedPromise } from "@raycast/utils";
 import { isAlive, runningCompanionPid } from "../core/foundation/pids.js";
 import { readSnapshotExplained } from "../core/companion/snapshot.js";
 import { shorten } from "../core/foundation/format.js";
-import { buildMenuBar } from "./presenters/menu-bar.js";
+import { buildMenuBar, type MenuAgent } from "./presenters/menu-bar.js";
+import { describeError } from "../core/foundation/errors.js";
 import { viewFileProblems } from "./presenters/file-problems.js";
 import { keptStateProblems } from "../core/foundation/problem-register.js";
 import { listHarnesses } from "../harnesses/registry.js";
-import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT } from "./lib/companion.js";
+import { START_COMPANION_COMMAND, START_COMPANION_CONTEXT, withAgentCompanion } from "./lib/companion.js";
 
 /**
  * Agent Quota (menu bar, every minute): paints from the companion's snapshot and the pid file
@@ -70,6 +71,23 @@ const openCommand = (name: string, context?: Record<string, unknown>) => () =>
   void launchCommand({ name, type: LaunchType.UserInitiated, ...(context ? { context } : {}) }).catch(() =>
     showHUD(`Could not open ${name}`),
   );
+
+/** Approves or denies what `agent` waits for, through the companion that runs it; says how it went in a HUD. */
+async function decide(agent: MenuAgent, deny: boolean): Promise<void> {
+  try {
+    await withAgentCompanion(agent, (c) =>
+      c.call("agent.approve", {
+        project: agent.project,
+        name: agent.agent,
+        ...(agent.requestId ? { requestId: agent.requestId } : {}),
+        deny,
+      }),
+    );
+    await showHUD(`${deny ? "Denied" : "Approved"} for ${agent.name}`);
+  } catch (error) {
+    await showHUD(`Could not ${deny ? "deny" : "approve"} for ${agent.name}: ${describeError(error)}`);
+  }
+}
 
 export default function AgentQuota() {
   const { data, isLoading, revalidate } = useCachedPromise(loadMenu, [], { keepPreviousData: true });
@@ -125,19 +143,37 @@ export default function AgentQuota() {
       ) : null}
       {model && model.needsYou.length > 0 ? (
         <MenuBarExtra.Section title="Needs You">
-          {model.needsYou.map((agent) => (
-            <MenuBarExtra.Item
-              key={`${agent.host ?? ""}:${agent.project}/${agent.name}`}
-              icon={Icon.Bell}
-              {...menuText(agent.name, `${agent.projectName} · ${agent.waitingFor}`)}
-              tooltip={`${agent.name} (${agent.projectName}) waits for: ${agent.waitingFor}`}
-              onAction={openCommand("agents", {
-                project: agent.project,
-                agent: agent.agent,
-                ...(agent.host ? { host: agent.host } : {}),
-              })}
-            />
-          ))}
+          {model.needsYou.map((agent) => {
+            const key = `${agent.host ?? ""}:${agent.project}/${agent.name}`;
+            const open = openCommand("agents", {
+              project: agent.project,
+              agent: agent.agent,
+              ...(agent.host ? { host: agent.host } : {}),
+            });
+            const shown = menuText(agent.name, `${agent.projectName} · ${agent.waitingFor}`);
+            const tooltip = `${agent.name} (${agent.projectName}) waits for: ${agent.waitingFor}`;
+            // A question needs words: Agents, where the answer is typed. An approval is answered here.
+            if (agent.kind !== "approval") {
+              return <MenuBarExtra.Item key={key} icon={Icon.Bell} {...shown} tooltip={tooltip} onAction={open} />;
+            }
+            return (
+              <MenuBarExtra.Submenu key={key} icon={Icon.Bell} title={shown.title}>
+                {/* The command in full, one line (its control characters spelled out): what Approve allows. */}
+                <MenuBarExtra.Item title={agent.waitingFor} tooltip={tooltip} />
+                <MenuBarExtra.Item
+                  title="Approve"
+                  icon={Icon.Check}
+                  onAction={() => void decide(agent, false).then(revalidate)}
+                />
+                <MenuBarExtra.Item
+                  title="Deny"
+                  icon={Icon.XMarkCircle}
+                  onAction={() => void decide(agent, true).then(revalidate)}
+                />
+                <MenuBarExtra.Item title="Open in Agents" icon={Icon.List} onAction={open} />
+              </MenuBarExtra.Submenu>
+            );
+          })}
         </MenuBarExtra.Section>
       ) : null}
       {/* Above the logins: with several CLIs they no longer push these below the fold. */}

@@ -1,6 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import Agents from "../../src/commands/agents.js";
+import AgentQuota from "../../src/commands/agent-quota.js";
+import { readSnapshot } from "../../src/core/companion/snapshot.js";
+import { userPaths } from "../../src/core/foundation/paths.js";
 import { readAgent, readChat } from "../../src/core/records/records.js";
 import { claudeWorld, type World } from "../helpers/e2e.js";
 import { eventually, OFFRUN_BIN } from "../helpers/offrun.js";
@@ -81,6 +84,37 @@ test("Approve lets the waiting command run in the live turn", async () => {
     by: "user",
   });
   expect(runtime.toasts.at(-1)!.title).toBe("Approved for yes");
+  screen.unmount();
+});
+
+test("the menu bar answers an approval: its submenu shows the command, and Approve lets it run", async () => {
+  world.server.script({ kind: "shell", command: writeWith("from-menu.txt") }, { kind: "text", text: "Done." });
+  await startNeedingYou("menu");
+  // The menu bar paints from state.json: once the companion has written the agent waiting there.
+  await eventually(
+    async () =>
+      (await readSnapshot(userPaths().state))?.agents.some((a) => a.name === "menu" && a.status === "needs-you")
+        ? true
+        : undefined,
+    30_000,
+    "state.json to show menu waiting",
+  );
+  const screen = render(<AgentQuota />);
+  const submenu = await screen.waitFor(() =>
+    screen.find(
+      "MenuBarExtra.Submenu",
+      (s) => s.props.title === "menu" && s.children.some((c) => c.props.title === "Approve"),
+    ),
+  );
+  // What Approve allows is in the submenu, whole, before the choice.
+  expect(String(submenu.children[0]!.props.title)).toContain("from-menu.txt");
+  expect(submenu.children.map((c) => c.props.title).slice(1)).toEqual(["Approve", "Deny", "Open in Agents"]);
+  expect(screen.find("MenuBarExtra").props.title).toMatch(/^⚑1/);
+  await screen.press(submenu.children.find((c) => c.props.title === "Approve")!);
+  await untilIdle("menu");
+  const record = await readAgent(world.repo, "menu");
+  expect(await fs.readFile(path.join(record.worktree, "from-menu.txt"), "utf8")).toBe("yes");
+  expect(runtime.huds).toContain("Approved for menu");
   screen.unmount();
 });
 

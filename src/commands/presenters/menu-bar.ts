@@ -22,6 +22,10 @@ export interface MenuAgent {
   harness: string;
   /** What it waits for: the command to approve or the question. */
   waitingFor: string;
+  /** An approval can be answered from the menu (Approve, Deny); a question is answered in Agents. */
+  kind: "approval" | "question";
+  /** The request's id, when the CLI gave one (several may wait in one turn). */
+  requestId?: string;
   /** The machine it runs on, when not this one; `name` is then host:agent. */
   host?: string;
 }
@@ -167,6 +171,8 @@ export function buildMenuBar(
       harness: a.harness,
       // The agent's own words, in a menu item of one line: shown, never obeyed.
       waitingFor: visible(a.pending[0]?.text ?? "waiting for you", "line"),
+      kind: a.pending[0]?.kind ?? ("question" as const),
+      ...(a.pending[0]?.id ? { requestId: a.pending[0].id } : {}),
     }));
   // Grouped by CLI, and by machine: another host's logins are their own group ("Claude Code on devbox").
   const byHarness = new Map<string, { name: string; logins: MenuLogin[] }>();

@@ -1,3 +1,4 @@
+import { describeToolInput } from "../foundation/tool-input.js";
 import type { AgentEvent } from "../foundation/events.js";
 import type { AgentRecord } from "../foundation/model.js";
 import type { SnapshotAgent } from "./snapshot.js";
@@ -88,7 +89,11 @@ class Learning {
 
 function addPending(known: Known, event: AgentEvent): void {
   if (event.type === "approval_request") {
-    known.pending.set(event.id, { id: event.id, kind: "approval", tool: event.tool, text: event.text ?? event.tool });
+    // The command whole, from the call's input (the CLI's own text may be cut): the menu bar's
+    // Approve allows what it shows. Else the CLI's text, else the tool's name.
+    const input = event.input === null || event.input === undefined ? "" : describeToolInput(event.input, 2_000);
+    const text = input && input !== "{}" ? `${event.tool}: ${input}` : (event.text ?? event.tool);
+    known.pending.set(event.id, { id: event.id, kind: "approval", tool: event.tool, text });
   } else if (event.type === "question" && event.id !== undefined) {
     known.pending.set(event.id, { id: event.id, kind: "question", text: event.text });
   }

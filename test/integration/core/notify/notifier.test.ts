@@ -61,13 +61,16 @@ test("the companion notifies once per finished turn from appended chat lines, an
     await new Promise((resolve) => setTimeout(resolve, 300));
     await fs.appendFile(chat, TURN_END.slice(20) + "\n");
     await eventually(async () => ((await recorded()).length === 1 ? true : undefined), 10_000, "one notification");
-    expect((await recorded())[0]!.slice(0, 2)).toEqual(["claude · shop: finished", "Hello from the fake server."]);
+    expect((await recorded())[0]!.slice(0, 2)).toEqual([
+      "fin (claude) · shop: finished",
+      "Hello from the fake server.",
+    ]);
 
     // The same turn_end offered twice (a replayed line) notifies once.
     await fs.appendFile(chat, TURN_END + "\n" + APPROVAL + "\n");
     await eventually(async () => ((await recorded()).length === 2 ? true : undefined), 10_000, "the approval");
     expect((await recorded())[1]!.slice(0, 2)).toEqual([
-      "claude · shop: needs approval (Bash)",
+      "fin (claude) · shop: needs approval (Bash)",
       "node -e \"require('fs').writeFileSync('approved.txt','yes')\"",
     ]);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -84,7 +87,7 @@ const finished = (agent: string, turn: number) => ({
   agent,
   project,
   turn,
-  title: "claude · shop: finished",
+  title: "fin (claude) · shop: finished",
   body: "Done.",
   at: "2026-11-30T03:33:10.370Z",
 });
