@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "ecc68d630443bf40d8b479895e1ed02f207f91c0baa30a5a1a2e380934cd6927"
+  sha256 "2d574020ef4e1eb15b877916466b641796e68c0b91d8a4ac9eeca6f4496ae4d0"
   license "MIT"
 
   depends_on "node"

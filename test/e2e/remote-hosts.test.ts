@@ -399,16 +399,18 @@ describe("remote hosts over ssh", () => {
     await eventually(
       async () => {
         const finished = (await notifySend.calls()).filter(
-          (c) => c[0] === "claude · app on devbox: finished" && c[1] === "Finished on the host.",
+          (c) => c[0] === "cut (claude) · app on devbox: finished" && c[1] === "Finished on the host.",
         );
         return finished.length >= 1 ? finished : undefined;
       },
       30_000,
       "the finished notification",
-    );
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}; notify-send was called with ${JSON.stringify(await notifySend.calls())}`);
+    });
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     const finished = (await notifySend.calls()).filter(
-      (c) => c[0] === "claude · app on devbox: finished" && c[1] === "Finished on the host.",
+      (c) => c[0] === "cut (claude) · app on devbox: finished" && c[1] === "Finished on the host.",
     );
     expect(finished).toHaveLength(1);
   }, 240_000);

@@ -70,10 +70,15 @@ export function classifyEvent(
     ...(what.requestId ? { requestId: what.requestId } : {}),
     ...(event.type === "review" ? { review: event.id } : {}),
     // Which agent, first: with several on one project, "claude · shop: finished" did not say whose turn it was.
-    title: `${agent.name} (${agent.harness}) · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
+    title: `${bareName(agent)} (${agent.harness}) · ${path.basename(agent.project)}${agent.host ? ` on ${agent.host}` : ""}: ${what.headline}`,
     body: cut(what.body || agent.name),
     at: event.at,
   };
+}
+
+/** A host's agent is named "devbox:cut" where it is followed; the title says "on devbox" already. */
+function bareName(agent: NotifiedAgent): string {
+  return agent.host && agent.name.startsWith(`${agent.host}:`) ? agent.name.slice(agent.host.length + 1) : agent.name;
 }
 
 interface Description {
