@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "2d574020ef4e1eb15b877916466b641796e68c0b91d8a4ac9eeca6f4496ae4d0"
+  sha256 "e3fde0a35ba120c596e8035b2e9556a48a61963be54fd6d71da60279f9dbac90"
   license "MIT"
 
   depends_on "node"
