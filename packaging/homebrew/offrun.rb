@@ -4,7 +4,7 @@ class Offrun < Formula
   desc "Run coding-agent CLIs side by side, each in its own git worktree"
   homepage "https://www.npmjs.com/package/offrun"
   url "https://registry.npmjs.org/offrun/-/offrun-0.1.0.tgz"
-  sha256 "e3fde0a35ba120c596e8035b2e9556a48a61963be54fd6d71da60279f9dbac90"
+  sha256 "64d921e35765f4f9b78ad045dfa8ca1f94f56aa0792d89bb0f2a572641ce3918"
   license "MIT"
 
   depends_on "node"

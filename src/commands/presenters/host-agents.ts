@@ -117,12 +117,16 @@ export async function loadHostAgentDetail(
   });
 }
 
-/** A host agent's whole chat: the local copy (whole lines only), then the rest read from the host by offset. */
+/**
+ * A host agent's chat as the detail shows it (its last entries): the end of the local copy, read
+ * as a stream and never whole (a copy may hold hundreds of MB), then the rest read from the host
+ * by offset.
+ */
 async function hostChat(caller: Caller, host: string, record: AgentRecord): Promise<AgentEvent[]> {
   const { project, name } = record;
-  const copy = await fs.readFile(mirrorFile(host, project, name)).catch(() => Buffer.alloc(0));
-  let offset = copy.lastIndexOf(0x0a) + 1;
-  let events = parseLines(splitJsonl(copy.subarray(0, offset).toString("utf8")));
+  const tail = await copyTail(mirrorFile(host, project, name));
+  let offset = tail.end;
+  let events = parseLines(tail.lines);
   for (let reads = 0; reads < MAX_READS; reads++) {
     const read = await caller.call("chat.read", { project, name, offset });
     if (read.size < offset) {
@@ -135,6 +139,28 @@ async function hostChat(caller: Caller, host: string, record: AgentRecord): Prom
     offset = read.next;
   }
   return events;
+}
+
+/** What of a copy the detail reads: its last COPY_TAIL_BYTES, whole lines only. */
+const COPY_TAIL_BYTES = 4 * 1024 * 1024;
+
+/** The whole lines of the copy's last COPY_TAIL_BYTES, and where its whole lines end. */
+export async function copyTail(file: string): Promise<{ lines: string[]; end: number }> {
+  const handle = await fs.open(file, "r").catch(() => undefined);
+  if (!handle) return { lines: [], end: 0 };
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - COPY_TAIL_BYTES);
+    const bytes = Buffer.alloc(size - start);
+    await handle.read(bytes, 0, bytes.length, start);
+    const wholeEnd = bytes.lastIndexOf(0x0a) + 1;
+    // Begun inside a line: that line's start is before the tail, and it is left out.
+    const first = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
+    const text = first < wholeEnd ? bytes.subarray(first, wholeEnd).toString("utf8") : "";
+    return { lines: splitJsonl(text), end: start + wholeEnd };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** At most this many reads of 1 MB for one detail: a log with no copy yet, read from the host. */

@@ -3,7 +3,7 @@ import * as z from "zod";
 import { readChat } from "../../core/records/records.js";
 import { parseEventLine, type ReviewEvent } from "../../core/foundation/events.js";
 import { agentNameProblem } from "../../core/foundation/names.js";
-import { splitJsonl } from "../../core/foundation/store.js";
+import { fileLines } from "../../core/foundation/lines.js";
 import { mirrorFile } from "../../core/companion/mirror.js";
 
 /**
@@ -35,13 +35,17 @@ export function reviewLaunch(context: unknown): ReviewLaunchContext | undefined 
  * agent: the companion's copy of its log). Undefined when the log has no such review (discarded).
  */
 export async function loadLaunchedReview(context: ReviewLaunchContext): Promise<ReviewEvent | undefined> {
-  const events = context.host
-    ? splitJsonl(
-        await fs.readFile(mirrorFile(context.host, context.project, context.agent), "utf8").catch(() => ""),
-      ).flatMap((line) => {
-        const event = parseEventLine(line);
-        return event ? [event] : [];
-      })
-    : (await readChat(context.project, context.agent)).entries;
-  return events.findLast((e): e is ReviewEvent => e.type === "review" && e.id === context.review);
+  if (!context.host) {
+    const events = (await readChat(context.project, context.agent)).entries;
+    return events.findLast((e): e is ReviewEvent => e.type === "review" && e.id === context.review);
+  }
+  // A host's copy may hold hundreds of MB: read as a stream, line by line, never whole.
+  const file = mirrorFile(context.host, context.project, context.agent);
+  const size = (await fs.stat(file).catch(() => undefined))?.size ?? 0;
+  let found: ReviewEvent | undefined;
+  for await (const line of fileLines(file, size)) {
+    const event = parseEventLine(line);
+    if (event?.type === "review" && event.id === context.review) found = event;
+  }
+  return found;
 }
